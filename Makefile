@@ -1,0 +1,29 @@
+# `make test` and `make demo` set up everything they need: a virtual environment at .venv with the project and its
+# test extras installed (re-installed when pyproject.toml changes).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: test demo venv protobuf benchmark clean
+
+venv: $(INSTALLED)
+
+$(INSTALLED): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(INSTALLED)
+
+test: $(INSTALLED)
+	$(BIN)/python -m pytest
+
+demo: $(INSTALLED)
+	$(BIN)/cdcformats demo
+
+# Regenerate cdcformats/schemas/change_event_pb2.py after changing the .proto.
+protobuf: $(INSTALLED)
+	$(BIN)/python scripts/generate_protobuf.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

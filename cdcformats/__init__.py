@@ -1,0 +1,25 @@
+"""cdcformats: convert change-data-capture streams between formats through one canonical change event.
+
+    import cdcformats as cf
+    cf.formats()                                   # the registered formats
+    codec = cf.codec("avro")                       # a configured codec; unknown names and options are errors
+    events = codec.decode(messages)                # a lazy iterator of ChangeEvent
+    cf.convert(messages, "protobuf", "avro")       # a lazy iterator of target messages
+    cf.loss("protobuf", "avro")                    # the canonical features such a conversion drops
+
+Importing this package is cheap: formats and adapters (Spark, Kafka) load when first asked for.
+"""
+
+from .codec import FEATURES, Codec, Option
+from .convert import ConversionStats, convert, loss
+from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
+from .model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
+from .plugins import codec, formats, register
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "ConfigurationError",
+    "ConversionStats", "DecodeError", "EncodeError", "LossyConversionError", "Op", "Option", "Source", "Table",
+    "Value", "codec", "convert", "formats", "loss", "register",
+]

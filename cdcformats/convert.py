@@ -1,0 +1,118 @@
+"""Conversion pipelines, and what a conversion drops.
+
+``convert()`` chains a source codec's streaming decode into a target codec's streaming encode: an iterator in, an
+iterator out, one event in flight at a time, so memory stays flat whatever the input size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .codec import FEATURES, Codec
+from .errors import CodecError, ConfigurationError, LossyConversionError
+from .model import ChangeEvent
+from .plugins import codec, codec_class
+
+ERROR_MODES = ("fail", "skip")
+
+
+@dataclass
+class ConversionStats:
+    """Counts of one conversion, filled in as its stream is consumed: events decoded, messages written, and every
+    error that ``errors="skip"`` or a dead-letter handler took (so that counts add up)."""
+
+    events: int = 0
+    messages_out: int = 0
+    errors: list[CodecError] = field(default_factory=list)
+
+    @property
+    def failed(self) -> int:
+        return len(self.errors)
+
+
+def _split_options(source: type[Codec], target: type[Codec], options: dict[str, Any]
+                   ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Give each keyword to every codec that declares it; one that neither declares is an error."""
+    source_names = {option.name for option in source.options}
+    target_names = {option.name for option in target.options}
+    unknown = sorted(set(options) - source_names - target_names)
+    if unknown:
+        raise ConfigurationError(
+            f"option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} known to neither {source.name} "
+            f"({', '.join(sorted(source_names)) or 'no options'}) nor {target.name} "
+            f"({', '.join(sorted(target_names)) or 'no options'})")
+    return ({name: value for name, value in options.items() if name in source_names},
+            {name: value for name, value in options.items() if name in target_names})
+
+
+def convert(messages: Iterable[Any], source: str | Codec, target: str | Codec, *, strict: bool = False,
+            errors: str | Callable[[CodecError], None] = "fail", stats: ConversionStats | None = None,
+            **options: Any) -> Iterator[Any]:
+    """Convert a stream of ``source`` messages into a stream of ``target`` messages, lazily.
+
+    ``source`` and ``target`` are format names (options go to whichever codec declares them) or configured codecs.
+    ``strict=True`` refuses any event the target would write only by dropping something, with a
+    ``LossyConversionError`` naming the event and field. ``errors`` decides what a bad message or event does:
+    ``"fail"`` raises, ``"skip"`` drops it, a callable receives the ``CodecError`` (which holds the raw input) and the
+    stream goes on: that is how a dead-letter sink is attached. ``stats`` is filled in as the stream is consumed.
+    """
+    if isinstance(source, str) and isinstance(target, str):
+        source_options, target_options = _split_options(codec_class(source), codec_class(target), options)
+        source_codec, target_codec = codec(source, **source_options), codec(target, **target_options)
+    elif options:
+        raise ConfigurationError("options can only be given with format names; configure the codecs instead")
+    else:
+        source_codec = codec(source) if isinstance(source, str) else source
+        target_codec = codec(target) if isinstance(target, str) else target
+    counts = stats if stats is not None else ConversionStats()
+    on_error = _error_handler(errors, counts)
+    events = source_codec.decode(messages, on_error=on_error)
+    if strict:
+        events = _refuse_losses(events, target_codec, on_error)
+    for message in target_codec.encode(_counted(events, counts), on_error=on_error):
+        counts.messages_out += 1
+        yield message
+
+
+def _error_handler(errors: str | Callable[[CodecError], None], counts: ConversionStats
+                   ) -> Callable[[CodecError], None] | None:
+    if errors == "fail":
+        return None
+    if errors == "skip":
+        return counts.errors.append
+    if callable(errors):
+        def dead_letter(error: CodecError) -> None:
+            counts.errors.append(error)
+            errors(error)
+        return dead_letter
+    raise ConfigurationError(f"errors must be one of {', '.join(ERROR_MODES)} or a callable, not {errors!r}")
+
+
+def _counted(events: Iterable[ChangeEvent], counts: ConversionStats) -> Iterator[ChangeEvent]:
+    for event in events:
+        counts.events += 1
+        yield event
+
+
+def _refuse_losses(events: Iterable[ChangeEvent], target: Codec, on_error: Callable[[CodecError], None] | None
+                   ) -> Iterator[ChangeEvent]:
+    for position, event in enumerate(events):
+        dropped = target.dropped(event)
+        if not dropped:
+            yield event
+            continue
+        feature, path = dropped[0]
+        error = LossyConversionError(target.name, f"{target.name} cannot carry {feature}", position=position,
+                                     field=path, raw=event)
+        if on_error is None:
+            raise error
+        on_error(error)
+
+
+def loss(source: str, target: str) -> list[str]:
+    """The canonical features that converting ``source`` to ``target`` drops, known before any data flows."""
+    carried_by_source = codec_class(source).carries
+    carried_by_target = codec_class(target).carries
+    return [feature for feature in FEATURES if feature in carried_by_source and feature not in carried_by_target]

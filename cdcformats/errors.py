@@ -1,0 +1,81 @@
+"""The error hierarchy.
+
+Bad *input* raises a ``CodecError`` and nothing else: it names the format, the position of the message in the stream,
+the field path inside the message and a short excerpt of what was there. Bad *configuration* (an unknown format or
+option) raises a ``ConfigurationError`` before any data flows.
+"""
+
+from __future__ import annotations
+
+EXCERPT_LIMIT = 80
+
+
+def excerpt(data: object, limit: int = EXCERPT_LIMIT) -> str:
+    """A short, printable rendering of the offending input."""
+    text = repr(data)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class CdcFormatsError(Exception):
+    """Base of every error cdcformats raises on purpose."""
+
+
+class ConfigurationError(CdcFormatsError, ValueError):
+    """An unknown format, an unknown option or an option with a bad value."""
+
+
+class CodecError(CdcFormatsError):
+    """A message or event that a codec cannot handle.
+
+    ``position`` is the 0-based index of the message (decoding) or event (encoding) in the stream given to the codec;
+    ``field`` the path inside it (``data[2].ts``); ``raw`` the offending message itself, so that a dead-letter sink
+    loses nothing.
+    """
+
+    _unit = "item"
+
+    def __init__(self, format: str, reason: str, *, position: int | None = None, field: str | None = None,
+                 raw: object = None) -> None:
+        self.format = format
+        self.reason = reason
+        self.position = position
+        self.field = field
+        self.raw = raw
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = [self.format]
+        if self.position is not None:
+            where.append(f"{self._unit} {self.position}")
+        if self.field:
+            where.append(f"field {self.field}")
+        text = f"{': '.join(where)}: {self.reason}"
+        if self.raw is not None:
+            text += f" (input: {excerpt(self.raw)})"
+        return text
+
+    def at(self, position: int, raw: object) -> CodecError:
+        """This error, placed at ``position`` in the stream (codecs raise it deep down, where they don't know)."""
+        self.position = position
+        if self.raw is None:
+            self.raw = raw
+        self.args = (self._render(),)
+        return self
+
+
+class DecodeError(CodecError):
+    """A message that is not valid in its format."""
+
+    _unit = "message"
+
+
+class EncodeError(CodecError):
+    """An event that the target format cannot write at all."""
+
+    _unit = "event"
+
+
+class LossyConversionError(CodecError):
+    """Under ``strict=True``: an event that the target format would write only by dropping something."""
+
+    _unit = "event"

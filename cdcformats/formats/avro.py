@@ -1,0 +1,123 @@
+"""``avro``: the canonical change event in Avro binary, one schemaless body per message.
+
+The schema is ``avro/change_event.avsc`` (record ``cdcformats.v1.ChangeEvent``); it carries every canonical event
+exactly. A message is the bare Avro body, without an object-container header and without the schema-registry framing
+(the Kafka serializers add that). Values are a union of null, boolean, long, double, string, bytes and a ``Decimal``
+record holding the exact decimal text, so that any precision and scale survive.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from io import BytesIO
+from typing import Any
+
+import fastavro
+
+from ..codec import Codec
+from ..errors import DecodeError, EncodeError
+from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
+from ..schemas import avro_schema
+
+_DECIMAL_RECORD = "cdcformats.v1.Decimal"
+
+
+class AvroCodec(Codec):
+    name = "avro"
+    description = "canonical change event, Avro binary body (schema cdcformats.v1.ChangeEvent)"
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.schema = fastavro.parse_schema(avro_schema())
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        if not isinstance(message, (bytes, bytearray, memoryview)):
+            raise DecodeError(self.name, f"expected bytes, got {type(message).__name__}")
+        stream = BytesIO(message)
+        try:
+            record = fastavro.schemaless_reader(stream, self.schema, None)
+        except Exception as error:  # fastavro raises whatever the bytes provoke: EOFError, IndexError, ...
+            raise DecodeError(self.name, f"not a canonical Avro change event ({type(error).__name__}: {error})"
+                              ) from None
+        if stream.tell() != len(message):
+            raise DecodeError(self.name, f"{len(message) - stream.tell()} bytes left over after the event")
+        try:
+            return event_from_record(record)
+        except (TypeError, ValueError, InvalidOperation) as error:
+            raise DecodeError(self.name, str(error)) from None
+
+    def encode_event(self, event: ChangeEvent) -> bytes:
+        stream = BytesIO()
+        try:
+            fastavro.schemaless_writer(stream, self.schema, record_from_event(event))
+        except Exception as error:  # e.g. a str that is not valid Unicode (a lone surrogate)
+            raise EncodeError(self.name, f"{type(error).__name__}: {error}") from None
+        return stream.getvalue()
+
+
+# -- event -> Avro record ---------------------------------------------------------------------------------------------
+
+def _value_out(value: Value) -> Any:
+    if type(value) is Decimal:
+        return (_DECIMAL_RECORD, {"text": str(value)})
+    return value
+
+
+def _cells_out(cells: Image) -> list[dict[str, Any]]:
+    return [{"name": cell.name, "value": _value_out(cell.value), "type": cell.type, "version": cell.version,
+             "kind": cell.kind.value} for cell in cells]
+
+
+def _entries_out(entries: tuple[tuple[str, Value], ...]) -> list[dict[str, Any]]:
+    return [{"name": name, "value": _value_out(value)} for name, value in entries]
+
+
+def record_from_event(event: ChangeEvent) -> dict[str, Any]:
+    """The Avro record (as fastavro writes it) of an event."""
+    table = event.table
+    source = event.source
+    return {
+        "op": event.op.value,
+        "table": None if table is None else {"catalog": table.catalog, "schema": table.schema, "name": table.name},
+        "key": _cells_out(event.key),
+        "before": None if event.before is None else _cells_out(event.before),
+        "after": None if event.after is None else _cells_out(event.after),
+        "source": {"system": source.system, "position": _entries_out(source.position),
+                   "commit_time_us": source.commit_time_us, "capture_time_us": source.capture_time_us},
+        "key_only": event.key_only,
+        "attributes": _entries_out(event.attributes),
+    }
+
+
+# -- Avro record -> event ---------------------------------------------------------------------------------------------
+
+def _value_in(value: Any) -> Value:
+    if type(value) is dict:  # the Decimal record, the only record in the value union
+        return Decimal(value["text"])
+    return value
+
+
+def _cells_in(cells: list[dict[str, Any]]) -> Image:
+    return tuple(Cell(cell["name"], _value_in(cell["value"]), cell["type"], cell["version"], CellKind(cell["kind"]))
+                 for cell in cells)
+
+
+def _entries_in(entries: list[dict[str, Any]]) -> tuple[tuple[str, Value], ...]:
+    return tuple((entry["name"], _value_in(entry["value"])) for entry in entries)
+
+
+def event_from_record(record: dict[str, Any]) -> ChangeEvent:
+    """The event of an Avro record as fastavro reads it."""
+    table = record["table"]
+    source = record["source"]
+    return ChangeEvent(
+        op=Op(record["op"]),
+        table=None if table is None else Table(table["name"], table["schema"], table["catalog"]),
+        key=_cells_in(record["key"]),
+        before=None if record["before"] is None else _cells_in(record["before"]),
+        after=None if record["after"] is None else _cells_in(record["after"]),
+        source=Source(source["system"], _entries_in(source["position"]), source["commit_time_us"],
+                      source["capture_time_us"]),
+        key_only=record["key_only"],
+        attributes=_entries_in(record["attributes"]),
+    )

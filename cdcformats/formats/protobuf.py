@@ -1,0 +1,146 @@
+"""``protobuf``: the canonical change event as a Protobuf message, one serialized ``cdcformats.v1.ChangeEvent`` per
+message.
+
+The schema is ``proto/cdcformats/v1/change_event.proto``; it carries every canonical event exactly. A message is the
+bare serialized message, without the schema-registry framing (the Kafka serializers add that). A ``Value`` with no
+field set, or a cell without a value, is null. Unknown fields are ignored, as Protobuf readers do, so that a newer
+writer's additions do not break an older reader.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from google.protobuf.message import DecodeError as ProtobufDecodeError
+from google.protobuf.message import EncodeError as ProtobufEncodeError
+
+from ..codec import Codec
+from ..errors import DecodeError, EncodeError
+from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
+from ..schemas import change_event_pb2 as pb
+
+_OP_TO_PROTO = {op: pb.Op.Value(f"OP_{op.value}") for op in Op}
+_OP_FROM_PROTO = {number: op for op, number in _OP_TO_PROTO.items()}
+_KIND_TO_PROTO = {kind: pb.CellKind.Value(f"CELL_KIND_{kind.value}") for kind in CellKind}
+_KIND_FROM_PROTO = {number: kind for kind, number in _KIND_TO_PROTO.items()}
+
+
+class ProtobufCodec(Codec):
+    name = "protobuf"
+    description = "canonical change event, Protobuf binary (message cdcformats.v1.ChangeEvent)"
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        if not isinstance(message, (bytes, bytearray, memoryview)):
+            raise DecodeError(self.name, f"expected bytes, got {type(message).__name__}")
+        proto = pb.ChangeEvent()
+        try:
+            proto.ParseFromString(bytes(message))
+        except ProtobufDecodeError as error:
+            raise DecodeError(self.name, f"not a canonical Protobuf change event ({error})") from None
+        return event_from_proto(proto)
+
+    def encode_event(self, event: ChangeEvent) -> bytes:
+        try:
+            return proto_from_event(event).SerializeToString()
+        except (ProtobufEncodeError, ValueError) as error:  # ValueError: a str that is not valid Unicode
+            raise EncodeError(self.name, str(error)) from None
+
+
+# -- event -> message -------------------------------------------------------------------------------------------------
+
+def _value_out(value: Value) -> pb.Value | None:
+    kind = type(value)
+    if value is None:
+        return None
+    if kind is bool:
+        return pb.Value(bool_value=value)
+    if kind is int:
+        return pb.Value(int_value=value)
+    if kind is float:
+        return pb.Value(double_value=value)
+    if kind is str:
+        return pb.Value(string_value=value)
+    if kind is bytes:
+        return pb.Value(bytes_value=value)
+    return pb.Value(decimal_value=str(value))
+
+
+def _cells_out(cells: Image) -> list[pb.Cell]:
+    return [pb.Cell(name=cell.name, value=_value_out(cell.value), type=cell.type, version=cell.version,
+                    kind=_KIND_TO_PROTO[cell.kind]) for cell in cells]
+
+
+def _entries_out(entries: tuple[tuple[str, Value], ...]) -> list[pb.Entry]:
+    return [pb.Entry(name=name, value=_value_out(value)) for name, value in entries]
+
+
+def proto_from_event(event: ChangeEvent) -> pb.ChangeEvent:
+    """The Protobuf message of an event."""
+    table = event.table
+    source = event.source
+    return pb.ChangeEvent(
+        op=_OP_TO_PROTO[event.op],
+        table=None if table is None else pb.Table(catalog=table.catalog, schema=table.schema, name=table.name),
+        key=_cells_out(event.key),
+        before=None if event.before is None else pb.Image(cells=_cells_out(event.before)),
+        after=None if event.after is None else pb.Image(cells=_cells_out(event.after)),
+        source=pb.Source(system=source.system, position=_entries_out(source.position),
+                         commit_time_us=source.commit_time_us, capture_time_us=source.capture_time_us),
+        key_only=event.key_only,
+        attributes=_entries_out(event.attributes),
+    )
+
+
+# -- message -> event -------------------------------------------------------------------------------------------------
+
+def _value_in(value: pb.Value, path: str) -> Value:
+    kind = value.WhichOneof("kind")
+    if kind is None:
+        return None
+    if kind == "decimal_value":
+        try:
+            return Decimal(value.decimal_value)
+        except InvalidOperation:
+            raise DecodeError("protobuf", f"not a decimal: {value.decimal_value!r}", field=path) from None
+    return getattr(value, kind)
+
+
+def _optional(message: Any, field: str) -> Any:
+    return getattr(message, field) if message.HasField(field) else None
+
+
+def _cells_in(cells: Any, path: str) -> Image:
+    result = []
+    for index, cell in enumerate(cells):
+        kind = _KIND_FROM_PROTO.get(cell.kind)
+        if kind is None:
+            raise DecodeError("protobuf", f"unknown cell kind {cell.kind}", field=f"{path}[{index}].kind")
+        result.append(Cell(cell.name, _value_in(cell.value, f"{path}[{index}].value"), _optional(cell, "type"),
+                           _optional(cell, "version"), kind))
+    return tuple(result)
+
+
+def _entries_in(entries: Any, path: str) -> tuple[tuple[str, Value], ...]:
+    return tuple((entry.name, _value_in(entry.value, f"{path}[{index}].value")) for index, entry in enumerate(entries))
+
+
+def event_from_proto(proto: pb.ChangeEvent) -> ChangeEvent:
+    """The event of a parsed Protobuf message."""
+    op = _OP_FROM_PROTO.get(proto.op)
+    if op is None:
+        raise DecodeError("protobuf", f"unknown or missing op {proto.op}", field="op")
+    table = proto.table
+    source = proto.source
+    return ChangeEvent(
+        op=op,
+        table=Table(table.name, _optional(table, "schema"), _optional(table, "catalog"))
+        if proto.HasField("table") else None,
+        key=_cells_in(proto.key, "key"),
+        before=_cells_in(proto.before.cells, "before") if proto.HasField("before") else None,
+        after=_cells_in(proto.after.cells, "after") if proto.HasField("after") else None,
+        source=Source(_optional(source, "system"), _entries_in(source.position, "source.position"),
+                      _optional(source, "commit_time_us"), _optional(source, "capture_time_us")),
+        key_only=proto.key_only,
+        attributes=_entries_in(proto.attributes, "attributes"),
+    )

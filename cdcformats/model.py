@@ -1,0 +1,292 @@
+"""The canonical change event: one immutable value that can hold what every supported format says.
+
+A conversion between two formats goes source -> ChangeEvent -> target, so a conversion can only be as lossless as
+this model. Every class here is a frozen, slotted dataclass with *exact* value equality:
+
+* values compare by type as well as by value (``True`` is not ``1``, ``1`` is not ``1.0``), floats by their bits
+  (``-0.0`` is not ``0.0``; every NaN equals every other NaN, since no text format can carry a NaN payload), and
+  decimals by their exact text (``Decimal("1.10")`` is not ``Decimal("1.1")``);
+* ``decode(encode(e)) == e`` is therefore a real statement that nothing was lost.
+
+Values are Python scalars: ``None``, ``bool``, ``int`` (signed 64-bit), ``float``, ``str``, ``bytes`` and
+``decimal.Decimal``. Anything else is refused when the cell is built.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import math
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Union
+
+Value = Union[None, bool, int, float, str, bytes, Decimal]
+VALUE_TYPES: tuple[type, ...] = (type(None), bool, int, float, str, bytes, Decimal)
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
+class Op(enum.Enum):
+    """What a change does to its row."""
+
+    INSERT = "INSERT"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    UPSERT = "UPSERT"  # a write that does not know whether the row existed (Lindorm Put, Tablestore PutRow)
+    READ = "READ"  # a snapshot row
+    TRUNCATE = "TRUNCATE"
+
+
+class CellKind(enum.Enum):
+    """What a cell does to its column; wide-column stores delete single versions or whole columns."""
+
+    PUT = "PUT"
+    DELETE_VERSION = "DELETE_VERSION"  # Tablestore DO, HBase Delete
+    DELETE_ALL_VERSIONS = "DELETE_ALL_VERSIONS"  # Tablestore DA, HBase DeleteColumn
+
+
+def check_value(value: object, where: str) -> None:
+    """Refuse a value the model cannot hold, naming where it was found."""
+    kind = type(value)
+    if kind is int:
+        if not INT64_MIN <= value <= INT64_MAX:  # type: ignore[operator]
+            raise ValueError(f"{where}: integer {value} is outside the signed 64-bit range")
+    elif kind not in VALUE_TYPES:
+        raise TypeError(f"{where}: {kind.__name__} is not a change-event value (expected one of "
+                        "None, bool, int, float, str, bytes, Decimal)")
+
+
+_NAN_KEY = ("float", "nan")
+
+
+def value_key(value: Value) -> tuple:
+    """A key that is equal for two values exactly when the model considers them the same value."""
+    kind = type(value)
+    if kind is float:
+        if math.isnan(value):  # type: ignore[arg-type]
+            return _NAN_KEY
+        return ("float", struct.pack(">d", value))
+    if kind is Decimal:
+        return ("decimal", str(value))
+    return (kind.__name__, value)
+
+
+def _check_int64(value: int | None, where: str) -> None:
+    if value is not None:
+        if type(value) is not int:
+            raise TypeError(f"{where}: expected an int, got {type(value).__name__}")
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"{where}: {value} is outside the signed 64-bit range")
+
+
+def _check_optional_str(value: str | None, where: str) -> None:
+    if value is not None and type(value) is not str:
+        raise TypeError(f"{where}: expected a str, got {type(value).__name__}")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Cell:
+    """One column value (or one column deletion) of a row image.
+
+    ``type`` is the source's own type name, verbatim (``VARCHAR``, ``BIGINT``...), so that a round trip writes it
+    back. ``version`` is the wide-column version (a millisecond timestamp in HBase, Lindorm and Tablestore).
+    """
+
+    name: str
+    value: Value = None
+    type: str | None = None
+    version: int | None = None
+    kind: CellKind = CellKind.PUT
+
+    def __post_init__(self) -> None:
+        if type(self.name) is not str:
+            raise TypeError(f"cell name: expected a str, got {type(self.name).__name__}")
+        check_value(self.value, f"cell {self.name!r} value")
+        _check_optional_str(self.type, f"cell {self.name!r} type")
+        _check_int64(self.version, f"cell {self.name!r} version")
+        if type(self.kind) is not CellKind:
+            raise TypeError(f"cell {self.name!r} kind: expected a CellKind, got {self.kind!r}")
+
+    def key(self) -> tuple:
+        return (self.name, value_key(self.value), self.type, self.version, self.kind.value)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Cell:
+            return NotImplemented
+        return self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table's fully qualified name; ``schema`` is the namespace where the source has one."""
+
+    name: str
+    schema: str | None = None
+    catalog: str | None = None
+
+    def __post_init__(self) -> None:
+        if type(self.name) is not str:
+            raise TypeError(f"table name: expected a str, got {type(self.name).__name__}")
+        _check_optional_str(self.schema, "table schema")
+        _check_optional_str(self.catalog, "table catalog")
+
+
+Entries = tuple[tuple[str, Value], ...]
+
+
+def _entries(pairs: Iterable[tuple[str, Value]], where: str) -> Entries:
+    """An ordered tuple of (name, value) pairs; names may repeat, order is kept."""
+    result = tuple((name, value) for name, value in pairs)
+    for name, value in result:
+        if type(name) is not str:
+            raise TypeError(f"{where}: entry name must be a str, got {type(name).__name__}")
+        check_value(value, f"{where} {name!r}")
+    return result
+
+
+def _entries_key(entries: Entries) -> tuple:
+    return tuple((name, value_key(value)) for name, value in entries)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Source:
+    """Where a change came from and where it stands in its source's order.
+
+    ``position`` is the source's own ordered position, verbatim and opaque (an Arcion cursor, Tablestore sequence
+    info). Times are microseconds since the Unix epoch: ``commit_time_us`` when the source committed the change,
+    ``capture_time_us`` when the capture tool read it.
+    """
+
+    system: str | None = None
+    position: Entries = ()
+    commit_time_us: int | None = None
+    capture_time_us: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_optional_str(self.system, "source system")
+        object.__setattr__(self, "position", _entries(self.position, "source position"))
+        _check_int64(self.commit_time_us, "source commit_time_us")
+        _check_int64(self.capture_time_us, "source capture_time_us")
+
+    def key(self) -> tuple:
+        return (self.system, _entries_key(self.position), self.commit_time_us, self.capture_time_us)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Source:
+            return NotImplemented
+        return self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+
+Image = tuple[Cell, ...]
+
+
+def _cells(cells: Iterable[Cell], where: str) -> Image:
+    result = tuple(cells)
+    for index, cell in enumerate(result):
+        if type(cell) is not Cell:
+            raise TypeError(f"{where}[{index}]: expected a Cell, got {type(cell).__name__}")
+    return result
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ChangeEvent:
+    """One change to one row.
+
+    ``before`` and ``after`` are ordered cell sequences, or ``None`` when the source did not send that image (an
+    empty tuple is an image with no cells, which is not the same thing). A sequence rather than a mapping, since
+    wide-column sources write several versions of one column in one change. ``key`` holds the primary key cells in
+    key order, empty when the source does not say which columns form the key. ``attributes`` keep format-specific
+    details that have no canonical field, so that a round trip through the canonical envelopes writes them back.
+    """
+
+    op: Op
+    table: Table | None = None
+    key: Image = ()
+    before: Image | None = None
+    after: Image | None = None
+    source: Source = field(default_factory=Source)
+    key_only: bool = False
+    attributes: Entries = ()
+
+    def __post_init__(self) -> None:
+        if type(self.op) is not Op:
+            raise TypeError(f"op: expected an Op, got {self.op!r}")
+        if self.table is not None and type(self.table) is not Table:
+            raise TypeError(f"table: expected a Table, got {type(self.table).__name__}")
+        object.__setattr__(self, "key", _cells(self.key, "key"))
+        if self.before is not None:
+            object.__setattr__(self, "before", _cells(self.before, "before"))
+        if self.after is not None:
+            object.__setattr__(self, "after", _cells(self.after, "after"))
+        if type(self.source) is not Source:
+            raise TypeError(f"source: expected a Source, got {type(self.source).__name__}")
+        if type(self.key_only) is not bool:
+            raise TypeError(f"key_only: expected a bool, got {type(self.key_only).__name__}")
+        object.__setattr__(self, "attributes", _entries(self.attributes, "attributes"))
+
+    def _key(self) -> tuple:
+        def image(cells: Image | None) -> tuple | None:
+            return None if cells is None else tuple(cell.key() for cell in cells)
+
+        return (self.op.value, self.table, image(self.key), image(self.before), image(self.after),
+                self.source.key(), self.key_only, _entries_key(self.attributes))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ChangeEvent:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def attribute(self, name: str, default: Value = None) -> Value:
+        """The value of the first attribute called ``name``."""
+        for attribute_name, value in self.attributes:
+            if attribute_name == name:
+                return value
+        return default
+
+    @property
+    def event_id(self) -> str:
+        """A deterministic id of what the change says: the same change delivered twice has the same id.
+
+        It hashes every field of the event (table, key, op, images, source position and times, attributes), in a
+        fixed, type-tagged serialization, with BLAKE2b; it never depends on Python's per-process hash seed. Where the
+        change was read from (a Kafka offset) is not part of the event, so it is not part of the id.
+        """
+        digest = hashlib.blake2b(digest_size=16)
+        _feed(digest, self._key())
+        return digest.hexdigest()
+
+
+def _feed(digest: hashlib.blake2b, item: object) -> None:
+    """Write ``item`` into ``digest`` unambiguously: every item is tagged and every variable part length-prefixed."""
+    if item is None:
+        digest.update(b"N")
+    elif type(item) is bool:
+        digest.update(b"T" if item else b"F")
+    elif type(item) is int:
+        digest.update(b"I" + item.to_bytes(16, "big", signed=True))
+    elif type(item) is str:
+        data = item.encode("utf-8", "surrogatepass")
+        digest.update(b"S" + len(data).to_bytes(8, "big") + data)
+    elif type(item) is bytes:
+        digest.update(b"B" + len(item).to_bytes(8, "big") + item)
+    elif type(item) is tuple:
+        digest.update(b"(" + len(item).to_bytes(8, "big"))
+        for part in item:
+            _feed(digest, part)
+    elif type(item) is Table:
+        _feed(digest, ("table", item.name, item.schema, item.catalog))
+    else:  # pragma: no cover - _key() only produces the types above
+        raise TypeError(f"cannot hash {type(item).__name__}")
