@@ -10,7 +10,7 @@
 Importing this package is cheap: formats and adapters (Spark, Kafka) load when first asked for.
 """
 
-from .codec import FEATURES, Codec, Option
+from .codecs.base import FEATURES, Codec, Option
 from .convert import ConversionStats, convert, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import __version__
-from .codec import FEATURES
+from .codecs.base import FEATURES
 from .plugins import codec_class, formats
 
 

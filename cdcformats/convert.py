@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .codec import FEATURES, Codec
+from .codecs.base import FEATURES, Codec
 from .errors import CodecError, ConfigurationError, LossyConversionError
 from .model import ChangeEvent
 from .plugins import codec, codec_class
@@ -68,10 +68,15 @@ def convert(messages: Iterable[Any], source: str | Codec, target: str | Codec, *
         target_codec = codec(target) if isinstance(target, str) else target
     counts = stats if stats is not None else ConversionStats()
     on_error = _error_handler(errors, counts)
+    # Everything above runs now, so that a bad configuration fails here; the pipeline below runs as it is consumed.
     events = source_codec.decode(messages, on_error=on_error)
     if strict:
         events = _refuse_losses(events, target_codec, on_error)
-    for message in target_codec.encode(_counted(events, counts), on_error=on_error):
+    return _counted_messages(target_codec.encode(_counted(events, counts), on_error=on_error), counts)
+
+
+def _counted_messages(messages: Iterable[Any], counts: ConversionStats) -> Iterator[Any]:
+    for message in messages:
         counts.messages_out += 1
         yield message
 

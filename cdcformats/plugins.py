@@ -19,15 +19,15 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any
 
-from .codec import Codec
+from .codecs.base import Codec
 from .errors import ConfigurationError
 
 ENTRY_POINT_GROUP = "cdcformats.formats"
 
 # name -> "module:attribute", imported on first use.
 _BUILTIN: dict[str, str] = {
-    "avro": "cdcformats.formats.avro:AvroCodec",
-    "protobuf": "cdcformats.formats.protobuf:ProtobufCodec",
+    "avro": "cdcformats.codecs.avro:AvroCodec",
+    "protobuf": "cdcformats.codecs.protobuf:ProtobufCodec",
 }
 
 _registered: dict[str, type[Codec] | str] = {}

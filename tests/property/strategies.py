@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from hypothesis import strategies as st
 
-from cdcformats.codec import ALL_FEATURES
+from cdcformats.codecs.base import ALL_FEATURES
 from cdcformats.model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Op, Source, Table
 
 int64s = st.integers(min_value=INT64_MIN, max_value=INT64_MAX)

@@ -15,7 +15,7 @@ from typing import Any
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
-from ..codec import Codec
+from .base import Codec
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import change_event_pb2 as pb

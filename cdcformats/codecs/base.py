@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from .errors import CodecError, ConfigurationError, DecodeError, EncodeError
-from .model import CellKind, ChangeEvent, Image, Op
+from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
+from ..model import CellKind, ChangeEvent, Image, Op
 
 # The canonical features, in the order the loss table prints them.
 OP_FEATURES = tuple(f"op.{op.value}" for op in Op)

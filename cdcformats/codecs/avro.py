@@ -14,7 +14,7 @@ from typing import Any
 
 import fastavro
 
-from ..codec import Codec
+from .base import Codec
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import avro_schema
