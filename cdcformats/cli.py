@@ -41,5 +41,13 @@ def formats_command() -> None:
     console.print(carried)
 
 
+@main.command("demo")
+def demo_command() -> None:
+    """Convert the bundled example streams between every pair of formats and report what survived."""
+    from .demo import run
+
+    run(Console())
+
+
 if __name__ == "__main__":
     main()

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .codecs.base import FEATURES, Codec
+from .codecs.base import FEATURES, Codec, owns_attribute
 from .errors import CodecError, ConfigurationError, LossyConversionError
 from .model import ChangeEvent
 from .plugins import codec, codec_class
@@ -116,8 +116,32 @@ def _refuse_losses(events: Iterable[ChangeEvent], target: Codec, on_error: Calla
         on_error(error)
 
 
-def loss(source: str, target: str) -> list[str]:
-    """The canonical features that converting ``source`` to ``target`` drops, known before any data flows."""
-    carried_by_source = codec_class(source).carries
-    carried_by_target = codec_class(target).carries
-    return [feature for feature in FEATURES if feature in carried_by_source and feature not in carried_by_target]
+def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:
+    """What converting ``source`` to ``target`` drops, known before any data flows.
+
+    Canonical features (``FEATURES``) the source can carry and the target cannot; ``attributes.<name>`` for a
+    source's own attributes that the target does not write back; ``shape ...`` for a kind of change the source
+    expresses and the target cannot (Lindorm, say, turns an UPDATE that puts values into an UPSERT). Format names
+    without options answer for the format in general; configured codecs (or options, routed as in ``convert``)
+    answer for that configuration, since options such as ``key_columns`` change what a format carries.
+    """
+    if options:
+        source_options, target_options = _split_options(codec_class(source), codec_class(target), options)
+        source, target = codec(source, **source_options), codec(target, **target_options)
+    carrier_of_source = codec_class(source) if isinstance(source, str) else source
+    carrier_of_target = codec_class(target) if isinstance(target, str) else target
+    return _lost(carrier_of_source, carrier_of_target)
+
+
+def _lost(source: type[Codec] | Codec, target: type[Codec] | Codec) -> list[str]:
+    lost = [feature for feature in FEATURES if feature in source.carries and feature not in target.carries]
+    if "attributes" not in target.carries:
+        lost.extend(f"attributes.{name}{'*' if name.endswith('.') else ''}" for name in sorted(source.own_attributes)
+                    if not owns_attribute(target.own_attributes, name))
+    if target.shapes is not None:
+        if source.shapes is None:
+            lost.append(f"shapes other than {'; '.join(map(str, target.shapes))}")
+        else:
+            lost.extend(f"shape {shape}" for shape in source.shapes
+                        if not any(carried.covers(shape) for carried in target.shapes))
+    return lost

@@ -54,6 +54,12 @@ class CodecError(CdcFormatsError):
             text += f" (input: {excerpt(self.raw)})"
         return text
 
+    def relabeled(self, format: str) -> CodecError:
+        """This error, reported by ``format`` (a format built on another one's code, such as ots-json on ots)."""
+        self.format = format
+        self.args = (self._render(),)
+        return self
+
     def at(self, position: int, raw: object) -> CodecError:
         """This error, placed at ``position`` in the stream (codecs raise it deep down, where they don't know)."""
         self.position = position

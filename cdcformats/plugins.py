@@ -26,7 +26,11 @@ ENTRY_POINT_GROUP = "cdcformats.formats"
 
 # name -> "module:attribute", imported on first use.
 _BUILTIN: dict[str, str] = {
+    "arcion": "cdcformats.codecs.arcion:ArcionCodec",
     "avro": "cdcformats.codecs.avro:AvroCodec",
+    "lindorm": "cdcformats.codecs.lindorm:LindormCodec",
+    "ots": "cdcformats.codecs.ots:OtsCodec",
+    "ots-json": "cdcformats.codecs.ots:OtsJsonCodec",
     "protobuf": "cdcformats.codecs.protobuf:ProtobufCodec",
 }
 

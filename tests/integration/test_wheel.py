@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent('''
         codec = cf.codec(name)
         assert codec.decode_message(codec.encode_event(event)) == event, name
     assert "site-packages" in cf.__file__, cf.__file__
-    print("ok", sorted(cf.formats()))
+    print(" ".join(cf.formats()))
 ''')
 
 
@@ -35,4 +35,4 @@ def test_wheel_installs_and_round_trips(tmp_path: Path) -> None:
     subprocess.run([python, "-m", "pip", "install", "--quiet", str(wheel)], check=True, cwd=tmp_path)
     result = subprocess.run([python, "-c", SCRIPT], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("ok ['avro', ")
+    assert {"avro", "protobuf"} <= set(result.stdout.split())

@@ -7,11 +7,13 @@ belongs in its ``carries`` (and so in ``cf.loss``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 from hypothesis import strategies as st
 
-from cdcformats.codecs.base import ALL_FEATURES
+from cdcformats.codecs import typed_text
+from cdcformats.codecs.base import ABSENT, ALL_FEATURES, NONEMPTY, OPTIONAL, Codec, Shape
 from cdcformats.model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Op, Source, Table
 
 int64s = st.integers(min_value=INT64_MIN, max_value=INT64_MAX)
@@ -26,39 +28,63 @@ finite_decimals = st.builds(
     lambda sign, digits, exponent: Decimal((sign, tuple(digits), exponent)),
     st.sampled_from([0, 1]), st.lists(st.integers(0, 9), min_size=1, max_size=40), st.integers(-60, 60))
 
+finite_floats = st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([0.0, -0.0, 5e-324]))
+nonfinite_floats = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+
 _VALUE_STRATEGIES = {
     "value.null": st.none(),
     "value.bool": st.booleans(),
     "value.int": st.one_of(int64s, st.sampled_from([0, -1, INT64_MIN, INT64_MAX])),
-    "value.float": st.one_of(st.floats(allow_nan=True, allow_infinity=True),
-                             st.sampled_from([0.0, -0.0, float("nan"), float("inf"), float("-inf"), 5e-324])),
+    "value.float": finite_floats,
     "value.str": st.text(),
     "value.bytes": st.binary(),
     "value.decimal": st.one_of(special_decimals, finite_decimals),
 }
+_KIND_FEATURE = {int: "value.int", float: "value.float", bool: "value.bool", Decimal: "value.decimal"}
 
 
 def values(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy:
     """Every kind of value the format carries."""
-    return st.one_of(*(strategy for feature, strategy in _VALUE_STRATEGIES.items() if feature in carries))
+    strategies = [strategy for feature, strategy in _VALUE_STRATEGIES.items() if feature in carries]
+    if "value.float" in carries and "value.float_nonfinite" in carries:
+        strategies.append(nonfinite_floats)
+    return st.one_of(*strategies)
 
 
-def cells(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy[Cell]:
-    kinds = [CellKind.PUT] + [kind for kind in CellKind if f"cell.kind.{kind.value}" in carries]
+def _typed_values(type_name: str | None, carries: frozenset[str]) -> st.SearchStrategy:
+    """Values that a text format writes and types back by ``type_name``: its kind, or text for untyped columns."""
+    kind = typed_text.kind_of(type_name)
+    options = ["value.null"] + (["value.str"] if kind is None else [_KIND_FEATURE[kind]])
+    strategies = [_VALUE_STRATEGIES[feature] for feature in options if feature in carries]
+    if kind is float and "value.float_nonfinite" in carries:
+        strategies.append(nonfinite_floats)
+    return st.one_of(*strategies) if strategies else st.nothing()
+
+
+TYPE_NAMES = ["VARCHAR", "x", *typed_text.TYPED_NAMES, "decimal(10,2)", "bigint"]
+
+
+def cells(carries: frozenset[str] = ALL_FEATURES, kinds: frozenset[CellKind] | None = None
+          ) -> st.SearchStrategy[Cell]:
+    allowed = sorted((kind for kind in (kinds or CellKind)
+                      if kind is CellKind.PUT or f"cell.kind.{kind.value}" in carries), key=lambda kind: kind.value)
+    type_names = st.none() | st.sampled_from(TYPE_NAMES) if "cell.type" in carries else st.none()
+    if "value.off_type" in carries:
+        typed = st.tuples(type_names, values(carries))
+    else:  # the format types values by their type name: draw the name, then a value it reads back as such
+        typed = type_names.flatmap(lambda name: st.tuples(st.just(name), _typed_values(name, carries)))
     return st.builds(
-        Cell,
-        name=names,
-        value=values(carries),
-        type=st.none() | st.sampled_from(["VARCHAR", "BIGINT", "DOUBLE", "DECIMAL", "BINARY", "x"])
-        if "cell.type" in carries else st.none(),
-        version=st.none() | int64s if "cell.version" in carries else st.none(),
-        kind=st.sampled_from(kinds),
-    )
+        lambda name, type_and_value, version, kind: Cell(name, type_and_value[1], type_and_value[0], version, kind),
+        names, typed, st.none() | int64s if "cell.version" in carries else st.none(), st.sampled_from(allowed))
 
 
-def images(carries: frozenset[str] = ALL_FEATURES, max_size: int = 6) -> st.SearchStrategy[tuple[Cell, ...]]:
+def images(carries: frozenset[str] = ALL_FEATURES, kinds: frozenset[CellKind] | None = None,
+           min_size: int = 0, codec: Codec | None = None) -> st.SearchStrategy[tuple[Cell, ...]]:
     unique_by = None if "cell.repeated" in carries else (lambda cell: cell.name)
-    return st.lists(cells(carries), max_size=max_size, unique_by=unique_by).map(tuple)
+    cell_strategy = cells(carries, kinds)
+    if codec is not None:  # the format's per-cell limits (Tablestore: U rows have versions, DA rows none)
+        cell_strategy = cell_strategy.filter(lambda cell: not list(codec.dropped_cell(cell)))
+    return st.lists(cell_strategy, min_size=min_size, max_size=6, unique_by=unique_by).map(tuple)
 
 
 def entries(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy:
@@ -74,27 +100,73 @@ def tables(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy[Table]:
                      catalog=optional(st.text(max_size=10), "table.catalog", carries))
 
 
-def sources(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy[Source]:
+def times(carries: frozenset[str]) -> st.SearchStrategy[int]:
+    if "source.time.sub_ms" in carries:
+        return int64s
+    return st.integers(-(2**63 // 1000), INT64_MAX // 1000).map(lambda milliseconds: milliseconds * 1000)
+
+
+def sources(carries: frozenset[str] = ALL_FEATURES, layout: tuple[tuple[str, type], ...] | None = None
+            ) -> st.SearchStrategy[Source]:
+    if layout is not None:  # a position of fixed layout, always with its commit time (Tablestore sequence info)
+        by_type = {int: int64s, str: st.text(max_size=8)}
+        return st.none().map(lambda _: Source()) | st.builds(
+            lambda values, commit_time_us: Source(position=tuple(zip((name for name, _ in layout), values)),
+                                                  commit_time_us=commit_time_us),
+            st.tuples(*(by_type[kind] for _, kind in layout)), times(carries))
     return st.builds(
         Source,
         system=optional(st.text(max_size=10), "source.system", carries),
         position=entries(carries) if "source.position" in carries else st.just(()),
-        commit_time_us=optional(int64s, "source.commit_time", carries),
-        capture_time_us=optional(int64s, "source.capture_time", carries),
+        commit_time_us=optional(times(carries), "source.commit_time", carries),
+        capture_time_us=optional(times(carries), "source.capture_time", carries),
     )
 
 
-def events(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy[ChangeEvent]:
-    """Canonical events using only the features in ``carries``."""
-    ops = [op for op in Op if f"op.{op.value}" in carries]
+def _image_by_rule(rule: str, carries: frozenset[str], kinds: frozenset[CellKind], codec: Codec | None
+                   ) -> st.SearchStrategy:
+    if rule == ABSENT:
+        return st.none()
+    strategy = images(carries, kinds, 1 if rule == NONEMPTY else 0, codec)
+    return st.none() | strategy if rule == OPTIONAL else strategy
+
+
+def events(carries: frozenset[str] = ALL_FEATURES, shape: Shape | None = None, codec: Codec | None = None
+           ) -> st.SearchStrategy[ChangeEvent]:
+    """Canonical events using only the features in ``carries`` (and of ``shape``, when given)."""
+    if shape is None:
+        ops = st.sampled_from([op for op in Op if f"op.{op.value}" in carries])
+        before = optional(images(carries, codec=codec), "before", carries)
+        after = optional(images(carries, codec=codec), "after", carries)
+    else:
+        ops = st.just(shape.op)
+        before = _image_by_rule(shape.before, carries, shape.kinds, codec)
+        after = _image_by_rule(shape.after, carries, shape.kinds, codec)
     return st.builds(
         ChangeEvent,
-        op=st.sampled_from(ops),
+        op=ops,
         table=optional(tables(carries), "table", carries),
         key=images(carries) if "key" in carries else st.just(()),
-        before=optional(images(carries), "before", carries),
-        after=optional(images(carries), "after", carries),
-        source=sources(carries),
+        before=before,
+        after=after,
+        source=sources(carries, codec.position_layout if codec is not None else None),
         key_only=st.booleans() if "key_only" in carries else st.just(False),
         attributes=entries(carries) if "attributes" in carries else st.just(()),
     )
+
+
+def events_for(codec: Codec) -> st.SearchStrategy[ChangeEvent]:
+    """The canonical events ``codec`` declares it can carry: built from its features, shapes and key option, then
+    filtered by its own ``dropped()`` for the limits that depend on values."""
+    shapes = codec.shapes or (None,)
+    strategy = st.one_of(*(events(codec.carries, shape, codec) for shape in shapes))
+    primary_key = getattr(codec, "primary_key", None)
+    key_columns = getattr(codec, "key_columns", None)
+    if primary_key:  # Tablestore: the key is its own part of the message, named by the option primary_key
+        key_values = st.one_of(st.text(max_size=8), int64s, st.binary(max_size=8))
+        strategy = st.tuples(strategy, st.tuples(*(key_values for _ in primary_key))).map(
+            lambda pair: replace(pair[0], key=tuple(Cell(name, value) for name, value in zip(primary_key, pair[1]))))
+    elif key_columns:  # Lindorm, Arcion: the key is read out of the image by the option key_columns
+        strategy = strategy.map(lambda event: replace(event, key=key_columns.key_of(
+            event.table, event.before if event.op is Op.DELETE or event.after is None else event.after)))
+    return strategy.filter(lambda event: not codec.dropped(event))

@@ -1,0 +1,71 @@
+"""JSON in and out for the JSON-based formats, with the limits that keep hostile input harmless.
+
+msgspec parses exactly (integers of any size stay integers, so an enormous number is refused by the model's 64-bit
+check instead of being rounded to a float, as some parsers do) and refuses NaN literals and numbers beyond a double.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..errors import DecodeError, EncodeError
+from .base import Option
+
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+
+
+def _positive_int(value: Any) -> int:
+    if type(value) is not int or value <= 0:
+        raise ValueError(f"expected a positive integer, got {value!r}")
+    return value
+
+
+MAX_MESSAGE_BYTES = Option(
+    "max_message_bytes", "largest message accepted, in bytes; a larger one is refused without being parsed",
+    DEFAULT_MAX_MESSAGE_BYTES, _positive_int)
+
+_decoder = msgspec.json.Decoder()
+encode = msgspec.json.encode
+
+
+def load(format_name: str, message: Any, max_bytes: int) -> Any:
+    """Parse one JSON message, or raise DecodeError saying why."""
+    if isinstance(message, str):
+        message = message.encode("utf-8", "surrogatepass")
+    elif not isinstance(message, (bytes, bytearray, memoryview)):
+        raise DecodeError(format_name, f"expected bytes or str, got {type(message).__name__}")
+    if len(message) > max_bytes:
+        raise DecodeError(format_name, f"message of {len(message)} bytes is over the limit of {max_bytes} "
+                                       "(option max_message_bytes)")
+    try:
+        return _decoder.decode(message)
+    except (msgspec.DecodeError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise DecodeError(format_name, f"not valid JSON: {reason}") from None
+
+
+def load_object(format_name: str, message: Any, max_bytes: int) -> dict[str, Any]:
+    document = load(format_name, message, max_bytes)
+    if type(document) is not dict:
+        raise DecodeError(format_name, f"expected a JSON object, got {json_type(document)}")
+    return document
+
+
+def json_type(value: Any) -> str:
+    """How a parsed JSON value is called in an error message."""
+    return {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
+            bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def raw(format_name: str, text: Any, field: str) -> msgspec.Raw:
+    """JSON text kept from a decoded message, checked before it is written back verbatim."""
+    if type(text) is str:
+        try:
+            msgspec.json.decode(text)
+        except msgspec.DecodeError:
+            pass
+        else:
+            return msgspec.Raw(text.encode())
+    raise EncodeError(format_name, f"expected JSON text to write back verbatim, got {text!r}", field=field)

@@ -1,0 +1,316 @@
+"""``arcion``: Arcion Replicant's NATIVE format for Kafka (``replication-format: NATIVE``), one JSON message per row.
+
+Realtime messages carry an envelope::
+
+    {"tableName": {"namespace": {"catalog": null, "schema": "tpch", "hash": -1732472540},
+                   "name": "region", "hash": 1193131537},
+     "opType": "U", "cursor": {"extractorId": 0, "timestamp": 1677166633000, ...},
+     "before": {"r_regionkey": "2", ...}, "after": {"r_regionkey": "2", ...}}
+
+Snapshot messages are a bare row, ``{"r_regionkey": "1", "r_name": "AMERICA", ...}``: they become READ events of the
+table named by the option ``table``.
+
+How the message maps onto the canonical event:
+
+* ``opType`` I, U, D is INSERT, UPDATE, DELETE; ``before`` / ``after`` null is an absent image. Written from other
+  formats, an UPSERT becomes U, and a deleted column (a Lindorm Delete, a Tablestore DA) becomes null.
+* ``tableName`` is the table (catalog, schema, name). The two ``hash`` numbers are opaque: they are kept as the
+  attributes ``arcion.namespace_hash`` and ``arcion.table_hash`` and written back.
+* ``cursor`` differs per source database, so it is kept verbatim and in order as the source position. A nested
+  value in it is kept as its JSON text, named by an ``arcion.cursor.json`` attribute, and written back as JSON.
+  Arcion's ``timestamp`` in the cursor is not copied into the commit time: the cursor stays the one place it lives.
+* Values are kept as the JSON value they are (the samples have only strings). With the option ``column_types``
+  (a SQL type name per column, for every table or per table) text values in those columns are typed, reversibly,
+  and the cell's ``type`` says which type (see ``typed_text``). Objects or arrays as values are refused.
+* Which columns form the primary key is not in the message: give ``key_columns``.
+
+Normal form (what ``encode`` writes): the envelope with every field present; typed values as JSON strings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
+from . import typed_text
+from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object, raw
+from .base import OPTIONAL, PRESENT, Codec, Option, Shape
+from .keys import KEY_COLUMNS
+
+NAME = "arcion"
+NAMESPACE_HASH = "arcion.namespace_hash"
+TABLE_HASH = "arcion.table_hash"
+CURSOR_JSON = "arcion.cursor.json"
+
+_OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
+# An UPSERT writes a row's after state without knowing whether it existed: the closest NATIVE op is an update.
+_TYPE_OF_OP = {**{op: op_type for op_type, op in _OP_OF_TYPE.items()}, Op.UPSERT: "U"}
+_JSON_SCALARS = (str, int, float, bool, type(None))
+MODES = ("auto", "realtime", "snapshot")
+
+
+def _table(value: str | None) -> Table | None:
+    """``region``, ``tpch.region`` or ``catalog.tpch.region``."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"expected a table name such as 'tpch.region', got {value!r}")
+    parts = value.split(".")
+    if len(parts) > 3:
+        raise ValueError(f"expected at most catalog.schema.table, got {value!r}")
+    name, schema, catalog = [*reversed(parts), None, None][:3]
+    return Table(name, schema, catalog)
+
+
+def _mode(value: str) -> str:
+    if value not in MODES:
+        raise ValueError(f"expected one of {', '.join(MODES)}, got {value!r}")
+    return value
+
+
+class ColumnTypes:
+    """SQL type names per column: one mapping for every table, or a mapping of table name to mapping."""
+
+    def __init__(self, types: Mapping[str, Any] | None) -> None:
+        self.everywhere: dict[str, str] = {}
+        self.per_table: dict[str, dict[str, str]] = {}
+        if types is None:
+            return
+        if not isinstance(types, Mapping):
+            raise TypeError(f"expected a mapping of column to type name, got {types!r}")
+        if all(isinstance(value, Mapping) for value in types.values()) and types:
+            self.per_table = {table: _type_names(columns) for table, columns in types.items()}
+        else:
+            self.everywhere = _type_names(types)
+
+    def __bool__(self) -> bool:
+        return bool(self.everywhere or self.per_table)
+
+    def for_table(self, table: Table | None) -> dict[str, str]:
+        if table is not None and self.per_table:
+            qualified = ".".join(part for part in (table.catalog, table.schema, table.name) if part is not None)
+            return self.per_table.get(qualified, self.per_table.get(table.name, self.everywhere))
+        return self.everywhere
+
+
+def _type_names(columns: Mapping[str, Any]) -> dict[str, str]:
+    if not all(isinstance(name, str) and isinstance(type_name, str) for name, type_name in columns.items()):
+        raise TypeError(f"expected column name -> SQL type name, got {dict(columns)!r}")
+    return dict(columns)
+
+
+class ArcionCodec(Codec):
+    name = NAME
+    description = "Arcion Replicant NATIVE JSON (realtime envelope with cursor, or snapshot rows)"
+    carries = frozenset({
+        "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
+        "key", "before", "after", "cell.type",
+        "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal", "value.off_type",
+        "source.position",
+    })
+    shapes = (
+        Shape(Op.INSERT, before=OPTIONAL, after=OPTIONAL),
+        Shape(Op.UPDATE, before=OPTIONAL, after=OPTIONAL),
+        Shape(Op.DELETE, before=OPTIONAL, after=OPTIONAL),
+        Shape(Op.READ, after=PRESENT),
+    )
+    own_attributes = frozenset({NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON})
+    options = (
+        KEY_COLUMNS,
+        Option("column_types", "SQL type names that type text values: {column: type} for every table, or "
+                               "{table: {column: type}}", None, ColumnTypes),
+        Option("table", "the table of snapshot rows, e.g. 'tpch.region' (snapshot rows do not name it)", None, _table),
+        Option("mode", "auto (a message with opType is realtime, any other a snapshot row), realtime or snapshot",
+               "auto", _mode),
+        MAX_MESSAGE_BYTES,
+    )
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.key_columns = self.config["key_columns"]
+        self.column_types: ColumnTypes = self.config["column_types"]
+        removed = set()
+        if not self.key_columns:
+            removed.add("key")
+        if not self.column_types:
+            removed |= {"cell.type", "value.decimal"}
+        self.carries = self.carries - removed
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        document = load_object(NAME, message, self.config["max_message_bytes"])
+        mode = self.config["mode"]
+        if mode == "snapshot" or (mode == "auto" and "opType" not in document):
+            table = self.config["table"]
+            after = self._cells(document, table, "")
+            return ChangeEvent(Op.READ, table, self.key_columns.key_of(table, after), after=after)
+        return self._decode_realtime(document)
+
+    def _decode_realtime(self, document: dict[str, Any]) -> ChangeEvent:
+        op = _OP_OF_TYPE.get(document.get("opType"))  # type: ignore[arg-type]
+        if op is None:
+            raise DecodeError(NAME, f"expected one of I, U, D, got {document.get('opType')!r}", field="opType")
+        table, attributes = _table_name(document.get("tableName"))
+        position, cursor_json = _cursor(document.get("cursor", {}))
+        attributes.extend((CURSOR_JSON, name) for name in cursor_json)
+        before = self._image(document, "before", table)
+        after = self._image(document, "after", table)
+        key_image = before if op is Op.DELETE or after is None else after
+        return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
+                           Source(position=position), attributes=attributes)
+
+    def _image(self, document: dict[str, Any], name: str, table: Table | None) -> Image | None:
+        row = document.get(name)
+        if row is None:
+            return None
+        if type(row) is not dict:
+            raise DecodeError(NAME, f"expected an object or null, got {json_type(row)}", field=name)
+        return self._cells(row, table, name + ".")
+
+    def _cells(self, row: dict[str, Any], table: Table | None, path: str) -> Image:
+        types = self.column_types.for_table(table)
+        cells = []
+        for column, value in row.items():
+            if type(value) not in _JSON_SCALARS:
+                raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path + column)
+            type_name = types.get(column)
+            if type_name is not None and type(value) is str:
+                value = typed_text.parse(value, type_name)
+            try:
+                cells.append(Cell(column, value, type_name))
+            except (TypeError, ValueError) as error:
+                raise DecodeError(NAME, str(error), field=path + column) from None
+        return tuple(cells)
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_event(self, event: ChangeEvent) -> bytes:
+        if event.op is Op.READ:
+            return encode(_row(event.after or (), "after"))
+        op_type = _TYPE_OF_OP.get(event.op)
+        if op_type is None:
+            raise EncodeError(NAME, f"arcion NATIVE has no opType for {event.op.value}", field="op")
+        table = event.table
+        if table is None:
+            raise EncodeError(NAME, "a realtime message needs a table name", field="table")
+        cursor_json = {value for name, value in event.attributes if name == CURSOR_JSON}
+        document = {
+            "tableName": {
+                "namespace": _with_hash({"catalog": table.catalog, "schema": table.schema},
+                                        event.attribute(NAMESPACE_HASH)),
+                **_with_hash({"name": table.name}, event.attribute(TABLE_HASH)),
+            },
+            "opType": op_type,
+            "cursor": {name: raw(NAME, value, f"source.position.{name}") if name in cursor_json else value
+                       for name, value in event.source.position},
+            "before": None if event.before is None else _row(event.before, "before"),
+            "after": None if event.after is None else _row(event.after, "after"),
+        }
+        try:
+            return encode(document)
+        except (TypeError, ValueError) as error:  # e.g. bytes in the cursor
+            raise EncodeError(NAME, str(error), field="source.position") from None
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        lost = []
+        key_image = event.before if event.op is Op.DELETE or event.after is None else event.after
+        if self.key_columns and event.key != self.key_columns.key_of(event.table, key_image):
+            lost.append(("key", "key (arcion reads the key out of the image by key_columns)"))
+        if event.op is not Op.READ and event.table is None:
+            lost.append(("table", "table (a realtime message needs one)"))
+        if event.op is Op.READ:
+            if event.source != Source() or event.attributes:
+                lost.append(("source.position", "source (a snapshot row is a bare row)"))
+            if event.table != self.config["table"]:
+                lost.append(("table", "table (snapshot rows take their table from the option table)"))
+            if self.config["mode"] == "auto" and any(cell.name == "opType" for cell in event.after or ()):
+                lost.append(("after", "after (a snapshot row with an opType column reads back as realtime)"))
+        names = [name for name, _ in event.source.position]
+        if len(set(names)) != len(names):
+            lost.append(("source.position", "source.position (the cursor is a JSON object: names are unique)"))
+        for name, value in event.source.position:
+            if type(value) not in _JSON_SCALARS or (type(value) is float and not math.isfinite(value)):
+                lost.append(("source.position", f"source.position.{name} (the cursor holds JSON values)"))
+        types = self.column_types.for_table(event.table)
+        for image_name in ("before", "after"):
+            for index, cell in enumerate(getattr(event, image_name) or ()):
+                path = f"{image_name}[{index}]"
+                if cell.type != types.get(cell.name):
+                    lost.append(("cell.type", f"{path}.type (types come from the option column_types)"))
+                elif cell.type is not None and not typed_text.carries(cell.value, cell.type):
+                    lost.append(("value.off_type", f"{path}.value"))
+                elif cell.type is None and type(cell.value) not in _JSON_SCALARS:
+                    lost.append(("value.off_type", f"{path}.value (only JSON values in untyped columns)"))
+        return lost
+
+
+def _with_hash(fields: dict[str, Any], hash_value: Any) -> dict[str, Any]:
+    if hash_value is not None:
+        fields["hash"] = hash_value
+    return fields
+
+
+def _table_name(value: Any) -> tuple[Table, list[tuple[str, Any]]]:
+    if type(value) is not dict:
+        raise DecodeError(NAME, f"expected an object, got {json_type(value)}", field="tableName")
+    namespace = value.get("namespace") or {}
+    if type(namespace) is not dict:
+        raise DecodeError(NAME, f"expected an object, got {json_type(namespace)}", field="tableName.namespace")
+    attributes: list[tuple[str, Any]] = []
+    for attribute, holder, path in ((NAMESPACE_HASH, namespace, "tableName.namespace.hash"),
+                                    (TABLE_HASH, value, "tableName.hash")):
+        if "hash" in holder:
+            if type(holder["hash"]) is not int:
+                raise DecodeError(NAME, f"expected an integer, got {holder['hash']!r}", field=path)
+            attributes.append((attribute, holder["hash"]))
+    fields = {}
+    for field, holder, path in (("name", value, "tableName.name"), ("schema", namespace, "tableName.namespace.schema"),
+                                ("catalog", namespace, "tableName.namespace.catalog")):
+        part = holder.get(field)
+        if part is not None and type(part) is not str:
+            raise DecodeError(NAME, f"expected a string or null, got {json_type(part)}", field=path)
+        fields[field] = part
+    if fields["name"] is None:
+        raise DecodeError(NAME, "the table name is missing", field="tableName.name")
+    try:
+        return Table(fields["name"], fields["schema"], fields["catalog"]), attributes
+    except TypeError as error:
+        raise DecodeError(NAME, str(error), field="tableName") from None
+
+
+def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
+    """The cursor as ordered (name, value) pairs; nested values as JSON text, with their names listed."""
+    if type(cursor) is not dict:
+        raise DecodeError(NAME, f"expected an object, got {json_type(cursor)}", field="cursor")
+    position = []
+    nested = []
+    for name, value in cursor.items():
+        if type(value) in (dict, list):
+            value = encode(value).decode()
+            nested.append(name)
+        elif type(value) is int and not -(2**63) <= value < 2**63:
+            raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field=f"cursor.{name}")
+        position.append((name, value))
+    return tuple(position), nested
+
+
+def _row(cells: Image, image_name: str) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    for index, cell in enumerate(cells):
+        value = cell.value
+        if cell.kind is not CellKind.PUT:  # a deleted column, relationally: null (a loss dropped() reports)
+            value = None
+        elif cell.type is not None and value is not None:
+            value = typed_text.render(value)
+        elif type(value) is bytes:
+            raise EncodeError(NAME, "arcion NATIVE writes JSON values and has no form for bytes",
+                              field=f"{image_name}[{index}].value")
+        elif type(value) not in _JSON_SCALARS or (type(value) is float and not math.isfinite(value)):
+            value = typed_text.render(value)  # JSON has no decimal, NaN or infinity: keep them readable as text
+        row[cell.name] = value
+    return row
+

@@ -1,0 +1,254 @@
+"""``lindorm``: Lindorm Streams JSON, one message per row operation.
+
+    {"op": "Put", "table": "orders", "ts": "1677165953000", "keyOnly": "false",
+     "data": [{"type": "VARCHAR", "name": "id", "ts": "", "value": "o-1"}, ...]}
+
+How the message maps onto the canonical event:
+
+* ``op`` is an HBase mutation. ``Put`` is an UPSERT whose ``data`` is the after image. ``Delete`` (one version of each
+  listed column) and ``DeleteColumn`` (every version) are UPDATEs whose after image holds DELETE_VERSION or
+  DELETE_ALL_VERSIONS cells. ``DeleteFamily`` (the row) is a DELETE whose ``data`` is the before image.
+  ``DeleteFamilyVersion`` (every column at one version) is an UPDATE of DELETE_VERSION cells, told apart from a
+  ``Delete`` by the attribute ``lindorm.op``, which is only set when the op cannot be derived from the event.
+* ``ts``, the default version, is the time of the mutation (HBase stamps a mutation's cells with it), so it is the
+  commit time (milliseconds). An entry's own ``ts`` is the cell version; blank or absent means "the default version"
+  and stays None, so that a round trip writes it back blank.
+* ``keyOnly`` is ``key_only``. Strings are the documented form; JSON booleans and 0/1 are accepted too.
+* Every value is written as text. A value is typed by its entry's ``type`` when, and only when, writing the typed value
+  back gives the same text (see ``typed_text``): "7" in a BIGINT column is 7, "007" stays "007". A missing value is
+  null. How binary values are written is not documented, so bytes cannot be encoded.
+* Which entries form the primary key is not in the message: give ``key_columns`` and the key is read out of the
+  image. Key entries identify the row, so in a Delete they are PUT cells, not deletions.
+* The layout of the before image that the product page mentions is not documented; top-level fields other than the
+  five documented ones are kept verbatim as ``lindorm.field.<name>`` attributes and written back, so nothing is lost.
+
+Normal form (what ``encode`` writes): every scalar as a JSON string, ``keyOnly`` always present, absent fields
+(``table``, ``ts``, an entry's ``type``/``ts``/``value``) left out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
+from . import typed_text
+from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object, raw
+from .base import NONEMPTY, PRESENT, Codec, Shape
+from .keys import KEY_COLUMNS
+
+NAME = "lindorm"
+OP_ATTRIBUTE = "lindorm.op"
+FIELD_ATTRIBUTE = "lindorm.field."
+
+# Lindorm op -> (canonical op, the image that holds "data", the cell kind of its entries)
+_OPS: dict[str, tuple[Op, str, CellKind]] = {
+    "Put": (Op.UPSERT, "after", CellKind.PUT),
+    "Delete": (Op.UPDATE, "after", CellKind.DELETE_VERSION),
+    "DeleteColumn": (Op.UPDATE, "after", CellKind.DELETE_ALL_VERSIONS),
+    "DeleteFamily": (Op.DELETE, "before", CellKind.PUT),
+    "DeleteFamilyVersion": (Op.UPDATE, "after", CellKind.DELETE_VERSION),
+}
+_DOCUMENTED_FIELDS = ("op", "table", "ts", "keyOnly", "data")
+_ENTRY_FIELDS = frozenset({"type", "name", "ts", "value"})
+_INTEGER_TEXT = re.compile(r"-?[0-9]+")
+_KEY_ONLY = {"true": True, "false": False, True: True, False: False, 1: True, 0: False}
+
+
+class LindormCodec(Codec):
+    name = NAME
+    description = "Lindorm Streams JSON (HBase mutations with typed, versioned cells)"
+    carries = frozenset({
+        "op.UPSERT", "op.UPDATE", "op.DELETE", "table", "key", "before", "after",
+        "cell.type", "cell.version", "cell.repeated", "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
+        "value.null", "value.bool", "value.int", "value.float", "value.float_nonfinite", "value.str",
+        "value.decimal", "source.commit_time", "key_only",
+    })
+    shapes = (
+        Shape(Op.UPSERT, after=PRESENT),
+        Shape(Op.UPDATE, after=PRESENT, kinds=frozenset({CellKind.DELETE_VERSION})),
+        Shape(Op.UPDATE, after=NONEMPTY, kinds=frozenset({CellKind.DELETE_ALL_VERSIONS})),
+        Shape(Op.DELETE, before=PRESENT),
+    )
+    own_attributes = frozenset({OP_ATTRIBUTE, FIELD_ATTRIBUTE})
+    options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.key_columns = self.config["key_columns"]
+        if not self.key_columns:
+            self.carries = self.carries - {"key"}
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        document = load_object(NAME, message, self.config["max_message_bytes"])
+        op_name = document.get("op")
+        if op_name not in _OPS:
+            raise DecodeError(NAME, f"unknown op {op_name!r}; expected one of {', '.join(_OPS)}", field="op")
+        op, image_name, kind = _OPS[op_name]
+        table_name = document.get("table")
+        if table_name is not None and type(table_name) is not str:
+            raise DecodeError(NAME, f"expected a string, got {json_type(table_name)}", field="table")
+        table = None if table_name is None else Table(table_name)
+        default_version = _version(document.get("ts"), "ts")
+        commit_time_us = None if default_version is None else _to_microseconds(default_version)
+        key_only = _key_only(document.get("keyOnly", "false"))
+        if key_only is None:
+            raise DecodeError(NAME, f"expected \"true\" or \"false\", got {document.get('keyOnly')!r}", field="keyOnly")
+        table_key = self.key_columns.for_table(table)
+        image = _cells(document.get("data", []), kind, table_key)
+        attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode())
+                      for name, value in document.items() if name not in _DOCUMENTED_FIELDS]
+        event = ChangeEvent(
+            op=op, table=table, key=self.key_columns.key_of(table, image),
+            before=image if image_name == "before" else None, after=image if image_name == "after" else None,
+            source=Source(commit_time_us=commit_time_us), key_only=key_only, attributes=attributes)
+        if _derived_op(event) != op_name:
+            event = _with_op_attribute(event, op_name)
+        return event
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_event(self, event: ChangeEvent) -> bytes:
+        op_name = event.attribute(OP_ATTRIBUTE) or _derived_op(event)
+        if op_name not in _OPS:
+            raise EncodeError(NAME, f"lindorm has no mutation for {op_name}", field="op")
+        image_name = _OPS[op_name][1]
+        image = getattr(event, image_name)
+        if image is None:  # e.g. a DELETE without a before image: the key identifies the row
+            image = event.key
+        document: dict[str, Any] = {"op": op_name}
+        if event.table is not None:
+            document["table"] = event.table.name
+        if event.source.commit_time_us is not None:
+            document["ts"] = str(event.source.commit_time_us // 1000)
+        document["keyOnly"] = "true" if event.key_only else "false"
+        document["data"] = [_entry(cell, index, image_name) for index, cell in enumerate(image)]
+        for index, (name, value) in enumerate(event.attributes):
+            if name.startswith(FIELD_ATTRIBUTE):
+                document[_extra_field(name, index)] = raw(NAME, value, f"attributes[{index}]")
+        return encode(document)
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        image_name = "before" if event.op is Op.DELETE else "after"
+        image = getattr(event, image_name)
+        lost = []
+        if self.key_columns and event.key != self.key_columns.key_of(event.table, image):
+            lost.append(("key", "key (lindorm reads the key out of the image by key_columns)"))
+        key_columns = self.key_columns.for_table(event.table)
+        lost.extend((f"cell.kind.{cell.kind.value}", f"{image_name}[{index}].kind (a key entry identifies the row)")
+                    for index, cell in enumerate(image or ())
+                    if cell.name in key_columns and cell.kind is not CellKind.PUT)
+        return lost
+
+
+def _derived_op(event: ChangeEvent) -> str:
+    """The Lindorm op that writes ``event``; an UPDATE is a Put only when it puts values."""
+    if event.op is Op.DELETE:
+        return "DeleteFamily"
+    if event.op is Op.TRUNCATE:
+        return "TRUNCATE"
+    key_names = {cell.name for cell in event.key}
+    cells = [cell for cell in event.after or () if cell.name not in key_names]
+    if event.op is Op.UPDATE:
+        kinds = {cell.kind for cell in cells}
+        if kinds <= {CellKind.DELETE_VERSION}:
+            return "Delete"
+        if kinds == {CellKind.DELETE_ALL_VERSIONS}:
+            return "DeleteColumn"
+        if kinds == {CellKind.PUT}:
+            return "Put"
+        return "a mix of puts and deletes in one UPDATE"
+    if any(cell.kind is not CellKind.PUT for cell in cells):
+        return f"deleting cells in an {event.op.value}"
+    return "Put"
+
+
+def _with_op_attribute(event: ChangeEvent, op_name: str) -> ChangeEvent:
+    return ChangeEvent(event.op, event.table, event.key, event.before, event.after, event.source, event.key_only,
+                       ((OP_ATTRIBUTE, op_name), *event.attributes))
+
+
+def _extra_field(attribute: str, index: int) -> str:
+    name = attribute[len(FIELD_ATTRIBUTE):]
+    if name in _DOCUMENTED_FIELDS:
+        raise EncodeError(NAME, f"{attribute} would overwrite the documented field {name!r}",
+                          field=f"attributes[{index}]")
+    return name
+
+
+def _key_only(value: Any) -> bool | None:
+    if type(value) is str:
+        value = value.lower()
+    elif type(value) not in (bool, int):
+        return None
+    return _KEY_ONLY.get(value)
+
+
+def _version(value: Any, field: str) -> int | None:
+    """A version or timestamp: a JSON string of digits (documented) or a JSON integer; blank means none."""
+    if value is None or value == "":
+        return None
+    if type(value) is str and _INTEGER_TEXT.fullmatch(value):
+        value = int(value)
+    if type(value) is not int:
+        raise DecodeError(NAME, f"expected a millisecond timestamp, got {value!r}", field=field)
+    if not -(2**63) <= value < 2**63:
+        raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field=field)
+    return value
+
+
+def _to_microseconds(milliseconds: int) -> int:
+    microseconds = milliseconds * 1000
+    if not -(2**63) <= microseconds < 2**63:
+        raise DecodeError(NAME, f"{milliseconds} ms is too far from 1970 to hold in microseconds", field="ts")
+    return microseconds
+
+
+def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> Image:
+    """The cells of ``data``; entries of key columns identify the row, so they are PUT cells whatever the op."""
+    if type(data) is not list:
+        raise DecodeError(NAME, f"expected an array, got {json_type(data)}", field="data")
+    cells = []
+    for index, entry in enumerate(data):
+        path = f"data[{index}]"
+        if type(entry) is not dict:
+            raise DecodeError(NAME, f"expected an object, got {json_type(entry)}", field=path)
+        unknown = entry.keys() - _ENTRY_FIELDS
+        if unknown:
+            raise DecodeError(NAME, f"unknown field (an entry has {', '.join(sorted(_ENTRY_FIELDS))})",
+                              field=f"{path}.{sorted(unknown)[0]}")
+        name = entry.get("name")
+        if type(name) is not str:
+            raise DecodeError(NAME, f"expected a string, got {json_type(name)}", field=f"{path}.name")
+        type_name = entry.get("type")
+        if type_name is not None and type(type_name) is not str:
+            raise DecodeError(NAME, f"expected a string, got {json_type(type_name)}", field=f"{path}.type")
+        value = entry.get("value")
+        if type(value) is str:
+            value = typed_text.parse(value, type_name)
+        elif type(value) in (dict, list):
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"{path}.value")
+        try:
+            cells.append(Cell(name, value, type_name, _version(entry.get("ts"), f"{path}.ts"),
+                              CellKind.PUT if name in key_columns else kind))
+        except (TypeError, ValueError) as error:
+            raise DecodeError(NAME, str(error), field=f"{path}.value") from None
+    return tuple(cells)
+
+
+def _entry(cell: Cell, index: int, image_name: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    if cell.type is not None:
+        entry["type"] = cell.type
+    entry["name"] = cell.name
+    if cell.version is not None:
+        entry["ts"] = str(cell.version)
+    if cell.value is not None:
+        if type(cell.value) is bytes:
+            raise EncodeError(NAME, "lindorm cannot write bytes: how Lindorm Streams writes binary values is not "
+                                    "documented", field=f"{image_name}[{index}].value")
+        entry["value"] = typed_text.render(cell.value)
+    return entry

@@ -1,0 +1,466 @@
+"""``ots`` and ``ots-json``: Tablestore (OTS) stream records as DataX's otsstreamreader exports them.
+
+One Tablestore stream record (PutRow, UpdateRow or DeleteRow) becomes several tuples, one per cell change::
+
+    (pk1, ..., pkN, columnName, timestamp, columnValue, opType[, sequenceInfo])
+
+    opType  meaning                          columnName  timestamp  columnValue
+    U       write one version of a column    name        version    value
+    DO      delete one version of a column   name        version    null
+    DA      delete all versions of a column  name        null       null
+    DR      delete the row                   null        null       null
+
+A PutRow is a DR row followed by one U row per column; an UpdateRow is one row per column; a DeleteRow is one DR row.
+Decoding groups the rows back into records, and they become UPSERT (PutRow), UPDATE and DELETE events whose ``key``
+is the primary key (named by the option ``primary_key``, whose length says where the key ends in a tuple) and whose
+after image holds the cells (U -> PUT, DO -> DELETE_VERSION, DA -> DELETE_ALL_VERSIONS).
+
+Grouping:
+
+* With sequence info (``isExportSequenceInfo``), ``"%010d_%020d_%010d_%s:%010d" % (epoch, timestamp, rowIndex,
+  shardId, colIdx)``, the rows of one record share everything before the colon: grouping is exact. The record's
+  timestamp (microseconds) is the commit time; epoch, rowIndex and shardId are the source position.
+* Without it, grouping follows the documented layout: a DR row starts a record, and rows of the same primary key
+  that follow belong to it. Two UpdateRows of one row in a row cannot be told apart from one, nor a DeleteRow
+  followed by an UpdateRow from a PutRow: that is a limit of the export, not of this codec.
+
+The tuples do not name the table: the option ``table`` does. A PutRow with no attribute columns exports as a lone DR
+row, the same as a DeleteRow, so such an UPSERT cannot be carried.
+
+Mode ``single_version_and_update_only`` writes one row per PutRow or UpdateRow, holding the values of the option
+``columns`` in order (key or attribute columns); deletes are not exported and a missing column is null. Such rows
+decode to UPSERT events without versions.
+
+``ots-json`` is the same tuples as text, one JSON array per message (or line), so that files and Kafka can carry
+them: bytes are written as ``{"base64": "..."}`` and NaN or an infinity as ``{"float": "NaN"}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ..errors import ConfigurationError, DecodeError, EncodeError
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
+from ._json import MAX_MESSAGE_BYTES, encode, json_type, load
+from .base import ABSENT, NONEMPTY, Codec, Option, Shape, report
+
+NAME = "ots"
+MULTI_VERSION = "multi_version"
+SINGLE_VERSION = "single_version_and_update_only"
+POSITION_LAYOUT = (("epoch", int), ("row_index", int), ("shard_id", str))
+
+_KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
+_OP_OF_KIND = {kind: op for op, kind in _KIND_OF_OP.items()}
+_SEQUENCE_INFO = re.compile(r"(-?\d+)_(-?\d+)_(-?\d+)_(.*):(-?\d+)", re.DOTALL)
+_KEY_TYPES = (str, int, bytes)
+_VALUE_TYPES = (str, int, float, bool, bytes)
+
+
+def _names(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str) or not all(isinstance(name, str) for name in value) or not value:
+        raise ValueError(f"expected a non-empty list of column names, got {value!r}")
+    return tuple(value)
+
+
+def _table(value: Any) -> Table | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"expected a table name, got {value!r}")
+    return None if value is None else Table(value)
+
+
+def _mode(value: Any) -> str:
+    if value not in (MULTI_VERSION, SINGLE_VERSION):
+        raise ValueError(f"expected {MULTI_VERSION} or {SINGLE_VERSION}, got {value!r}")
+    return value
+
+
+class OtsCodec(Codec):
+    name = NAME
+    description = "Tablestore stream records as DataX otsstreamreader tuples (U/DO/DA/DR rows)"
+    message_type = tuple
+    carries = frozenset({
+        "op.UPSERT", "op.UPDATE", "op.DELETE", "key", "after",
+        "cell.version", "cell.repeated", "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
+        "value.null", "value.bool", "value.int", "value.float", "value.float_nonfinite", "value.str",
+        "value.bytes", "value.off_type", "source.position", "source.commit_time",
+    })
+    shapes = (
+        Shape(Op.UPSERT, after=NONEMPTY),
+        Shape(Op.UPDATE, after=NONEMPTY, kinds=frozenset(CellKind)),
+        Shape(Op.DELETE, after=ABSENT),
+    )
+    position_layout = POSITION_LAYOUT
+    options = (
+        Option("primary_key", "the primary key column names, in order (required)", None, _names),
+        Option("table", "the table name to stamp on decoded events (the tuples do not carry one)", None, _table),
+        Option("mode", f"{MULTI_VERSION} (one row per cell change) or {SINGLE_VERSION} (one row per record)",
+               MULTI_VERSION, _mode),
+        Option("columns", f"the exported column list, in order (mode {SINGLE_VERSION})", None, _names),
+    )
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.primary_key: tuple[str, ...] | None = self.config["primary_key"]
+        self.table: Table | None = self.config["table"]
+        self.single_version = self.config["mode"] == SINGLE_VERSION
+        if self.single_version:
+            if self.config["columns"] is None:
+                raise _configuration(f"mode {SINGLE_VERSION} needs the option columns")
+            self.carries = frozenset({"op.UPSERT", "key", "after", "value.bool", "value.int", "value.float",
+                                      "value.float_nonfinite", "value.str", "value.bytes", "value.off_type"})
+            self.shapes = (Shape(Op.UPSERT, after=NONEMPTY),)
+        elif self.primary_key is None:
+            raise _configuration("the option primary_key is required: its length says where the key ends in a row")
+        elif self.config["columns"] is not None:
+            raise _configuration(f"the option columns is only for mode {SINGLE_VERSION}")
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
+               ) -> Iterator[ChangeEvent]:
+        if self.single_version:
+            yield from super().decode(messages, on_error)
+            return
+        record: list[tuple[int, tuple]] = []  # the rows of the record being grouped, with their stream positions
+        record_id: Any = None
+        for position, message in enumerate(messages):
+            try:
+                row, row_record_id = self._parse_row(message)
+            except DecodeError as error:
+                report(error.at(position, message), on_error)
+                continue
+            if record and (row_record_id != record_id or row_record_id is None and _starts_record(row, record)):
+                yield from self._record_event(record, on_error)
+                record = []
+            record.append((position, row))
+            record_id = row_record_id
+        if record:
+            yield from self._record_event(record, on_error)
+
+    def _parse_row(self, message: Any) -> tuple[tuple, Any]:
+        """A validated row, and the id of its record (from the sequence info; None without it)."""
+        if type(message) is _BadRow:
+            raise message.error
+        if not isinstance(message, (tuple, list)):
+            raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
+        width = len(self.primary_key)  # type: ignore[arg-type]
+        if len(message) not in (width + 4, width + 5):
+            raise DecodeError(NAME, f"expected {width + 4} fields ({width} key columns, columnName, timestamp, "
+                                    f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
+        key = message[:width]
+        for index, value in enumerate(key):
+            if type(value) not in _KEY_TYPES:
+                raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
+                                  field=self.primary_key[index])  # type: ignore[index]
+        column, timestamp, value, op_type = message[width:width + 4]
+        _check_cell(op_type, column, timestamp, value)
+        if column in self.primary_key:  # type: ignore[operator]
+            raise DecodeError(NAME, f"an attribute column cannot have the name of a primary key column ({column!r})",
+                              field="columnName")
+        record_id = None
+        if len(message) == width + 5:
+            record_id = _parse_sequence_info(message[width + 4])
+        return tuple(message), record_id
+
+    def _record_event(self, record: list[tuple[int, tuple]], on_error: Callable[[DecodeError], None] | None
+                      ) -> Iterator[ChangeEvent]:
+        width = len(self.primary_key)  # type: ignore[arg-type]
+        first_position, first = record[0]
+        rows = [row for _, row in record]
+        try:
+            for position, row in record[1:]:
+                if row[:width] != first[:width]:
+                    raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
+                                      field="sequenceInfo").at(position, row)
+                if row[width + 3] == "DR":
+                    raise DecodeError(NAME, "a DR row can only open a record", field="opType").at(position, row)
+                if first[width + 3] == "DR" and row[width + 3] != "U":
+                    raise DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
+                                      field="opType").at(position, row)
+        except DecodeError as error:
+            report(error, on_error)
+            return
+        key = tuple(Cell(name, value) for name, value in zip(self.primary_key, first[:width]))  # type: ignore[arg-type]
+        starts_with_delete = first[width + 3] == "DR"
+        cells = tuple(Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
+                      for row in (rows[1:] if starts_with_delete else rows))
+        if starts_with_delete and not cells:
+            op, after = Op.DELETE, None
+        elif starts_with_delete:
+            op, after = Op.UPSERT, cells
+        else:
+            op, after = Op.UPDATE, cells
+        source = Source()
+        if len(first) == width + 5:
+            epoch, timestamp, row_index, shard_id = _parse_sequence_info(first[width + 4])
+            source = Source(position=tuple(zip((name for name, _ in POSITION_LAYOUT), (epoch, row_index, shard_id))),
+                            commit_time_us=timestamp)
+        yield ChangeEvent(op, self.table, key, after=after, source=source)
+
+    def decode_message(self, message: Any) -> ChangeEvent:
+        """One row of mode single_version_and_update_only."""
+        columns: tuple[str, ...] = self.config["columns"]
+        if type(message) is _BadRow:
+            raise message.error
+        if not isinstance(message, (tuple, list)) or len(message) != len(columns):
+            raise DecodeError(NAME, f"expected a tuple of {len(columns)} values ({', '.join(columns)})")
+        key_names = self.primary_key or ()
+        values = dict(zip(columns, message))
+        for column, value in values.items():
+            if value is not None and type(value) not in _VALUE_TYPES:
+                raise DecodeError(NAME, f"not a Tablestore value: {value!r}", field=column)
+        try:
+            key = tuple(Cell(name, values[name]) for name in key_names if name in values)
+            after = tuple(Cell(column, value) for column, value in values.items()
+                          if column not in key_names and value is not None)
+        except (TypeError, ValueError) as error:
+            raise DecodeError(NAME, str(error)) from None
+        return ChangeEvent(Op.UPSERT, self.table, key, after=after)
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
+               ) -> Iterator[tuple]:
+        for position, event in enumerate(events):
+            try:
+                rows = self.encode_rows(event)
+            except EncodeError as error:
+                report(error.at(position, event), on_error)
+                continue
+            yield from rows
+
+    def encode_rows(self, event: ChangeEvent) -> list[tuple]:
+        """The rows of one event: a whole record, so that one event is one unit (for Kafka, one message each)."""
+        if self.single_version:
+            return self._single_version_row(event)
+        key = self._key_values(event)
+        if event.op is Op.DELETE:
+            cells: Image = ()
+            rows = [(*key, None, None, None, "DR")]
+        elif event.op in (Op.UPSERT, Op.INSERT, Op.READ) or event.op is Op.UPDATE:
+            cells = tuple(cell for cell in event.after or () if cell.name not in self.primary_key)  # type: ignore
+            if event.op is not Op.UPDATE:
+                if any(cell.kind is not CellKind.PUT for cell in cells):
+                    raise EncodeError(NAME, f"a PutRow cannot delete cells, and this {event.op.value} does",
+                                      field="after")
+                rows = [(*key, None, None, None, "DR")]
+            else:
+                rows = []
+            rows.extend(_cell_row(key, cell, index, event.source.commit_time_us) for index, cell in enumerate(cells))
+        else:
+            raise EncodeError(NAME, f"Tablestore streams have no record for {event.op.value}", field="op")
+        sequence = _sequence_prefix(event.source)
+        if sequence is not None:
+            rows = [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
+        return rows
+
+    def _key_values(self, event: ChangeEvent) -> tuple:
+        """The primary key values, by name from the key, else from the image (a source that does not mark keys)."""
+        by_name: dict[str, Any] = {}
+        for cell in (*(event.after or event.before or ()), *event.key):
+            by_name[cell.name] = cell.value
+        missing = [name for name in self.primary_key if by_name.get(name) is None]  # type: ignore[union-attr]
+        if missing:
+            raise EncodeError(NAME, f"the event has no value for the primary key column {missing[0]!r}", field="key")
+        values = tuple(by_name[name] for name in self.primary_key)  # type: ignore[union-attr]
+        for name, value in zip(self.primary_key, values):  # type: ignore[arg-type]
+            if type(value) not in _KEY_TYPES:
+                raise EncodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
+                                  field=f"key.{name}")
+        return values
+
+    def _single_version_row(self, event: ChangeEvent) -> list[tuple]:
+        if event.op in (Op.DELETE, Op.TRUNCATE):
+            return []  # the mode exports PutRow and UpdateRow records only
+        latest: dict[str, Any] = {}
+        for cell in (*event.key, *(event.after or ())):
+            if cell.kind is CellKind.PUT:
+                latest.setdefault(cell.name, _ots_value(cell.value))
+        return [tuple(latest.get(column) for column in self.config["columns"])]
+
+    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
+        lost = []
+        if cell.name in (self.primary_key or ()):
+            lost.append(("after", "name (a primary key column is written as the key, not as a column)"))
+        if self.single_version:
+            if cell.name not in self.config["columns"]:
+                lost.append(("after", "name (not in the option columns)"))
+        else:
+            if (cell.version is None) != (cell.kind is CellKind.DELETE_ALL_VERSIONS):
+                lost.append(("cell.version", "version (U and DO rows have a version, DA rows none)"))
+            if cell.kind is not CellKind.PUT and cell.value is not None:
+                lost.append(("value", "value (a delete row has no value)"))
+        return lost
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        lost = []
+        expected_key = tuple(Cell(cell.name, cell.value) for cell in event.key)
+        if event.key != expected_key or tuple(cell.name for cell in event.key) != (self.primary_key or ()):
+            lost.append(("key", f"key (the primary key is {', '.join(self.primary_key or ())}, values only)"))
+        if self.single_version:
+            order = {column: index for index, column in enumerate(self.config["columns"])}
+            names = [cell.name for cell in event.after or ()]
+            if names != sorted(names, key=lambda name: order.get(name, -1)):
+                lost.append(("after", "after (rows hold the columns in the order of the option columns)"))
+        elif _sequence_prefix(event.source) is None and (
+                event.source.position or event.source.commit_time_us is not None):
+            lost.append(("source.position", "source (sequence info needs epoch, row_index, shard_id and a commit time)"))
+        return lost
+
+
+class OtsJsonCodec(OtsCodec):
+    """The same tuples as JSON arrays, one per message."""
+
+    name = "ots-json"
+    description = "Tablestore otsstreamreader tuples as JSON arrays, one per message"
+    message_type = bytes
+    options = (*OtsCodec.options, MAX_MESSAGE_BYTES)
+
+    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
+               ) -> Iterator[ChangeEvent]:
+        rows = _tuples_or_errors(messages, self.config["max_message_bytes"])
+        try:
+            yield from super().decode(rows, None if on_error is None else self._relabeling(on_error))
+        except DecodeError as error:
+            raise error.relabeled(self.name) from None
+
+    def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
+               ) -> Iterator[bytes]:
+        try:
+            for row in super().encode(events, None if on_error is None else self._relabeling(on_error)):
+                yield encode([_to_json(value) for value in row])
+        except EncodeError as error:
+            raise error.relabeled(self.name) from None
+
+    def _relabeling(self, on_error: Callable[[Any], None]) -> Callable[[Any], None]:
+        """Errors of the shared tuple code, reported as this format's."""
+        return lambda error: on_error(error.relabeled(self.name))
+
+
+def _tuples_or_errors(messages: Iterable[Any], max_bytes: int) -> Iterator[Any]:
+    for message in messages:
+        try:
+            row = load("ots-json", message, max_bytes)
+            if type(row) is not list:
+                raise DecodeError("ots-json", f"expected a JSON array, got {json_type(row)}")
+            yield tuple(_from_json(value, index) for index, value in enumerate(row))
+        except DecodeError as error:
+            error.raw = message
+            yield _BadRow(error)
+
+
+class _BadRow:
+    """Carries a text-form parse error through the tuple decoder, which reports it at its stream position."""
+
+    def __init__(self, error: DecodeError) -> None:
+        self.error = error
+
+
+def _from_json(value: Any, index: int) -> Any:
+    if type(value) is dict:
+        if value.keys() == {"base64"} and type(value["base64"]) is str:
+            try:
+                return base64.b64decode(value["base64"], validate=True)
+            except binascii.Error:
+                raise DecodeError("ots-json", "invalid base64", field=f"[{index}].base64") from None
+        if value.keys() == {"float"} and value["float"] in ("NaN", "Infinity", "-Infinity"):
+            return float(value["float"])
+        raise DecodeError("ots-json", 'expected {"base64": ...} or {"float": "NaN"|"Infinity"|"-Infinity"}',
+                          field=f"[{index}]")
+    if type(value) is list:
+        raise DecodeError("ots-json", "expected a scalar, got an array", field=f"[{index}]")
+    return value
+
+
+def _to_json(value: Any) -> Any:
+    if type(value) is bytes:
+        return {"base64": base64.b64encode(value).decode("ascii")}
+    if type(value) is float and not math.isfinite(value):
+        return {"float": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    return value
+
+
+# -- helpers ----------------------------------------------------------------------------------------------------------
+
+def _configuration(message: str) -> ConfigurationError:
+    return ConfigurationError(f"{NAME}: {message}")
+
+
+def _starts_record(row: tuple, record: list[tuple[int, tuple]]) -> bool:
+    """Without sequence info: a DR row, a row of another primary key, or a DO or DA row after a DR (a PutRow
+    holds only U rows), starts a new record."""
+    width = len(row) - 4
+    first = record[0][1]
+    return (row[width + 3] == "DR" or row[:width] != first[:width]
+            or (first[width + 3] == "DR" and row[width + 3] != "U"))
+
+
+def _check_cell(op_type: Any, column: Any, timestamp: Any, value: Any) -> None:
+    if op_type not in ("U", "DO", "DA", "DR"):
+        raise DecodeError(NAME, f"expected U, DO, DA or DR, got {op_type!r}", field="opType")
+    if op_type == "DR":
+        for field, given in (("columnName", column), ("timestamp", timestamp), ("columnValue", value)):
+            if given is not None:
+                raise DecodeError(NAME, f"a DR row has no {field}, got {given!r}", field=field)
+        return
+    if type(column) is not str:
+        raise DecodeError(NAME, f"expected a column name, got {column!r}", field="columnName")
+    if op_type == "DA":
+        if timestamp is not None:
+            raise DecodeError(NAME, f"a DA row has no timestamp, got {timestamp!r}", field="timestamp")
+    elif type(timestamp) is not int or not -(2**63) <= timestamp < 2**63:
+        raise DecodeError(NAME, f"expected a version (an integer), got {timestamp!r}", field="timestamp")
+    if op_type != "U" and value is not None:
+        raise DecodeError(NAME, f"a {op_type} row has no value, got {value!r}", field="columnValue")
+    if value is not None and type(value) not in _VALUE_TYPES:
+        raise DecodeError(NAME, f"not a Tablestore value: {value!r}", field="columnValue")
+    if type(value) is int and not -(2**63) <= value < 2**63:
+        raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field="columnValue")
+
+
+def _parse_sequence_info(text: Any) -> tuple[int, int, int, str]:
+    match = _SEQUENCE_INFO.fullmatch(text) if type(text) is str else None
+    if match is None:
+        raise DecodeError(NAME, f"expected epoch_timestamp_rowIndex_shardId:colIdx, got {text!r}",
+                          field="sequenceInfo")
+    epoch, timestamp, row_index = (int(part) for part in match.group(1, 2, 3))
+    if not all(-(2**63) <= number < 2**63 for number in (epoch, timestamp, row_index)):
+        raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
+    return epoch, timestamp, row_index, match.group(4)
+
+
+def _sequence_prefix(source: Source) -> str | None:
+    """The sequence info of a record, without the per-row colIdx, when the event came with one."""
+    layout = tuple((name, type(value)) for name, value in source.position)
+    if layout != POSITION_LAYOUT or source.commit_time_us is None:
+        return None
+    epoch, row_index, shard_id = (value for _, value in source.position)
+    return f"{epoch:010d}_{source.commit_time_us:020d}_{row_index:010d}_{shard_id}"
+
+
+def _ots_value(value: Any) -> Any:
+    """A cell value as Tablestore holds it; a decimal, which it has no type for, becomes its text."""
+    return str(value) if type(value) not in (*_VALUE_TYPES, type(None)) else value
+
+
+def _cell_row(key: tuple, cell: Cell, index: int, commit_time_us: int | None) -> tuple:
+    """The row of one cell. A cell without a version (from a relational source, or a Lindorm entry with a blank
+    ts) is written at the commit time, in milliseconds, as Tablestore stamps a write without one."""
+    op_type = _OP_OF_KIND[cell.kind]
+    if op_type == "DA":
+        return (*key, cell.name, None, None, op_type)
+    version = cell.version
+    if version is None:
+        if commit_time_us is None:
+            raise EncodeError(NAME, f"a {op_type} row needs a version, and the cell has none nor the event a "
+                                    "commit time", field=f"after[{index}].version")
+        version = commit_time_us // 1000
+    value = _ots_value(cell.value) if op_type == "U" else None
+    return (*key, cell.name, version, value, op_type)

@@ -1,0 +1,75 @@
+"""Typed values for formats that write every value as text (Lindorm, Arcion).
+
+A text value becomes a typed value only when its column's type name says which type, *and* writing the typed value
+back gives the same text: "7" in a BIGINT column becomes 7, but "007" stays the text "007", so a round trip never
+changes a byte. Type names are SQL names, matched without regard to case or parameters ("decimal(10,2)" is DECIMAL).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, InvalidOperation
+
+from ..model import INT64_MAX, INT64_MIN, Value
+
+_KIND_OF_TYPE: dict[str, type] = {
+    **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
+    **dict.fromkeys(["FLOAT", "DOUBLE", "REAL"], float),
+    **dict.fromkeys(["BOOLEAN", "BOOL"], bool),
+    **dict.fromkeys(["DECIMAL", "NUMERIC"], Decimal),
+}
+TYPED_NAMES = tuple(_KIND_OF_TYPE)
+
+
+def kind_of(type_name: str | None) -> type | None:
+    """The Python type a column of this SQL type holds, or None when its values stay text."""
+    if not type_name:
+        return None
+    return _KIND_OF_TYPE.get(type_name.split("(", 1)[0].strip().upper())
+
+
+def render(value: Value) -> str:
+    """The text of a typed value: the form `parse` reads back to the same value."""
+    kind = type(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is float:
+        if math.isnan(value):  # type: ignore[arg-type]
+            return "NaN"
+        if math.isinf(value):  # type: ignore[arg-type]
+            return "Infinity" if value > 0 else "-Infinity"  # type: ignore[operator]
+        return repr(value)
+    return str(value)
+
+
+def _convert(text: str, kind: type) -> Value:
+    if kind is int:
+        number = int(text)
+        return number if INT64_MIN <= number <= INT64_MAX else text
+    if kind is float:
+        return float(text)
+    if kind is bool:
+        return {"true": True, "false": False}.get(text, text)
+    return Decimal(text)
+
+
+def parse(text: str, type_name: str | None) -> Value:
+    """The typed value of ``text`` in a column of ``type_name``, or ``text`` itself when that would not round-trip."""
+    kind = kind_of(type_name)
+    if kind is None:
+        return text
+    try:
+        value = _convert(text, kind)
+    except (ValueError, InvalidOperation):
+        return text
+    return value if render(value) == text else text
+
+
+def carries(value: Value, type_name: str | None) -> bool:
+    """Whether ``value`` in a column of ``type_name`` survives render-then-parse unchanged."""
+    if value is None:
+        return True
+    kind = kind_of(type_name)
+    if type(value) is str:
+        return kind is None or parse(value, type_name) is value
+    return type(value) is kind

@@ -1,0 +1,215 @@
+"""Strategies for native messages of each source format, their normal forms written out from the format docs, and
+garbage to feed the decoders.
+
+The normal forms here are written from FORMATS.md, independently of the codecs: they are the spec that
+``encode(decode(m))`` is checked against.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+from hypothesis import strategies as st
+
+from cdcformats.model import INT64_MAX, INT64_MIN
+
+from .strategies import TYPE_NAMES, int64s, names
+
+encode_json = msgspec.json.encode
+decode_json = msgspec.json.decode
+
+finite_floats = st.floats(allow_nan=False, allow_infinity=False)
+json_scalars = st.one_of(st.none(), st.booleans(), int64s, finite_floats, st.text())
+json_values = st.recursive(json_scalars, lambda children: st.one_of(
+    st.lists(children, max_size=3), st.dictionaries(st.text(max_size=5), children, max_size=3)), max_leaves=8)
+milliseconds = st.integers(-(2**63 // 1000), INT64_MAX // 1000)  # that fit in microseconds
+# Texts that look like typed values, so that typing by column type is exercised both ways ("7" and "007").
+typed_looking_texts = st.one_of(
+    int64s.map(str), finite_floats.map(repr), st.sampled_from(["007", "+1", "1.50", "1e3", "NaN", "Infinity",
+                                                               "-Infinity", "nan", "true", "false", "TRUE", "1.10",
+                                                               "-0", "-0.0", "1E+5", " 1", "sNaN", ""]))
+text_values = st.one_of(st.text(), typed_looking_texts)
+
+
+# -- Lindorm ----------------------------------------------------------------------------------------------------------
+
+LINDORM_OPS = ["Put", "Delete", "DeleteColumn", "DeleteFamily", "DeleteFamilyVersion"]
+version_fields = st.one_of(st.just(""), milliseconds.map(str), milliseconds)
+lindorm_entries = st.fixed_dictionaries(
+    {"name": names},
+    optional={"type": st.sampled_from(TYPE_NAMES), "ts": version_fields,
+              "value": st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats)})
+lindorm_documents = st.fixed_dictionaries(
+    {"op": st.sampled_from(LINDORM_OPS), "data": st.lists(lindorm_entries, max_size=5)},
+    optional={"table": st.text(max_size=10), "ts": version_fields,
+              "keyOnly": st.sampled_from(["true", "false", "TRUE", "False", True, False, 0, 1]),
+              "before": json_values, "extension": json_values})
+
+
+def _text_of(value: Any) -> str:
+    """How the Lindorm docs write a scalar: as a string; booleans as Java writes them."""
+    if value is True or value is False:
+        return "true" if value else "false"
+    return repr(value) if type(value) is float else str(value)
+
+
+def lindorm_normal_form(document: dict[str, Any]) -> dict[str, Any]:
+    normal: dict[str, Any] = {"op": document["op"]}
+    if document.get("table") is not None:
+        normal["table"] = document["table"]
+    if document.get("ts") not in (None, ""):
+        normal["ts"] = str(int(document["ts"]))
+    key_only = document.get("keyOnly", "false")
+    normal["keyOnly"] = "true" if str(key_only).lower() in ("true", "1") else "false"
+    normal["data"] = []
+    for entry in document["data"]:
+        entry_normal: dict[str, Any] = {}
+        if entry.get("type") is not None:
+            entry_normal["type"] = entry["type"]
+        entry_normal["name"] = entry["name"]
+        if entry.get("ts") not in (None, ""):
+            entry_normal["ts"] = str(int(entry["ts"]))
+        if entry.get("value") is not None:
+            entry_normal["value"] = _text_of(entry["value"])
+        normal["data"].append(entry_normal)
+    normal.update((name, value) for name, value in document.items() if name not in (*normal, "ts", "keyOnly"))
+    return normal
+
+
+# -- Arcion -----------------------------------------------------------------------------------------------------------
+
+arcion_rows = st.dictionaries(names.filter(lambda name: name != "opType"),
+                              st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats), max_size=5)
+arcion_realtime = st.fixed_dictionaries({
+    "tableName": st.fixed_dictionaries(
+        {"name": st.sampled_from(["region", "nation", ""]) | st.text(max_size=8)},
+        optional={"namespace": st.fixed_dictionaries(
+            {}, optional={"catalog": st.none() | st.text(max_size=5), "schema": st.none() | st.text(max_size=5),
+                          "hash": int64s}),
+            "hash": int64s}),
+    "opType": st.sampled_from(["I", "U", "D"]),
+}, optional={
+    "cursor": st.dictionaries(st.text(max_size=12), st.one_of(json_scalars, json_values), max_size=6),
+    "before": st.none() | arcion_rows,
+    "after": st.none() | arcion_rows,
+})
+
+
+def arcion_normal_form(document: dict[str, Any]) -> dict[str, Any]:
+    if "opType" not in document:
+        return document  # a snapshot row is written back as it is
+    table = document["tableName"]
+    namespace = table.get("namespace", {})
+    normal_namespace = {"catalog": namespace.get("catalog"), "schema": namespace.get("schema")}
+    if "hash" in namespace:
+        normal_namespace["hash"] = namespace["hash"]
+    normal_table = {"namespace": normal_namespace, "name": table["name"]}
+    if "hash" in table:
+        normal_table["hash"] = table["hash"]
+    return {"tableName": normal_table, "opType": document["opType"], "cursor": document.get("cursor", {}),
+            "before": document.get("before"), "after": document.get("after")}
+
+
+# -- Tablestore -------------------------------------------------------------------------------------------------------
+
+key_values = st.one_of(st.text(max_size=6), int64s, st.binary(max_size=6))
+ots_values = st.one_of(st.text(max_size=8), int64s, st.floats(), st.booleans(), st.binary(max_size=8), st.none())
+column_names = st.sampled_from(["col_a", "col_b", "name"]) | st.text(max_size=6).filter(
+    lambda name: name not in ("id", "pk1", "pk2"))  # attribute columns never share a primary key name
+
+
+@st.composite
+def ots_records(draw: st.DrawFn, key_width: int, sequence_info: bool, index: int) -> list[tuple]:
+    """The rows of one Tablestore record: PutRow (DR, then U rows), UpdateRow (U/DO/DA rows) or DeleteRow (DR)."""
+    key = tuple(draw(key_values) for _ in range(key_width))
+    kind = draw(st.sampled_from(["put", "update", "delete"]))
+    rows: list[tuple] = []
+    if kind in ("put", "delete"):
+        rows.append((*key, None, None, None, "DR"))
+    if kind == "put":
+        rows += [(*key, draw(column_names), draw(int64s), draw(ots_values), "U")
+                 for _ in range(draw(st.integers(0, 4)))]
+    elif kind == "update":
+        for _ in range(draw(st.integers(1, 4))):
+            op = draw(st.sampled_from(["U", "DO", "DA"]))
+            rows.append((*key, draw(column_names), None if op == "DA" else draw(int64s),
+                         draw(ots_values) if op == "U" else None, op))
+    if sequence_info:
+        prefix = (f"{draw(st.integers(0, 99)):010d}_{draw(st.integers(0, 2**62)):020d}_{index:010d}_"
+                  f"{draw(st.text(max_size=6))}")
+        rows = [(*row, f"{prefix}:{column_index:010d}") for column_index, row in enumerate(rows)]
+    return rows
+
+
+def ots_streams(key_width: int) -> st.SearchStrategy[list[tuple]]:
+    return st.booleans().flatmap(lambda sequence_info: st.integers(0, 4).flatmap(lambda count: st.tuples(
+        *(ots_records(key_width, sequence_info, index) for index in range(count))))).map(
+        lambda records: [row for record in records for row in record])
+
+
+def ots_single_version_rows(width: int) -> st.SearchStrategy[list[tuple]]:
+    return st.lists(st.tuples(*([key_values] + [ots_values.filter(lambda value: value is not None) | st.none()]
+                                * (width - 1))).map(lambda row: row[:width]), max_size=4)
+
+
+def to_json_value(value: Any) -> Any:
+    """A tuple field as ots-json writes it (bytes and non-finite floats have no JSON form of their own)."""
+    import base64
+    if type(value) is bytes:
+        return {"base64": base64.b64encode(value).decode()}
+    if type(value) is float and not math.isfinite(value):
+        return {"float": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    return value
+
+
+# -- per configuration ------------------------------------------------------------------------------------------------
+
+def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
+    documents: st.SearchStrategy
+    if configuration.startswith("lindorm"):
+        documents = lindorm_documents
+    elif configuration == "arcion":
+        documents = arcion_realtime | arcion_rows
+    elif configuration == "arcion+keys":
+        documents = arcion_realtime | arcion_rows.filter(lambda row: "opType" not in row)
+    elif configuration == "ots":
+        return ots_streams(2)
+    elif configuration == "ots-json":
+        return ots_streams(1).map(lambda rows: [encode_json([to_json_value(v) for v in row]) for row in rows])
+    else:
+        return ots_single_version_rows(4)
+    return st.lists(documents.map(encode_json), max_size=4)
+
+
+def normal_form(configuration: str, messages: list[Any]) -> list[Any]:
+    if configuration.startswith("lindorm"):
+        return [encode_json(lindorm_normal_form(decode_json(message))) for message in messages]
+    if configuration.startswith("arcion"):
+        return [encode_json(arcion_normal_form(decode_json(message))) for message in messages]
+    if configuration == "ots+single":
+        return messages  # rows are written back as they are
+    return messages  # generated Tablestore rows are in normal form already
+
+
+def same(configuration: str, left: list[Any], right: list[Any]) -> bool:
+    """Equal as the format's values: JSON messages compare as JSON values, tuples field by field (NaN == NaN)."""
+    if configuration.startswith(("lindorm", "arcion")) or configuration == "ots-json":
+        return [decode_json(message) for message in left] == [decode_json(message) for message in right]
+    return [repr(row) for row in left] == [repr(row) for row in right]
+
+
+def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
+    if configuration in ("ots", "ots+single"):
+        scalar = st.one_of(st.none(), st.text(max_size=4), int64s, st.integers(), st.floats(), st.binary(max_size=4),
+                           st.booleans(), st.sampled_from(["U", "DO", "DA", "DR", "0000000001_00000000000000000001_"
+                                                           "0000000001_s:0000000000"]))
+        rows = st.lists(scalar, max_size=8).map(tuple)
+        return st.lists(st.one_of(rows, st.binary(max_size=8), st.none()), max_size=6)
+    json_like = st.one_of(json_values.map(encode_json),
+                          lindorm_documents.map(encode_json), arcion_realtime.map(encode_json))
+    return st.lists(st.one_of(st.binary(max_size=64), json_like,
+                              json_like.map(lambda message: message[: len(message) // 2]),
+                              st.sampled_from([b"[" * 5000, b"{\"op\": \"Put\", \"ts\": 1" + b"0" * 400 + b"}",
+                                               b"\"\\ud800\"", b"{\"a\": 1e400}"])), max_size=5)

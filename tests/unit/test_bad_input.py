@@ -1,0 +1,89 @@
+"""Bad and hostile input: a DecodeError that names the format, the message index and the field, and nothing else;
+never a crash, a hang or unbounded memory."""
+
+from __future__ import annotations
+
+import pytest
+
+import cdcformats as cf
+from cdcformats import DecodeError
+
+JSON_FORMATS = {"lindorm": {}, "arcion": {}, "ots-json": {"primary_key": ["id"]}}
+
+HOSTILE = {
+    "deeply nested": b"[" * 200_000 + b"]" * 200_000,
+    "enormous integer": b'{"op": "Put", "ts": "1' + b"0" * 5000 + b'", "opType": "I", "cursor": {"p": 1' + b"0" * 5000
+                        + b'}}',
+    "number beyond a double": b'{"a": 1e400}',
+    "lone surrogate": b'{"op": "\\ud800"}',
+    "not JSON": b"\xff\xfe{",
+}
+
+
+@pytest.mark.parametrize("name", JSON_FORMATS)
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_json_is_a_decode_error(name: str, hostile: str) -> None:
+    good = {"lindorm": b'{"op": "Put", "data": []}', "arcion": b'{"a": "1"}', "ots-json": b'["k", null, null, null, "DR"]'}
+    errors: list[DecodeError] = []
+    events = list(cf.codec(name, **JSON_FORMATS[name]).decode([good[name], HOSTILE[hostile], good[name]],
+                                                                on_error=errors.append))
+    assert len(events) == 2
+    [error] = errors
+    assert error.format == name and error.position == 1 and str(error).startswith(f"{name}: message 1: ")
+
+
+@pytest.mark.parametrize("name", JSON_FORMATS)
+def test_a_message_over_the_size_limit_is_refused_unparsed(name: str) -> None:
+    huge = b'{"op": "Put", "data": [{"name": "x", "value": "' + b"a" * 3_000_000 + b'"}]}'
+    codec = cf.codec(name, max_message_bytes=1_000_000, **JSON_FORMATS[name])
+    errors: list[DecodeError] = []
+    assert list(codec.decode([huge], on_error=errors.append)) == []
+    assert f"message 0: message of {len(huge)} bytes is over the limit of 1000000 (option max_message_bytes)" \
+        in str(errors[0])
+    assert errors[0].raw == huge  # whole, for a dead-letter sink; only the message text is shortened
+
+
+def test_a_multi_megabyte_value_under_the_limit_decodes() -> None:
+    big = "a" * 5_000_000
+    [event] = cf.codec("lindorm").decode([b'{"op": "Put", "data": [{"name": "x", "value": "' + big.encode() + b'"}]}'])
+    assert event.after[0].value == big
+
+
+def test_an_integer_text_too_long_to_convert_stays_text() -> None:
+    digits = "9" * 10_000
+    [event] = cf.codec("lindorm").decode([f'{{"op": "Put", "data": [{{"type": "BIGINT", "name": "n", '
+                                          f'"value": "{digits}"}}]}}'.encode()])
+    assert event.after[0].value == digits
+
+
+@pytest.mark.parametrize("name, options, message, field", [
+    ("lindorm", {}, b'{"op": "Put", "data": [{"name": "a"}, {"name": 7}]}', "data[1].name"),
+    ("lindorm", {}, b'{"op": "Put", "data": [{"name": "a", "ts": "soon"}]}', "data[0].ts"),
+    ("lindorm", {}, b'{"op": "Put", "keyOnly": "maybe"}', "keyOnly"),
+    ("lindorm", {}, b'{"op": "Put", "data": [{"name": "a", "colour": "red"}]}', "data[0].colour"),
+    ("lindorm", {}, b'{"op": "Put", "data": [{"name": "a", "value": {"x": 1}}]}', "data[0].value"),
+    ("lindorm", {}, b'{"op": "Put", "data": [{"name": "a", "value": 18446744073709551615}]}', "data[0].value"),
+    ("arcion", {}, b'{"opType": "X", "tableName": {"name": "t"}}', "opType"),
+    ("arcion", {}, b'{"opType": "I", "tableName": {"name": 5}}', "tableName.name"),
+    ("arcion", {}, b'{"opType": "I", "tableName": {"name": "t"}, "after": {"c": [1]}}', "after.c"),
+    ("arcion", {}, b'{"opType": "I", "tableName": {"name": "t", "hash": "h"}}', "tableName.hash"),
+    ("ots", {"primary_key": ["id"]}, ("k", "c", None, "v", "U"), "timestamp"),
+    ("ots", {"primary_key": ["id"]}, ("k", None, None, None, "XX"), "opType"),
+    ("ots", {"primary_key": ["id"]}, (None, None, None, None, "DR"), "id"),
+    ("ots", {"primary_key": ["id"]}, ("k", None, None, None, "DR", "no-sequence"), "sequenceInfo"),
+    ("ots", {"primary_key": ["id"]}, ("k", "c", 1, "v", "DO"), "columnValue"),
+])
+def test_decode_errors_name_the_field(name: str, options: dict, message: object, field: str) -> None:
+    with pytest.raises(DecodeError) as raised:
+        list(cf.codec(name, **options).decode([message]))
+    assert raised.value.format == name and raised.value.position == 0 and raised.value.field == field
+    assert f"field {field}: " in str(raised.value)
+
+
+def test_an_ots_record_with_a_bad_row_is_reported_and_the_stream_goes_on() -> None:
+    rows = [("k1", None, None, None, "DR"), ("k1", "a", 5, "x", "U"), ("k2", "a", None, "x", "U"),
+            ("k3", "b", 6, 1.5, "U")]
+    errors: list[DecodeError] = []
+    events = list(cf.codec("ots", primary_key=["id"]).decode(rows, on_error=errors.append))
+    assert [error.position for error in errors] == [2]
+    assert [event.key[0].value for event in events] == ["k1", "k3"]
