@@ -198,6 +198,7 @@ class Codec:
             raise ConfigurationError(
                 f"{self.name}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
                 f"known options: {', '.join(sorted(known)) or 'none'}")
+        self.given = options  # as the caller wrote them, for repr()
         self.config: dict[str, Any] = {}
         for option in self.options:
             value = options.get(option.name, option.default)
@@ -207,10 +208,7 @@ class Codec:
                 raise ConfigurationError(f"{self.name}: option {option.name}: {error}") from None
 
     def __repr__(self) -> str:
-        changed = {key: value for key, value in self.config.items()
-                   if value != next(o for o in self.options if o.name == key).default}
-        args = "".join(f", {key}={value!r}" for key, value in changed.items())
-        return f"codec({self.name!r}{args})"
+        return f"codec({self.name!r}{''.join(f', {key}={value!r}' for key, value in self.given.items())})"
 
     # -- streaming ------------------------------------------------------------------------------------------------
 
