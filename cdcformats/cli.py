@@ -41,6 +41,65 @@ def formats_command() -> None:
     console.print(carried)
 
 
+@main.group("registry")
+def registry_group() -> None:
+    """The embedded schema registry."""
+
+
+@registry_group.command("serve")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+              help="Registry file (SQLite); default: $CDCFORMATS_SCHEMA_REGISTRY or the user's data directory.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option("--user", default=None, help="Require HTTP basic auth with this user name.")
+@click.option("--password", envvar="CDCFORMATS_REGISTRY_PASSWORD", default=None,
+              help="Password for --user (better: the environment variable CDCFORMATS_REGISTRY_PASSWORD).")
+@click.option("--max-request-bytes", default=4 * 1024 * 1024, show_default=True, type=click.IntRange(1),
+              help="Refuse request bodies larger than this.")
+def registry_serve_command(db_path: str | None, host: str, port: int, user: str | None, password: str | None,
+                           max_request_bytes: int) -> None:
+    """Serve a registry file over HTTP with the Confluent Schema Registry REST API."""
+    from .schema_registry import default_path
+    from .schema_registry.server import serve
+    from .schema_registry.store import SchemaStore
+
+    if (user is None) != (password is None):
+        raise click.UsageError("--user and --password (or CDCFORMATS_REGISTRY_PASSWORD) go together")
+    path = db_path or default_path()
+    click.echo(f"schema registry {path} on http://{host}:{port}" + (" (basic auth)" if user else ""), err=True)
+    serve(SchemaStore(path), host, port, credentials=(user, password) if user else None,
+          max_request_bytes=max_request_bytes)
+
+
+@main.group("schemas")
+def schemas_group() -> None:
+    """The canonical envelope schemas."""
+
+
+@schemas_group.command("register")
+@click.option("--registry", "target", default=None,
+              help="Registry URL (http/https) or file; default: the embedded registry.")
+@click.option("--format", "schema_format", type=click.Choice(["avro", "protobuf"]), multiple=True,
+              default=["avro", "protobuf"], show_default=True, help="Which envelope(s) to register.")
+@click.option("--topic", default=None, help="Topic whose subject to register under (topic strategies).")
+@click.option("--strategy", type=click.Choice(["topic", "record", "topic-record"]), default="topic",
+              show_default=True, help="Subject name strategy, as Confluent spells them.")
+@click.option("--key", "is_key", is_flag=True, help="Register as the key schema (<topic>-key).")
+def schemas_register_command(target: str | None, schema_format: tuple[str, ...], topic: str | None, strategy: str,
+                             is_key: bool) -> None:
+    """Register the canonical Avro and/or Protobuf envelope and print subject and id."""
+    from .schema_registry import connect, register_envelope
+
+    if strategy != "record" and topic is None:
+        raise click.UsageError(f"--strategy {strategy} needs --topic")
+    if strategy == "topic" and len(schema_format) > 1:
+        raise click.UsageError("one topic subject holds one schema: pick --format avro or --format protobuf")
+    registry = connect(target)
+    for name in schema_format:
+        subject, schema_id = register_envelope(registry, name, topic, strategy, is_key)
+        click.echo(f"{name}\t{subject}\t{schema_id}")
+
+
 @main.command("demo")
 def demo_command() -> None:
     """Convert the bundled example streams between every pair of formats and report what survived."""

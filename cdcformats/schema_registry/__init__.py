@@ -1,0 +1,88 @@
+"""Where the canonical Avro and Protobuf envelopes get their schema ids.
+
+    from cdcformats.schema_registry import connect
+    registry = connect()                               # the embedded registry, in the user's data directory
+    registry = connect("/data/registry.sqlite")        # an embedded registry file that many processes share
+    registry = connect("https://sr.example.com", **{"basic.auth.user.info": "user:secret"})  # any Confluent-
+                                                                                             # compatible one
+
+Either is accepted wherever confluent-kafka's serializers take a registry client. ``cdcformats registry serve``
+serves an embedded file over HTTP with the Confluent REST API, for other processes, languages and tools.
+
+(Not to be confused with the *plugin* registry in ``cdcformats.plugins``, which knows the formats.)
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+from typing import Any
+
+from ..schemas import AVRO_SCHEMA_NAME, avro_schema_text
+
+ENVIRONMENT_VARIABLE = "CDCFORMATS_SCHEMA_REGISTRY"
+STRATEGIES = ("topic", "record", "topic-record")
+ENVELOPE_RECORD_NAME = AVRO_SCHEMA_NAME  # the Avro record and the Protobuf message share one full name
+
+
+def default_path() -> Path:
+    """The embedded registry file: $CDCFORMATS_SCHEMA_REGISTRY, else schema-registry.sqlite in the user's data
+    directory."""
+    if os.environ.get(ENVIRONMENT_VARIABLE):
+        return Path(os.environ[ENVIRONMENT_VARIABLE])
+    from platformdirs import user_data_path
+
+    return user_data_path("cdcformats") / "schema-registry.sqlite"
+
+
+def connect(target: Any = None, **config: Any) -> Any:
+    """A schema registry client: for an http(s) URL, confluent-kafka's ``SchemaRegistryClient`` (``config`` holds
+    its settings, such as ``basic.auth.user.info`` or ``ssl.ca.location``); for a file path, or nothing, the embedded
+    registry in that file; a client is returned as it is."""
+    if target is None or isinstance(target, (str, os.PathLike)):
+        text = str(target) if target is not None else ""
+        if text.startswith(("http://", "https://", "mock://")):
+            from confluent_kafka.schema_registry import SchemaRegistryClient
+
+            return SchemaRegistryClient({"url": text, **config})
+        if config:
+            raise TypeError(f"settings {', '.join(sorted(config))} are for a registry URL, not an embedded file")
+        from .embedded import EmbeddedSchemaRegistryClient
+
+        return EmbeddedSchemaRegistryClient(Path(target) if target is not None else default_path())
+    return target
+
+
+def subject_name(strategy: str, topic: str | None, record_name: str, is_key: bool = False) -> str:
+    """The subject of a schema, as Confluent's subject name strategies spell it: ``topic`` gives
+    ``<topic>-value`` (or ``-key``), ``record`` the record's full name, ``topic-record`` ``<topic>-<record name>``."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown subject name strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
+    if strategy == "record":
+        return record_name
+    if not topic:
+        raise ValueError(f"the {strategy} subject name strategy needs a topic")
+    return f"{topic}-{'key' if is_key else 'value'}" if strategy == "topic" else f"{topic}-{record_name}"
+
+
+def envelope_schema(schema_format: str) -> Any:
+    """The canonical envelope as a confluent-kafka ``Schema``, in the form its serializers register it (Avro JSON;
+    Protobuf as a base64 FileDescriptorProto), so that registering it here or through a serializer is one id."""
+    from confluent_kafka.schema_registry import Schema
+
+    if schema_format == "avro":
+        return Schema(avro_schema_text(), "AVRO")
+    if schema_format == "protobuf":
+        from ..schemas import change_event_pb2
+
+        descriptor = change_event_pb2.DESCRIPTOR.serialized_pb
+        return Schema(base64.standard_b64encode(descriptor).decode("ascii"), "PROTOBUF")
+    raise ValueError(f"the canonical envelopes are avro and protobuf, not {schema_format!r}")
+
+
+def register_envelope(registry: Any, schema_format: str, topic: str | None = None, strategy: str = "topic",
+                      is_key: bool = False) -> tuple[str, int]:
+    """Register the canonical ``avro`` or ``protobuf`` envelope; its subject and id."""
+    subject = subject_name(strategy, topic, ENVELOPE_RECORD_NAME, is_key)
+    return subject, registry.register_schema(subject, envelope_schema(schema_format))

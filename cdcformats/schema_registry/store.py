@@ -1,0 +1,443 @@
+"""The embedded schema registry's storage: one SQLite file with Confluent Schema Registry semantics.
+
+* One global id per distinct schema (type, text up to insignificant whitespace, references), whatever the subject.
+* Versions per subject; soft delete (hidden unless asked for) and permanent delete (only after a soft delete).
+* Compatibility levels, global (BACKWARD unless set) and per subject, checked for real on registration.
+* Modes READWRITE, READONLY and IMPORT (which registers with a given id).
+
+Many processes can share one file (Spark workers, a producer, a consumer, the HTTP server): SQLite's write-ahead log
+lets readers run beside one writer, and every change is one ``BEGIN IMMEDIATE`` transaction, so ids are handed out
+once and a process killed in the middle of a write leaves the previous state intact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from . import compatibility, errors
+
+DEFAULT_COMPATIBILITY = "BACKWARD"
+MODES = ("READWRITE", "READONLY", "IMPORT")
+GLOBAL = ""  # the config and mode rows that apply to every subject
+MAX_VERSION = 2**31 - 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schemas (
+    id INTEGER PRIMARY KEY,
+    schema_type TEXT NOT NULL,
+    schema TEXT NOT NULL,
+    refs TEXT NOT NULL,
+    fingerprint TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS versions (
+    subject TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    schema_id INTEGER NOT NULL REFERENCES schemas(id),
+    deleted INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (subject, version)
+);
+CREATE INDEX IF NOT EXISTS versions_by_schema ON versions(schema_id);
+CREATE TABLE IF NOT EXISTS config (subject TEXT PRIMARY KEY, compatibility TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS mode (subject TEXT PRIMARY KEY, mode TEXT NOT NULL);
+"""
+
+
+def _fingerprint(schema_type: str, canonical_schema: str, references: Sequence[dict[str, Any]]) -> str:
+    text = json.dumps([schema_type, canonical_schema, [[r["name"], r["subject"], r["version"]] for r in references]])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _references(references: Sequence[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    result = []
+    for reference in references or ():
+        try:
+            result.append({"name": str(reference["name"]), "subject": str(reference["subject"]),
+                           "version": int(reference["version"])})
+        except (KeyError, TypeError, ValueError):
+            raise errors.invalid_schema(f"a reference needs name, subject and version, got {reference!r}") from None
+    return result
+
+
+def parse_version(version: Any) -> int | None:
+    """A version number, or None for "latest" (also written -1)."""
+    if version in ("latest", -1, "-1"):
+        return None
+    try:
+        number = int(version)
+    except (TypeError, ValueError):
+        raise errors.invalid_version(version) from None
+    if not 1 <= number <= MAX_VERSION:
+        raise errors.invalid_version(version)
+    return number
+
+
+class SchemaStore:
+    """A schema registry in one SQLite file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()  # one connection, shared by the threads of one process
+        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        with self._write() as db:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+            finally:
+                self._db.execute("COMMIT")
+
+    # -- schemas ----------------------------------------------------------------------------------------------------
+
+    def register(self, subject: str, schema: str, schema_type: str = "AVRO",
+                 references: Sequence[dict[str, Any]] | None = None, schema_id: int | None = None) -> dict[str, Any]:
+        """Register ``schema`` under ``subject``; the id and version it has (an existing one if already there)."""
+        schema_type = _schema_type(schema_type)
+        refs = _references(references)
+        fingerprint = _fingerprint(schema_type, compatibility.canonical(schema_type, schema), refs)
+        with self._write() as db:
+            mode = self._mode(db, subject)
+            if mode == "READONLY":
+                raise errors.operation_not_permitted(f"Subject {subject} is in read-only mode")
+            if schema_id is not None and mode != "IMPORT":
+                raise errors.operation_not_permitted("A schema id can only be given in IMPORT mode")
+            existing = db.execute(
+                "SELECT v.version, s.id FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                "WHERE v.subject = ? AND s.fingerprint = ? AND v.deleted = 0", (subject, fingerprint)).fetchone()
+            if existing is not None:
+                return {"subject": subject, "id": existing["id"], "version": existing["version"]}
+            parsed = self._parse(db, schema_type, schema, refs)
+            if mode != "IMPORT":
+                earlier = [self._parse(db, row["schema_type"], row["schema"], json.loads(row["refs"]))
+                           for row in self._live_versions(db, subject) if row["schema_type"] == schema_type]
+                problems = compatibility.problems(self._compatibility(db, subject), schema_type, parsed, earlier)
+                if problems:
+                    raise errors.incompatible(problems)
+            known = db.execute("SELECT id FROM schemas WHERE fingerprint = ?", (fingerprint,)).fetchone()
+            if known is not None:
+                new_id = known["id"]
+                if schema_id is not None and schema_id != new_id:
+                    raise errors.RegistryError(422, 42207, f"Schema already registered with id {new_id} instead "
+                                                           f"of input id {schema_id}")
+            else:
+                if schema_id is not None and db.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone():
+                    raise errors.RegistryError(422, 42207, f"Id {schema_id} is taken by another schema")
+                new_id = db.execute(
+                    "INSERT INTO schemas (id, schema_type, schema, refs, fingerprint) VALUES (?, ?, ?, ?, ?)",
+                    (schema_id, schema_type, schema, json.dumps(refs), fingerprint)).lastrowid
+            version = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE subject = ?",
+                                 (subject,)).fetchone()[0]
+            db.execute("INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)",
+                       (subject, version, new_id))
+            return {"subject": subject, "id": new_id, "version": version}
+
+    def lookup(self, subject: str, schema: str, schema_type: str = "AVRO",
+               references: Sequence[dict[str, Any]] | None = None, deleted: bool = False) -> dict[str, Any]:
+        """The version of ``subject`` that holds ``schema``."""
+        schema_type = _schema_type(schema_type)
+        refs = _references(references)
+        fingerprint = _fingerprint(schema_type, compatibility.canonical(schema_type, schema), refs)
+        with self._read() as db:
+            self._require_subject(db, subject, deleted=True)
+            row = db.execute(
+                "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                "WHERE v.subject = ? AND s.fingerprint = ? AND (v.deleted = 0 OR ?) ORDER BY v.version DESC",
+                (subject, fingerprint, deleted)).fetchone()
+            if row is None:
+                raise errors.schema_not_found()
+            return _version_record(row)
+
+    def schema(self, schema_id: int) -> dict[str, Any]:
+        with self._read() as db:
+            row = db.execute("SELECT * FROM schemas WHERE id = ?", (schema_id,)).fetchone()
+            if row is None:
+                raise errors.schema_not_found(f"Schema {schema_id} not found")
+            return _schema_record(row)
+
+    def schema_types(self) -> list[str]:
+        return list(compatibility.SCHEMA_TYPES)
+
+    def subjects_of(self, schema_id: int, deleted: bool = False) -> list[dict[str, Any]]:
+        """The (subject, version) pairs that hold the schema ``schema_id``."""
+        with self._read() as db:
+            if db.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone() is None:
+                raise errors.schema_not_found(f"Schema {schema_id} not found")
+            rows = db.execute("SELECT subject, version FROM versions WHERE schema_id = ? AND (deleted = 0 OR ?) "
+                              "ORDER BY subject, version", (schema_id, deleted)).fetchall()
+            return [{"subject": row["subject"], "version": row["version"]} for row in rows]
+
+    # -- subjects and versions --------------------------------------------------------------------------------------
+
+    def subjects(self, prefix: str = "", deleted: bool = False) -> list[str]:
+        with self._read() as db:
+            rows = db.execute("SELECT DISTINCT subject FROM versions WHERE (deleted = 0 OR ?) ORDER BY subject",
+                              (deleted,)).fetchall()
+            return [row["subject"] for row in rows if row["subject"].startswith(prefix)]
+
+    def versions(self, subject: str, deleted: bool = False) -> list[int]:
+        with self._read() as db:
+            self._require_subject(db, subject, deleted)
+            return [row["version"] for row in db.execute(
+                "SELECT version FROM versions WHERE subject = ? AND (deleted = 0 OR ?) ORDER BY version",
+                (subject, deleted))]
+
+    def version(self, subject: str, version: Any = "latest", deleted: bool = False) -> dict[str, Any]:
+        number = parse_version(version)
+        with self._read() as db:
+            self._require_subject(db, subject, deleted)
+            if number is None:
+                row = db.execute(
+                    "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                    "WHERE v.subject = ? AND (v.deleted = 0 OR ?) ORDER BY v.version DESC LIMIT 1",
+                    (subject, deleted)).fetchone()
+            else:
+                row = db.execute(
+                    "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                    "WHERE v.subject = ? AND v.version = ? AND (v.deleted = 0 OR ?)",
+                    (subject, number, deleted)).fetchone()
+            if row is None:
+                raise errors.version_not_found(subject, version)
+            return _version_record(row)
+
+    def referenced_by(self, subject: str, version: Any = "latest") -> list[int]:
+        record = self.version(subject, version)
+        with self._read() as db:
+            ids = []
+            for row in db.execute("SELECT id, refs FROM schemas ORDER BY id"):
+                if any(ref["subject"] == subject and ref["version"] == record["version"]
+                       for ref in json.loads(row["refs"])):
+                    ids.append(row["id"])
+            return ids
+
+    def delete_subject(self, subject: str, permanent: bool = False) -> list[int]:
+        with self._write() as db:
+            rows = db.execute("SELECT version, deleted FROM versions WHERE subject = ? ORDER BY version",
+                              (subject,)).fetchall()
+            if not rows:
+                raise errors.subject_not_found(subject)
+            live = [row["version"] for row in rows if not row["deleted"]]
+            if permanent:
+                if live:
+                    raise errors.subject_not_soft_deleted(subject)
+                self._refuse_if_referenced(db, subject, None)
+                db.execute("DELETE FROM versions WHERE subject = ?", (subject,))
+                db.execute("DELETE FROM config WHERE subject = ?", (subject,))
+                db.execute("DELETE FROM mode WHERE subject = ?", (subject,))
+                return [row["version"] for row in rows]
+            if not live:
+                raise errors.subject_soft_deleted(subject)
+            self._refuse_if_referenced(db, subject, None)
+            db.execute("UPDATE versions SET deleted = 1 WHERE subject = ?", (subject,))
+            return live
+
+    def delete_version(self, subject: str, version: Any, permanent: bool = False) -> int:
+        number = parse_version(version)
+        with self._write() as db:
+            self._require_subject(db, subject, deleted=True)
+            if number is None:
+                row = db.execute("SELECT version, deleted FROM versions WHERE subject = ? AND deleted = 0 "
+                                 "ORDER BY version DESC LIMIT 1", (subject,)).fetchone()
+            else:
+                row = db.execute("SELECT version, deleted FROM versions WHERE subject = ? AND version = ?",
+                                 (subject, number)).fetchone()
+            if row is None:
+                raise errors.version_not_found(subject, version)
+            found = row["version"]
+            self._refuse_if_referenced(db, subject, found)
+            if permanent:
+                if not row["deleted"]:
+                    raise errors.version_not_soft_deleted(subject, found)
+                db.execute("DELETE FROM versions WHERE subject = ? AND version = ?", (subject, found))
+            else:
+                if row["deleted"]:
+                    raise errors.version_soft_deleted(subject, found)
+                db.execute("UPDATE versions SET deleted = 1 WHERE subject = ? AND version = ?", (subject, found))
+            return found
+
+    def test_compatibility(self, subject: str, schema: str, schema_type: str = "AVRO",
+                           references: Sequence[dict[str, Any]] | None = None, version: Any = "latest",
+                           all_versions: bool = False) -> list[str]:
+        """Why ``schema`` could not be registered next under ``subject`` (against one version, or all)."""
+        schema_type = _schema_type(schema_type)
+        with self._read() as db:
+            parsed = self._parse(db, schema_type, schema, _references(references))
+            rows = [row for row in self._live_versions(db, subject) if row["schema_type"] == schema_type]
+            if not all_versions:
+                number = parse_version(version)
+                rows = [row for row in rows if number is None or row["version"] == number][-1:]
+                if not rows and db.execute("SELECT 1 FROM versions WHERE subject = ?", (subject,)).fetchone():
+                    raise errors.version_not_found(subject, version)
+            earlier = [self._parse(db, row["schema_type"], row["schema"], json.loads(row["refs"])) for row in rows]
+            level = self._compatibility(db, subject)
+            if all_versions and not level.endswith("_TRANSITIVE") and level != "NONE":
+                level += "_TRANSITIVE"
+            return compatibility.problems(level, schema_type, parsed, earlier)
+
+    # -- config and mode --------------------------------------------------------------------------------------------
+
+    def compatibility(self, subject: str | None = None, default_to_global: bool = False) -> str:
+        with self._read() as db:
+            row = db.execute("SELECT compatibility FROM config WHERE subject = ?", (subject or GLOBAL,)).fetchone()
+            if row is not None:
+                return row["compatibility"]
+            if subject and not default_to_global:
+                raise errors.compatibility_not_configured(subject)
+            return self._compatibility(db, GLOBAL)
+
+    def set_compatibility(self, level: Any, subject: str | None = None) -> str:
+        level = str(level).upper()
+        if level not in compatibility.LEVELS:
+            raise errors.invalid_compatibility_level(level)
+        with self._write() as db:
+            db.execute("INSERT INTO config (subject, compatibility) VALUES (?, ?) ON CONFLICT(subject) "
+                       "DO UPDATE SET compatibility = excluded.compatibility", (subject or GLOBAL, level))
+        return level
+
+    def delete_compatibility(self, subject: str | None = None) -> str:
+        with self._write() as db:
+            level = self._compatibility(db, subject or GLOBAL)
+            if subject and db.execute("SELECT 1 FROM config WHERE subject = ?", (subject,)).fetchone() is None:
+                raise errors.compatibility_not_configured(subject)
+            db.execute("DELETE FROM config WHERE subject = ?", (subject or GLOBAL,))
+            return level
+
+    def mode(self, subject: str | None = None, default_to_global: bool = True) -> str:
+        with self._read() as db:
+            if subject and not default_to_global:
+                row = db.execute("SELECT mode FROM mode WHERE subject = ?", (subject,)).fetchone()
+                if row is None:
+                    raise errors.mode_not_configured(subject)
+            return self._mode(db, subject or GLOBAL)
+
+    def set_mode(self, mode: Any, subject: str | None = None, force: bool = False) -> str:
+        mode = str(mode).upper()
+        if mode not in MODES:
+            raise errors.invalid_mode(mode)
+        with self._write() as db:
+            if mode == "IMPORT" and not force and db.execute(
+                    "SELECT 1 FROM versions WHERE subject = ? OR ? = ''", (subject or GLOBAL, subject or GLOBAL)
+            ).fetchone():
+                raise errors.operation_not_permitted("Cannot import since found existing subjects")
+            db.execute("INSERT INTO mode (subject, mode) VALUES (?, ?) ON CONFLICT(subject) DO UPDATE SET "
+                       "mode = excluded.mode", (subject or GLOBAL, mode))
+        return mode
+
+    def delete_mode(self, subject: str) -> str:
+        with self._write() as db:
+            mode = self._mode(db, subject)
+            db.execute("DELETE FROM mode WHERE subject = ?", (subject,))
+            return mode
+
+    # -- inside a transaction ---------------------------------------------------------------------------------------
+
+    def _compatibility(self, db: sqlite3.Connection, subject: str) -> str:
+        for key in (subject, GLOBAL):
+            row = db.execute("SELECT compatibility FROM config WHERE subject = ?", (key,)).fetchone()
+            if row is not None:
+                return row["compatibility"]
+        return DEFAULT_COMPATIBILITY
+
+    def _mode(self, db: sqlite3.Connection, subject: str | None) -> str:
+        for key in (subject or GLOBAL, GLOBAL):
+            row = db.execute("SELECT mode FROM mode WHERE subject = ?", (key,)).fetchone()
+            if row is not None:
+                return row["mode"]
+        return "READWRITE"
+
+    def _require_subject(self, db: sqlite3.Connection, subject: str, deleted: bool) -> None:
+        if db.execute("SELECT 1 FROM versions WHERE subject = ? AND (deleted = 0 OR ?) LIMIT 1",
+                      (subject, deleted)).fetchone() is None:
+            raise errors.subject_not_found(subject)
+
+    def _live_versions(self, db: sqlite3.Connection, subject: str) -> list[sqlite3.Row]:
+        return db.execute("SELECT v.version, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                          "WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version", (subject,)).fetchall()
+
+    def _parse(self, db: sqlite3.Connection, schema_type: str, schema: str, refs: list[dict[str, Any]]) -> Any:
+        if schema_type == "AVRO":
+            return compatibility.parse_avro(schema, self._referenced_texts(db, refs, set()))
+        if schema_type == "PROTOBUF":
+            for ref in refs:  # references must exist, as Confluent checks
+                self._referenced_row(db, ref)
+            return compatibility.parse_protobuf(schema)
+        return None  # JSON Schema: stored, not checked
+
+    def _referenced_row(self, db: sqlite3.Connection, ref: dict[str, Any]) -> sqlite3.Row:
+        row = db.execute("SELECT s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                         "WHERE v.subject = ? AND v.version = ?", (ref["subject"], ref["version"])).fetchone()
+        if row is None:
+            raise errors.invalid_schema(f"reference {ref['name']} to {ref['subject']} version {ref['version']} "
+                                        "does not exist")
+        return row
+
+    def _referenced_texts(self, db: sqlite3.Connection, refs: list[dict[str, Any]], seen: set) -> list[str]:
+        """The texts of the referenced schemas, dependencies first."""
+        texts: list[str] = []
+        for ref in refs:
+            key = (ref["subject"], ref["version"])
+            if key in seen:
+                continue
+            seen.add(key)
+            row = self._referenced_row(db, ref)
+            texts += self._referenced_texts(db, json.loads(row["refs"]), seen)
+            texts.append(row["schema"])
+        return texts
+
+    def _refuse_if_referenced(self, db: sqlite3.Connection, subject: str, version: int | None) -> None:
+        for row in db.execute("SELECT s.id, s.refs FROM schemas s WHERE s.refs != '[]' AND EXISTS "
+                              "(SELECT 1 FROM versions v WHERE v.schema_id = s.id AND v.deleted = 0)"):
+            for ref in json.loads(row["refs"]):
+                if ref["subject"] == subject and (version is None or ref["version"] == version):
+                    raise errors.reference_exists(f"One or more references exist to the schema "
+                                                  f"{{subject={subject}, version={ref['version']}}}")
+
+
+def _schema_type(schema_type: Any) -> str:
+    schema_type = str(schema_type or "AVRO").upper()
+    if schema_type not in compatibility.SCHEMA_TYPES:
+        raise errors.invalid_schema(f"unknown schema type {schema_type}")
+    return schema_type
+
+
+def _schema_record(row: sqlite3.Row) -> dict[str, Any]:
+    record: dict[str, Any] = {"schema": row["schema"]}
+    if row["schema_type"] != "AVRO":
+        record["schemaType"] = row["schema_type"]
+    references = json.loads(row["refs"])
+    if references:
+        record["references"] = references
+    return record
+
+
+def _version_record(row: sqlite3.Row) -> dict[str, Any]:
+    return {"subject": row["subject"], "version": row["version"], "id": row["id"], **_schema_record(row)}
