@@ -210,3 +210,21 @@ def test_the_server_listens_on_loopback_by_default(server: Server) -> None:
     with pytest.raises(urllib.error.HTTPError) as missing:
         urllib.request.urlopen(f"{server.url}/schemas/ids/999")
     assert json.load(missing.value) == {"error_code": 40403, "message": "Schema 999 not found"}
+
+
+def test_connect_gives_confluent_clients_for_urls_and_the_cli_registers_envelopes(server: Server) -> None:
+    from click.testing import CliRunner
+
+    from cdcformats.cli import main
+    from cdcformats.schema_registry import connect
+
+    client = connect(server.url, **{"max.retries": 0})
+    assert isinstance(client, SchemaRegistryClient)
+    result = CliRunner().invoke(main, ["schemas", "register", "--registry", server.url, "--format", "protobuf",
+                                       "--topic", "orders"])
+    assert result.exit_code == 0, result.output
+    format_name, subject, schema_id = result.output.split()
+    assert (format_name, subject) == ("protobuf", "orders-value")
+    assert client.get_latest_version("orders-value").schema_id == int(schema_id)
+    refused = CliRunner().invoke(main, ["schemas", "register", "--registry", server.url, "--topic", "orders"])
+    assert refused.exit_code == 2 and "one topic subject holds one schema" in refused.output
