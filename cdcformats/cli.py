@@ -100,6 +100,55 @@ def schemas_register_command(target: str | None, schema_format: tuple[str, ...],
         click.echo(f"{name}\t{subject}\t{schema_id}")
 
 
+def _format_options(pairs: tuple[str, ...]) -> dict[str, object]:
+    """NAME=VALUE pairs; a VALUE that parses as JSON (a list, a number, true) is taken as that."""
+    import json
+
+    options: dict[str, object] = {}
+    for pair in pairs:
+        name, equals, text = pair.partition("=")
+        if not equals:
+            raise click.BadParameter(f"expected NAME=VALUE, got {pair!r}")
+        try:
+            options[name] = json.loads(text)
+        except ValueError:
+            options[name] = text
+    return options
+
+
+@main.command("bridge")
+@click.option("--source-topic", required=True, help="Topic to consume.")
+@click.option("--source-format", required=True, help="Format of the source topic's values.")
+@click.option("--target-topic", required=True, help="Topic to produce to.")
+@click.option("--target-format", required=True, help="Format to write.")
+@click.option("--bootstrap-servers", required=True, help="Kafka bootstrap servers (host:port,...).")
+@click.option("--group-id", default="cdcformats-bridge", show_default=True, help="Consumer group (its offsets are "
+              "committed only after the converted messages are acknowledged).")
+@click.option("--dead-letter-topic", default=None, help="Where messages that cannot be converted go, with the error "
+              "in a header; without it, such a message stops the bridge.")
+@click.option("--schema-registry", default=None, help="Registry URL or file for avro/protobuf (default: embedded).")
+@click.option("--source-option", multiple=True, metavar="NAME=VALUE", help="A source format option (JSON values).")
+@click.option("--target-option", multiple=True, metavar="NAME=VALUE", help="A target format option (JSON values).")
+@click.option("--tombstones", is_flag=True, help="Follow each converted delete with a tombstone.")
+@click.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without input.")
+@click.option("--progress-interval", type=float, default=1.0, show_default=True,
+              help="Seconds between progress lines on stderr.")
+def bridge_command(source_topic: str, source_format: str, target_topic: str, target_format: str,
+                   bootstrap_servers: str, group_id: str, dead_letter_topic: str | None, schema_registry: str | None,
+                   source_option: tuple[str, ...], target_option: tuple[str, ...], tombstones: bool,
+                   idle_timeout: float | None, progress_interval: float) -> None:
+    """Convert a topic into another format, at least once, until SIGINT/SIGTERM (or --idle-timeout)."""
+    import sys
+
+    from .kafka.bridge import Bridge, run_until_signalled
+
+    bridge = Bridge(source_topic, source_format, target_topic, target_format, bootstrap_servers, group_id,
+                    dead_letter_topic, schema_registry, _format_options(source_option),
+                    _format_options(target_option), tombstones, idle_timeout=idle_timeout, progress=sys.stderr,
+                    progress_interval=progress_interval)
+    run_until_signalled(bridge)
+
+
 @main.command("demo")
 def demo_command() -> None:
     """Convert the bundled example streams between every pair of formats and report what survived."""

@@ -46,6 +46,20 @@ class AvroCodec(Codec):
         except (TypeError, ValueError, InvalidOperation) as error:
             raise DecodeError(self.name, str(error)) from None
 
+    def decode_resolved(self, message: bytes, writer_schema: Any) -> ChangeEvent:
+        """Decode a body written with another version of the envelope (``writer_schema``, parsed by fastavro),
+        through Avro schema resolution into the canonical one."""
+        stream = BytesIO(message)
+        try:
+            record = fastavro.schemaless_reader(stream, writer_schema, self.schema)
+        except Exception as error:  # as in decode_message
+            raise DecodeError(self.name, f"cannot be read with its writer schema ({type(error).__name__}: {error})"
+                              ) from None
+        try:
+            return event_from_record(record)
+        except (TypeError, ValueError, InvalidOperation) as error:
+            raise DecodeError(self.name, str(error)) from None
+
     def encode_event(self, event: ChangeEvent) -> bytes:
         stream = BytesIO()
         try:

@@ -52,8 +52,8 @@ _OPS: dict[str, tuple[Op, str, CellKind]] = {
 }
 _DOCUMENTED_FIELDS = ("op", "table", "ts", "keyOnly", "data")
 _ENTRY_FIELDS = frozenset({"type", "name", "ts", "value"})
-_INTEGER_TEXT = re.compile(r"-?[0-9]+")
-_KEY_ONLY = {"true": True, "false": False, True: True, False: False, 1: True, 0: False}
+_INTEGER_TEXT = re.compile(r"-?[0-9]{1,19}")  # at most what fits in 64 bits, so int() is cheap
+_KEY_ONLY = {"true": True, "false": False, True: True, False: False}  # 1 and 0 hash as True and False
 
 
 class LindormCodec(Codec):
@@ -85,7 +85,7 @@ class LindormCodec(Codec):
     def decode_message(self, message: bytes) -> ChangeEvent:
         document = load_object(NAME, message, self.config["max_message_bytes"])
         op_name = document.get("op")
-        if op_name not in _OPS:
+        if type(op_name) is not str or op_name not in _OPS:
             raise DecodeError(NAME, f"unknown op {op_name!r}; expected one of {', '.join(_OPS)}", field="op")
         op, image_name, kind = _OPS[op_name]
         table_name = document.get("table")
@@ -115,6 +115,9 @@ class LindormCodec(Codec):
         op_name = event.attribute(OP_ATTRIBUTE) or _derived_op(event)
         if op_name not in _OPS:
             raise EncodeError(NAME, f"lindorm has no mutation for {op_name}", field="op")
+        if _OPS[op_name][0] is not event.op:
+            raise EncodeError(NAME, f"the attribute {OP_ATTRIBUTE}={op_name!r} contradicts the op {event.op.value}",
+                              field="attributes")
         image_name = _OPS[op_name][1]
         image = getattr(event, image_name)
         if image is None:  # e.g. a DELETE without a before image: the key identifies the row
@@ -231,9 +234,9 @@ def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> Image:
             value = typed_text.parse(value, type_name)
         elif type(value) in (dict, list):
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"{path}.value")
+        version = _version(entry.get("ts"), f"{path}.ts")
         try:
-            cells.append(Cell(name, value, type_name, _version(entry.get("ts"), f"{path}.ts"),
-                              CellKind.PUT if name in key_columns else kind))
+            cells.append(Cell(name, value, type_name, version, CellKind.PUT if name in key_columns else kind))
         except (TypeError, ValueError) as error:
             raise DecodeError(NAME, str(error), field=f"{path}.value") from None
     return tuple(cells)

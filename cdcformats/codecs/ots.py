@@ -56,7 +56,7 @@ POSITION_LAYOUT = (("epoch", int), ("row_index", int), ("shard_id", str))
 
 _KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
 _OP_OF_KIND = {kind: op for op, kind in _KIND_OF_OP.items()}
-_SEQUENCE_INFO = re.compile(r"(-?\d+)_(-?\d+)_(-?\d+)_(.*):(-?\d+)", re.DOTALL)
+_SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
 
@@ -89,7 +89,7 @@ class OtsCodec(Codec):
         "op.UPSERT", "op.UPDATE", "op.DELETE", "key", "after",
         "cell.version", "cell.repeated", "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
         "value.null", "value.bool", "value.int", "value.float", "value.float_nonfinite", "value.str",
-        "value.bytes", "value.off_type", "source.position", "source.commit_time",
+        "value.bytes", "value.off_type", "source.position", "source.commit_time", "source.time.sub_ms",
     })
     shapes = (
         Shape(Op.UPSERT, after=NONEMPTY),
@@ -129,23 +129,24 @@ class OtsCodec(Codec):
             yield from super().decode(messages, on_error)
             return
         record: list[tuple[int, tuple]] = []  # the rows of the record being grouped, with their stream positions
-        record_id: Any = None
+        previous_place: Any = None
         for position, message in enumerate(messages):
             try:
-                row, row_record_id = self._parse_row(message)
+                row, place = self._parse_row(message)
             except DecodeError as error:
                 report(error.at(position, message), on_error)
                 continue
-            if record and (row_record_id != record_id or row_record_id is None and _starts_record(row, record)):
+            if record and _starts_record(row, record, place, previous_place):
                 yield from self._record_event(record, on_error)
                 record = []
             record.append((position, row))
-            record_id = row_record_id
+            previous_place = place
         if record:
             yield from self._record_event(record, on_error)
 
     def _parse_row(self, message: Any) -> tuple[tuple, Any]:
-        """A validated row, and the id of its record (from the sequence info; None without it)."""
+        """A validated row, and where it stands in its record: (record id, colIdx) from the sequence info, or None
+        without it."""
         if type(message) is _BadRow:
             raise message.error
         if not isinstance(message, (tuple, list)):
@@ -156,7 +157,7 @@ class OtsCodec(Codec):
                                     f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
         key = message[:width]
         for index, value in enumerate(key):
-            if type(value) not in _KEY_TYPES:
+            if type(value) not in _KEY_TYPES or (type(value) is int and not -(2**63) <= value < 2**63):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
                                   field=self.primary_key[index])  # type: ignore[index]
         column, timestamp, value, op_type = message[width:width + 4]
@@ -164,10 +165,11 @@ class OtsCodec(Codec):
         if column in self.primary_key:  # type: ignore[operator]
             raise DecodeError(NAME, f"an attribute column cannot have the name of a primary key column ({column!r})",
                               field="columnName")
-        record_id = None
+        place = None
         if len(message) == width + 5:
-            record_id = _parse_sequence_info(message[width + 4])
-        return tuple(message), record_id
+            *record_id, column_index = _parse_sequence_info(message[width + 4])
+            place = (tuple(record_id), column_index)
+        return tuple(message), place
 
     def _record_event(self, record: list[tuple[int, tuple]], on_error: Callable[[DecodeError], None] | None
                       ) -> Iterator[ChangeEvent]:
@@ -199,7 +201,7 @@ class OtsCodec(Codec):
             op, after = Op.UPDATE, cells
         source = Source()
         if len(first) == width + 5:
-            epoch, timestamp, row_index, shard_id = _parse_sequence_info(first[width + 4])
+            epoch, timestamp, row_index, shard_id, _ = _parse_sequence_info(first[width + 4])
             source = Source(position=tuple(zip((name for name, _ in POSITION_LAYOUT), (epoch, row_index, shard_id))),
                             commit_time_us=timestamp)
         yield ChangeEvent(op, self.table, key, after=after, source=source)
@@ -244,7 +246,7 @@ class OtsCodec(Codec):
         if event.op is Op.DELETE:
             cells: Image = ()
             rows = [(*key, None, None, None, "DR")]
-        elif event.op in (Op.UPSERT, Op.INSERT, Op.READ) or event.op is Op.UPDATE:
+        elif event.op in (Op.UPSERT, Op.INSERT, Op.READ, Op.UPDATE):
             cells = tuple(cell for cell in event.after or () if cell.name not in self.primary_key)  # type: ignore
             if event.op is not Op.UPDATE:
                 if any(cell.kind is not CellKind.PUT for cell in cells):
@@ -279,11 +281,11 @@ class OtsCodec(Codec):
     def _single_version_row(self, event: ChangeEvent) -> list[tuple]:
         if event.op in (Op.DELETE, Op.TRUNCATE):
             return []  # the mode exports PutRow and UpdateRow records only
-        latest: dict[str, Any] = {}
+        first_put: dict[str, Any] = {}
         for cell in (*event.key, *(event.after or ())):
             if cell.kind is CellKind.PUT:
-                latest.setdefault(cell.name, _ots_value(cell.value))
-        return [tuple(latest.get(column) for column in self.config["columns"])]
+                first_put.setdefault(cell.name, _ots_value(cell.value))
+        return [tuple(first_put.get(column) for column in self.config["columns"])]
 
     def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
         lost = []
@@ -393,9 +395,13 @@ def _configuration(message: str) -> ConfigurationError:
     return ConfigurationError(f"{NAME}: {message}")
 
 
-def _starts_record(row: tuple, record: list[tuple[int, tuple]]) -> bool:
-    """Without sequence info: a DR row, a row of another primary key, or a DO or DA row after a DR (a PutRow
-    holds only U rows), starts a new record."""
+def _starts_record(row: tuple, record: list[tuple[int, tuple]], place: tuple | None, previous: tuple | None
+                   ) -> bool:
+    """Whether ``row`` opens a new record. With sequence info: another record id, or a colIdx that does not follow
+    the previous row's (a record delivered twice in a row). Without: a DR row, a row of another primary key, or a DO
+    or DA row after a DR (a PutRow holds only U rows)."""
+    if place is not None or previous is not None:
+        return place is None or previous is None or place[0] != previous[0] or place[1] != previous[1] + 1
     width = len(row) - 4
     first = record[0][1]
     return (row[width + 3] == "DR" or row[:width] != first[:width]
@@ -425,15 +431,16 @@ def _check_cell(op_type: Any, column: Any, timestamp: Any, value: Any) -> None:
         raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field="columnValue")
 
 
-def _parse_sequence_info(text: Any) -> tuple[int, int, int, str]:
+def _parse_sequence_info(text: Any) -> tuple[int, int, int, str, int]:
+    """(epoch, timestamp, rowIndex, shardId, colIdx)."""
     match = _SEQUENCE_INFO.fullmatch(text) if type(text) is str else None
     if match is None:
         raise DecodeError(NAME, f"expected epoch_timestamp_rowIndex_shardId:colIdx, got {text!r}",
                           field="sequenceInfo")
-    epoch, timestamp, row_index = (int(part) for part in match.group(1, 2, 3))
+    epoch, timestamp, row_index, column_index = (int(part) for part in match.group(1, 2, 3, 5))
     if not all(-(2**63) <= number < 2**63 for number in (epoch, timestamp, row_index)):
         raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
-    return epoch, timestamp, row_index, match.group(4)
+    return epoch, timestamp, row_index, match.group(4), column_index
 
 
 def _sequence_prefix(source: Source) -> str | None:

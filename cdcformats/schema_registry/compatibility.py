@@ -23,11 +23,12 @@ SCHEMA_TYPES = ("AVRO", "PROTOBUF", "JSON")
 
 
 def canonical(schema_type: str, schema: str) -> str:
-    """The form two registrations of the same schema share: Avro JSON without insignificant whitespace."""
-    if schema_type == "AVRO":
+    """The form two registrations of the same schema share: for Avro and JSON Schema, the JSON without
+    insignificant whitespace and with object keys sorted (the order of fields, an array, is kept)."""
+    if schema_type in ("AVRO", "JSON"):
         try:
-            return json.dumps(json.loads(schema), separators=(",", ":"), ensure_ascii=False)
-        except ValueError as error:
+            return json.dumps(json.loads(schema), separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+        except (ValueError, RecursionError) as error:
             raise errors.invalid_schema(f"not JSON: {error}") from None
     return schema
 
@@ -45,7 +46,7 @@ def parse_avro(schema: str, references: Sequence[str] = ()) -> Any:
         for reference in references:
             avro.schema.make_avsc_object(json.loads(reference), names)
         return avro.schema.make_avsc_object(json.loads(schema), names)
-    except (ValueError, avro.errors.AvroException) as error:
+    except (ValueError, RecursionError, avro.errors.AvroException) as error:
         raise errors.invalid_schema(str(error)) from None
 
 

@@ -60,7 +60,7 @@ async def _body(request: Request, limit: int) -> dict[str, Any]:
         chunks.append(chunk)
     try:
         body = json.loads(b"".join(chunks) or b"{}")
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise errors.RegistryError(400, 400, f"Request body is not JSON: {error}") from None
     if not isinstance(body, dict):
         raise errors.RegistryError(400, 400, "Request body must be a JSON object")
@@ -94,7 +94,7 @@ def create_app(store: SchemaStore, *, max_request_bytes: int = DEFAULT_MAX_REQUE
         return store.lookup(_subject(request), deleted=_flag(request, "deleted"), **_schema_arguments(body))
 
     def schema_by_id(request: Request) -> dict[str, Any]:
-        return store.schema(int(request.path_params["id"]))
+        return store.schema(request.path_params["id"])
 
     def raw_schema(record: dict[str, Any]) -> Any:
         """A schema as its own document: Avro's JSON, or the text of the others."""
@@ -186,8 +186,9 @@ def create_app(store: SchemaStore, *, max_request_bytes: int = DEFAULT_MAX_REQUE
 
 
 class _KeepEncodedSlashes:
-    """Route on the raw path, so that a subject with an encoded slash (``ex%2Fcommon.proto``, as confluent-kafka
-    names Protobuf dependencies) stays one path segment; handlers decode it."""
+    """Route on the raw path, each segment encoded exactly once, so that a subject with an encoded slash
+    (``ex%2Fcommon.proto``, as confluent-kafka names Protobuf dependencies) stays one path segment; the handlers
+    decode subjects, once."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -195,8 +196,7 @@ class _KeepEncodedSlashes:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("raw_path"):
             raw = scope["raw_path"].decode("latin-1")
-            scope = {**scope, "path": "/".join(quote(unquote(part), safe="") if "%2F" in part.upper() else unquote(part)
-                                               for part in raw.split("/"))}
+            scope = {**scope, "path": "/".join(quote(unquote(part), safe="") for part in raw.split("/"))}
         await self.app(scope, receive, send)
 
 

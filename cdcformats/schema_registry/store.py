@@ -1,8 +1,11 @@
 """The embedded schema registry's storage: one SQLite file with Confluent Schema Registry semantics.
 
-* One global id per distinct schema (type, text up to insignificant whitespace, references), whatever the subject.
+* One global id per distinct schema (type, text up to insignificant whitespace and JSON key order, references),
+  whatever the subject.
 * Versions per subject; soft delete (hidden unless asked for) and permanent delete (only after a soft delete).
-* Compatibility levels, global (BACKWARD unless set) and per subject, checked for real on registration.
+* Compatibility levels, global (BACKWARD unless set) and per subject, checked for real on registration for Avro
+  and for Protobuf sent as a descriptor (as confluent-kafka's serializers send it); JSON Schema and .proto text
+  are stored but not checked.
 * Modes READWRITE, READONLY and IMPORT (which registers with a given id).
 
 Many processes can share one file (Spark workers, a producer, a consumer, the HTTP server): SQLite's write-ahead log
@@ -27,6 +30,7 @@ DEFAULT_COMPATIBILITY = "BACKWARD"
 MODES = ("READWRITE", "READONLY", "IMPORT")
 GLOBAL = ""  # the config and mode rows that apply to every subject
 MAX_VERSION = 2**31 - 1
+MAX_ID = 2**31 - 1  # Confluent's wire format holds a schema id in 4 bytes; Java reads it as a signed int
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS schemas (
@@ -54,14 +58,20 @@ def _fingerprint(schema_type: str, canonical_schema: str, references: Sequence[d
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _references(references: Sequence[dict[str, Any]] | None) -> list[dict[str, Any]]:
+def _references(references: Any) -> list[dict[str, Any]]:
+    if references is None:
+        return []
+    if not isinstance(references, (list, tuple)):
+        raise errors.invalid_schema(f"references must be a list, got {references!r}")
     result = []
-    for reference in references or ():
-        try:
-            result.append({"name": str(reference["name"]), "subject": str(reference["subject"]),
-                           "version": int(reference["version"])})
-        except (KeyError, TypeError, ValueError):
-            raise errors.invalid_schema(f"a reference needs name, subject and version, got {reference!r}") from None
+    for reference in references:
+        if not (isinstance(reference, dict) and isinstance(reference.get("name"), str)
+                and isinstance(reference.get("subject"), str)):
+            raise errors.invalid_schema(f"a reference needs name, subject and version, got {reference!r}")
+        version = parse_version(reference.get("version"))
+        if version is None:
+            raise errors.invalid_schema(f"a reference names a version number, not latest: {reference!r}")
+        result.append({"name": reference["name"], "subject": reference["subject"], "version": version})
     return result
 
 
@@ -69,10 +79,12 @@ def parse_version(version: Any) -> int | None:
     """A version number, or None for "latest" (also written -1)."""
     if version in ("latest", -1, "-1"):
         return None
-    try:
+    if type(version) is int:
+        number = version
+    elif type(version) is str and version.isascii() and version.isdigit() and len(version) <= 10:
         number = int(version)
-    except (TypeError, ValueError):
-        raise errors.invalid_version(version) from None
+    else:
+        raise errors.invalid_version(version)
     if not 1 <= number <= MAX_VERSION:
         raise errors.invalid_version(version)
     return number
@@ -95,27 +107,27 @@ class SchemaStore:
                     db.execute(statement)
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+        """One transaction on the shared connection; rolled back on any error, the commit's own included."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(begin)
             try:
                 yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                yield self._db
-            finally:
                 self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def _write(self) -> Any:
+        return self._transaction("BEGIN IMMEDIATE")  # takes the write lock now: no upgrade deadlock later
+
+    def _read(self) -> Any:
+        return self._transaction("BEGIN")  # a consistent snapshot across the statements of one call
 
     # -- schemas ----------------------------------------------------------------------------------------------------
 
@@ -129,8 +141,13 @@ class SchemaStore:
             mode = self._mode(db, subject)
             if mode == "READONLY":
                 raise errors.operation_not_permitted(f"Subject {subject} is in read-only mode")
-            if schema_id is not None and mode != "IMPORT":
+            if schema_id is not None and schema_id != -1 and mode != "IMPORT":
                 raise errors.operation_not_permitted("A schema id can only be given in IMPORT mode")
+            if schema_id == -1:  # Confluent's "no id given"
+                schema_id = None
+            if schema_id is not None and (type(schema_id) is not int or not 1 <= schema_id <= MAX_ID):
+                raise errors.RegistryError(422, 42207, f"A schema id is an integer from 1 to {MAX_ID}, "
+                                                       f"got {schema_id!r}")
             existing = db.execute(
                 "SELECT v.version, s.id FROM versions v JOIN schemas s ON s.id = v.schema_id "
                 "WHERE v.subject = ? AND s.fingerprint = ? AND v.deleted = 0", (subject, fingerprint)).fetchone()
@@ -155,6 +172,8 @@ class SchemaStore:
                 new_id = db.execute(
                     "INSERT INTO schemas (id, schema_type, schema, refs, fingerprint) VALUES (?, ?, ?, ?, ?)",
                     (schema_id, schema_type, schema, json.dumps(refs), fingerprint)).lastrowid
+                if new_id > MAX_ID:
+                    raise errors.RegistryError(422, 42209, f"No schema id is left below {MAX_ID}")
             version = db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE subject = ?",
                                  (subject,)).fetchone()[0]
             db.execute("INSERT INTO versions (subject, version, schema_id) VALUES (?, ?, ?)",
@@ -168,7 +187,7 @@ class SchemaStore:
         refs = _references(references)
         fingerprint = _fingerprint(schema_type, compatibility.canonical(schema_type, schema), refs)
         with self._read() as db:
-            self._require_subject(db, subject, deleted=True)
+            self._require_subject(db, subject, deleted)
             row = db.execute(
                 "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
                 "WHERE v.subject = ? AND s.fingerprint = ? AND (v.deleted = 0 OR ?) ORDER BY v.version DESC",
@@ -178,6 +197,8 @@ class SchemaStore:
             return _version_record(row)
 
     def schema(self, schema_id: int) -> dict[str, Any]:
+        if not 1 <= schema_id <= MAX_ID:
+            raise errors.schema_not_found(f"Schema {schema_id} not found")
         with self._read() as db:
             row = db.execute("SELECT * FROM schemas WHERE id = ?", (schema_id,)).fetchone()
             if row is None:
@@ -189,6 +210,8 @@ class SchemaStore:
 
     def subjects_of(self, schema_id: int, deleted: bool = False) -> list[dict[str, Any]]:
         """The (subject, version) pairs that hold the schema ``schema_id``."""
+        if not 1 <= schema_id <= MAX_ID:
+            raise errors.schema_not_found(f"Schema {schema_id} not found")
         with self._read() as db:
             if db.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone() is None:
                 raise errors.schema_not_found(f"Schema {schema_id} not found")
@@ -212,32 +235,15 @@ class SchemaStore:
                 (subject, deleted))]
 
     def version(self, subject: str, version: Any = "latest", deleted: bool = False) -> dict[str, Any]:
-        number = parse_version(version)
         with self._read() as db:
-            self._require_subject(db, subject, deleted)
-            if number is None:
-                row = db.execute(
-                    "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
-                    "WHERE v.subject = ? AND (v.deleted = 0 OR ?) ORDER BY v.version DESC LIMIT 1",
-                    (subject, deleted)).fetchone()
-            else:
-                row = db.execute(
-                    "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
-                    "WHERE v.subject = ? AND v.version = ? AND (v.deleted = 0 OR ?)",
-                    (subject, number, deleted)).fetchone()
-            if row is None:
-                raise errors.version_not_found(subject, version)
-            return _version_record(row)
+            return _version_record(self._version_row(db, subject, version, deleted))
 
     def referenced_by(self, subject: str, version: Any = "latest") -> list[int]:
-        record = self.version(subject, version)
+        """The ids of live schemas that reference this version."""
         with self._read() as db:
-            ids = []
-            for row in db.execute("SELECT id, refs FROM schemas ORDER BY id"):
-                if any(ref["subject"] == subject and ref["version"] == record["version"]
-                       for ref in json.loads(row["refs"])):
-                    ids.append(row["id"])
-            return ids
+            number = self._version_row(db, subject, version, False)["version"]
+            return [row["id"] for row in self._live_referrers(db) if any(
+                ref["subject"] == subject and ref["version"] == number for ref in json.loads(row["refs"]))]
 
     def delete_subject(self, subject: str, permanent: bool = False) -> list[int]:
         with self._write() as db:
@@ -287,7 +293,8 @@ class SchemaStore:
     def test_compatibility(self, subject: str, schema: str, schema_type: str = "AVRO",
                            references: Sequence[dict[str, Any]] | None = None, version: Any = "latest",
                            all_versions: bool = False) -> list[str]:
-        """Why ``schema`` could not be registered next under ``subject`` (against one version, or all)."""
+        """Why ``schema`` could not be registered next under ``subject``: against one version, or (``all_versions``)
+        against the latest or every version, as the subject's compatibility level says."""
         schema_type = _schema_type(schema_type)
         with self._read() as db:
             parsed = self._parse(db, schema_type, schema, _references(references))
@@ -298,10 +305,7 @@ class SchemaStore:
                 if not rows and db.execute("SELECT 1 FROM versions WHERE subject = ?", (subject,)).fetchone():
                     raise errors.version_not_found(subject, version)
             earlier = [self._parse(db, row["schema_type"], row["schema"], json.loads(row["refs"])) for row in rows]
-            level = self._compatibility(db, subject)
-            if all_versions and not level.endswith("_TRANSITIVE") and level != "NONE":
-                level += "_TRANSITIVE"
-            return compatibility.problems(level, schema_type, parsed, earlier)
+            return compatibility.problems(self._compatibility(db, subject), schema_type, parsed, earlier)
 
     # -- config and mode --------------------------------------------------------------------------------------------
 
@@ -315,9 +319,9 @@ class SchemaStore:
             return self._compatibility(db, GLOBAL)
 
     def set_compatibility(self, level: Any, subject: str | None = None) -> str:
-        level = str(level).upper()
-        if level not in compatibility.LEVELS:
+        if not isinstance(level, str) or level.upper() not in compatibility.LEVELS:
             raise errors.invalid_compatibility_level(level)
+        level = level.upper()
         with self._write() as db:
             db.execute("INSERT INTO config (subject, compatibility) VALUES (?, ?) ON CONFLICT(subject) "
                        "DO UPDATE SET compatibility = excluded.compatibility", (subject or GLOBAL, level))
@@ -340,9 +344,9 @@ class SchemaStore:
             return self._mode(db, subject or GLOBAL)
 
     def set_mode(self, mode: Any, subject: str | None = None, force: bool = False) -> str:
-        mode = str(mode).upper()
-        if mode not in MODES:
+        if not isinstance(mode, str) or mode.upper() not in MODES:
             raise errors.invalid_mode(mode)
+        mode = mode.upper()
         with self._write() as db:
             if mode == "IMPORT" and not force and db.execute(
                     "SELECT 1 FROM versions WHERE subject = ? OR ? = ''", (subject or GLOBAL, subject or GLOBAL)
@@ -373,6 +377,28 @@ class SchemaStore:
             if row is not None:
                 return row["mode"]
         return "READWRITE"
+
+    def _version_row(self, db: sqlite3.Connection, subject: str, version: Any, deleted: bool) -> sqlite3.Row:
+        number = parse_version(version)
+        self._require_subject(db, subject, deleted)
+        if number is None:
+            row = db.execute(
+                "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                "WHERE v.subject = ? AND (v.deleted = 0 OR ?) ORDER BY v.version DESC LIMIT 1",
+                (subject, deleted)).fetchone()
+        else:
+            row = db.execute(
+                "SELECT v.subject, v.version, v.deleted, s.* FROM versions v JOIN schemas s ON s.id = v.schema_id "
+                "WHERE v.subject = ? AND v.version = ? AND (v.deleted = 0 OR ?)", (subject, number, deleted)).fetchone()
+        if row is None:
+            raise errors.version_not_found(subject, version)
+        return row
+
+    def _live_referrers(self, db: sqlite3.Connection) -> list[sqlite3.Row]:
+        """Schemas with references that some live version uses."""
+        return db.execute("SELECT s.id, s.refs FROM schemas s WHERE s.refs != '[]' AND EXISTS "
+                          "(SELECT 1 FROM versions v WHERE v.schema_id = s.id AND v.deleted = 0) ORDER BY s.id"
+                          ).fetchall()
 
     def _require_subject(self, db: sqlite3.Connection, subject: str, deleted: bool) -> None:
         if db.execute("SELECT 1 FROM versions WHERE subject = ? AND (deleted = 0 OR ?) LIMIT 1",
@@ -414,8 +440,7 @@ class SchemaStore:
         return texts
 
     def _refuse_if_referenced(self, db: sqlite3.Connection, subject: str, version: int | None) -> None:
-        for row in db.execute("SELECT s.id, s.refs FROM schemas s WHERE s.refs != '[]' AND EXISTS "
-                              "(SELECT 1 FROM versions v WHERE v.schema_id = s.id AND v.deleted = 0)"):
+        for row in self._live_referrers(db):
             for ref in json.loads(row["refs"]):
                 if ref["subject"] == subject and (version is None or ref["version"] == version):
                     raise errors.reference_exists(f"One or more references exist to the schema "

@@ -228,3 +228,11 @@ def test_connect_gives_confluent_clients_for_urls_and_the_cli_registers_envelope
     assert client.get_latest_version("orders-value").schema_id == int(schema_id)
     refused = CliRunner().invoke(main, ["schemas", "register", "--registry", server.url, "--topic", "orders"])
     assert refused.exit_code == 2 and "one topic subject holds one schema" in refused.output
+
+
+def test_subjects_are_decoded_once(server: Server) -> None:
+    client = server.client()
+    client.register_schema("a%41", ROW_V1)  # a subject with a literal percent sign
+    client.register_schema("ex/common.proto", ROW_V1)  # and one with a slash
+    assert sorted(client.get_subjects()) == ["a%41", "ex/common.proto"]
+    assert client.get_versions("a%41") == [1]

@@ -87,3 +87,24 @@ def test_an_ots_record_with_a_bad_row_is_reported_and_the_stream_goes_on() -> No
     events = list(cf.codec("ots", primary_key=["id"]).decode(rows, on_error=errors.append))
     assert [error.position for error in errors] == [2]
     assert [event.key[0].value for event in events] == ["k1", "k3"]
+
+
+@pytest.mark.parametrize("name, options, message", [
+    ("lindorm", {}, b'{"op": ["Put"]}'),
+    ("lindorm", {}, b'{"op": "Put", "ts": "1' + b"0" * 5000 + b'"}'),
+    ("arcion", {}, b'{"opType": {"I": 1}, "tableName": {"name": "t"}}'),
+    ("arcion", {}, b'{"opType": "I", "tableName": {"name": "t", "hash": 99999999999999999999}}'),
+    ("ots", {"primary_key": ["id"]}, (2**70, None, None, None, "DR")),
+    ("ots", {"primary_key": ["id"]}, ("k", None, None, None, "DR", "1" * 5000 + "_1_1_s:0")),
+])
+def test_odd_types_and_sizes_are_decode_errors_too(name: str, options: dict, message: object) -> None:
+    errors: list[DecodeError] = []
+    assert list(cf.codec(name, **options).decode([message], on_error=errors.append)) == []
+    assert len(errors) == 1 and errors[0].position == 0
+
+
+def test_an_ots_record_delivered_twice_in_a_row_stays_two_records() -> None:
+    sequence = "0000000001_00000000000000000005_0000000001_s"
+    record = [("k", "a", 1, "x", "U", f"{sequence}:0000000000"), ("k", "b", 1, "y", "U", f"{sequence}:0000000001")]
+    events = list(cf.codec("ots", primary_key=["id"]).decode(record + record))
+    assert len(events) == 2 and events[0] == events[1] and len(events[0].after) == 2

@@ -53,9 +53,10 @@ def test_transitive_checks_every_earlier_version(store: SchemaStore) -> None:
     store.register("s", avro(LONG_ID, NOTE_WITH_DEFAULT))
     dropped_default = avro(LONG_ID, NOTE)
     assert store.test_compatibility("s", dropped_default) == []  # the latest writes note
+    assert store.test_compatibility("s", dropped_default, all_versions=True) == []  # BACKWARD: the latest only
+    store.set_compatibility("BACKWARD_TRANSITIVE", "s")
     assert store.test_compatibility("s", dropped_default, all_versions=True) != []  # version 1 has no note
     with pytest.raises(RegistryError):
-        store.set_compatibility("BACKWARD_TRANSITIVE", "s")
         store.register("s", dropped_default)
     store.set_compatibility("BACKWARD", "t")
     store.register("t", avro({"name": "id", "type": "int"}))
@@ -126,3 +127,29 @@ def test_avro_references_resolve_named_types(store: SchemaStore) -> None:
     with pytest.raises(RegistryError) as unresolved:
         store.register("orphan", person)
     assert unresolved.value.error_code == 42201
+
+
+def test_bad_requests_are_registry_errors_not_crashes(store: SchemaStore) -> None:
+    for call, code in [
+        (lambda: store.schema(2**40), 40403),
+        (lambda: store.register("a", avro(LONG_ID), references=5), 42201),
+        (lambda: store.register("a", avro(LONG_ID), references=[{"name": "x", "subject": "y", "version": 10**30}]),
+         42202),
+        (lambda: store.register("a", "[" * 100_000), 42201),
+        (lambda: store.set_compatibility(None), 42203),
+        (lambda: store.version("a", "\u0661"), 42202),
+        (lambda: store.register("a", avro(LONG_ID), schema_id=5), 42205),
+    ]:
+        with pytest.raises(RegistryError) as raised:
+            call()
+        assert raised.value.error_code == code
+    store.set_mode("IMPORT", force=True)
+    with pytest.raises(RegistryError) as raised:
+        store.register("a", avro(LONG_ID), schema_id=2**40)
+    assert raised.value.error_code == 42207
+
+
+def test_key_order_does_not_make_a_new_schema(store: SchemaStore) -> None:
+    first = store.register("a", json.dumps({"type": "record", "name": "R", "fields": [LONG_ID]}))
+    reordered = json.dumps({"fields": [{"type": "long", "name": "id"}], "name": "R", "type": "record"})
+    assert store.register("b", reordered)["id"] == first["id"]

@@ -1,0 +1,194 @@
+"""Kafka serializers and the bridge, over a real Kafka protocol broker: librdkafka's mock cluster on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, DeserializingConsumer, Producer, SerializingProducer
+from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+
+import cdcformats as cf
+from cdcformats.codecs.avro import event_from_record, record_from_event
+from cdcformats.codecs.protobuf import event_from_proto, proto_from_event
+from cdcformats.kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
+from cdcformats.schema_registry import connect
+from cdcformats.schemas import avro_schema_text, change_event_pb2
+
+
+@pytest.fixture(scope="module")
+def bootstrap() -> Iterator[str]:
+    cluster = Producer({"test.mock.num.brokers": 1, "log_level": 0})
+    brokers = cluster.list_topics(timeout=10).brokers.values()
+    yield ",".join(f"{broker.host}:{broker.port}" for broker in brokers)
+    cluster.flush()
+
+
+def consume_all(bootstrap: str, topic: str, value_deserializer=None, idle: float = 4.0) -> list:
+    config = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4()}", "auto.offset.reset": "earliest",
+              "enable.auto.commit": False, "log_level": 0}
+    if value_deserializer is not None:
+        consumer = DeserializingConsumer({**config, "value.deserializer": value_deserializer})
+    else:
+        consumer = Consumer(config)
+    consumer.subscribe([topic])
+    messages, quiet = [], 0.0
+    while quiet < idle:
+        message = consumer.poll(0.5)
+        if message is None:
+            quiet += 0.5 if messages else 0.25  # wait longer for the first message (group join)
+            continue
+        assert message.error() is None, message.error()
+        messages.append(message)
+        quiet = 0.0
+    consumer.close()
+    return messages
+
+
+def lindorm_message(n: int) -> bytes:
+    return json.dumps({"op": "Put" if n % 7 else "DeleteFamily", "table": "orders", "ts": str(1700000000000 + n),
+                       "keyOnly": "false", "data": [{"type": "VARCHAR", "name": "id", "value": f"o-{n % 50}"},
+                                                    {"type": "BIGINT", "name": "n", "value": str(n)}]}).encode()
+
+
+SOURCE_MESSAGES = {
+    "lindorm": [lindorm_message(n) for n in range(8)],
+    "arcion": [line.encode() for line in (Path(cf.__file__).parent / "examples" / "arcion.jsonl").read_text()
+               .splitlines()[1:]],
+    "ots-json": [b'["k1",null,null,null,"DR"]\n["k1","a",5,"x","U"]', b'["k2","b",null,null,"DA"]'],
+}
+OPTIONS = {"lindorm": {"key_columns": ["id"]}, "arcion": {"key_columns": ["r_regionkey"]},
+           "ots-json": {"primary_key": ["id"]}, "avro": {}, "protobuf": {}}
+
+
+@pytest.mark.parametrize("target", ["lindorm", "arcion", "ots-json", "avro", "protobuf"])
+def test_events_produced_with_our_serializers_decode_equal_in_a_separate_consumer(
+        bootstrap: str, tmp_path: Path, target: str) -> None:
+    registry = tmp_path / "registry.sqlite"
+    source = {"lindorm": "lindorm", "arcion": "arcion", "ots-json": "ots-json"}.get(target, "lindorm")
+    events = list(cf.codec(source, **OPTIONS[source]).decode(
+        line for message in SOURCE_MESSAGES[source] for line in message.split(b"\n")))
+    topic = f"serde-{target}-{uuid.uuid4().hex[:8]}"
+    producer = SerializingProducer({
+        "bootstrap.servers": bootstrap, "log_level": 0, "key.serializer": ChangeEventKeySerializer(),
+        "value.serializer": ChangeEventSerializer(target, registry, **OPTIONS[target])})
+    for event in events:
+        producer.produce(topic, key=event, value=event)
+    producer.produce(topic, key=events[0], value=None)  # a tombstone
+    producer.flush()
+    received = consume_all(bootstrap, topic, ChangeEventDeserializer(target, registry, **OPTIONS[target]))
+    decoded = sorted((message.value() for message in received if message.value() is not None),
+                     key=lambda event: event.event_id)
+    assert decoded == sorted(events, key=lambda event: event.event_id)
+    assert sum(message.value() is None for message in received) == 1
+    keys = {message.key() for message in received}
+    assert keys == {ChangeEventKeySerializer()(event) for event in events}
+
+
+EVENT = cf.ChangeEvent(cf.Op.UPSERT, cf.Table("orders"), key=(cf.Cell("id", "o-1"),),
+                       after=(cf.Cell("id", "o-1"), cf.Cell("amount", __import__("decimal").Decimal("19.90"))),
+                       source=cf.Source(commit_time_us=1700000000000000))
+
+
+def test_confluent_avro_and_ours_read_each_other(tmp_path: Path) -> None:
+    registry = connect(tmp_path / "registry.sqlite")  # confluent's serdes take the embedded client too
+    context = SerializationContext("orders", MessageField.VALUE)
+    ours = ChangeEventSerializer("avro", registry)(EVENT, context)
+    theirs = AvroSerializer(registry, avro_schema_text())(record_from_event(EVENT), context)
+    assert ours == theirs
+    assert event_from_record(AvroDeserializer(registry)(ours, context)) == EVENT
+    assert ChangeEventDeserializer("avro", registry)(theirs, context) == EVENT
+
+
+def test_confluent_protobuf_and_ours_read_each_other(tmp_path: Path) -> None:
+    registry = connect(tmp_path / "registry.sqlite")
+    context = SerializationContext("orders-pb", MessageField.VALUE)
+    ours = ChangeEventSerializer("protobuf", registry)(EVENT, context)
+    theirs = ProtobufSerializer(change_event_pb2.ChangeEvent, registry)(proto_from_event(EVENT), context)
+    assert ours == theirs
+    reader = ProtobufDeserializer(change_event_pb2.ChangeEvent, schema_registry_client=registry)
+    assert event_from_proto(reader(ours, context)) == EVENT
+    assert ChangeEventDeserializer("protobuf", registry)(theirs, context) == EVENT
+
+
+def test_avro_written_with_an_evolved_envelope_is_read_by_resolution(tmp_path: Path) -> None:
+    registry = connect(tmp_path / "registry.sqlite")
+    evolved = json.loads(avro_schema_text())
+    evolved["fields"].append({"name": "trace_id", "type": ["null", "string"], "default": None})
+    context = SerializationContext("evolving", MessageField.VALUE)
+    record = {**record_from_event(EVENT), "trace_id": "abc"}
+    framed = AvroSerializer(registry, json.dumps(evolved))(record, context)
+    assert ChangeEventDeserializer("avro", registry)(framed, context) == EVENT
+
+
+def test_bad_frames_are_decode_errors(tmp_path: Path) -> None:
+    reader = ChangeEventDeserializer("protobuf", tmp_path / "registry.sqlite")
+    for data in (b"", b"\x01\x00\x00\x00\x01", b"\x00\x00\x00\x00\x01\x02\x0e"):
+        with pytest.raises(cf.DecodeError):
+            reader(data)
+
+
+# -- the bridge -------------------------------------------------------------------------------------------------------
+
+INPUTS = 10_000
+
+
+def _bridge(bootstrap: str, registry: Path, topics: dict[str, str], *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "cdcformats.cli", "bridge", "--source-topic", topics["source"], "--source-format",
+         "lindorm", "--target-topic", topics["target"], "--target-format", "avro", "--bootstrap-servers", bootstrap,
+         "--group-id", topics["group"], "--dead-letter-topic", topics["dead"], "--schema-registry", str(registry),
+         "--source-option", 'key_columns=["id"]', "--progress-interval", "0", *extra],
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def test_the_bridge_killed_mid_run_and_restarted_loses_nothing(bootstrap: str, tmp_path: Path) -> None:
+    run = uuid.uuid4().hex[:8]
+    topics = {"source": f"in-{run}", "target": f"out-{run}", "dead": f"dead-{run}", "group": f"bridge-{run}"}
+    registry = tmp_path / "registry.sqlite"
+    malformed = {n for n in range(INPUTS) if n % 100 == 37}  # 1%
+    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
+    inputs = {}
+    for n in range(INPUTS):
+        value = b'{"op": "Put", "data": [' if n in malformed else lindorm_message(n)
+        inputs[n] = value
+        producer.produce(topics["source"], key=f"o-{n % 50}".encode(), value=value)
+    producer.flush()
+
+    first = _bridge(bootstrap, registry, topics)
+    for line in first.stderr:
+        consumed = re.match(r"consumed (\d+)", line)
+        if consumed and int(consumed.group(1)) >= 2000:
+            break
+    assert int(consumed.group(1)) < INPUTS  # killed mid-run
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    second = _bridge(bootstrap, registry, topics, "--idle-timeout", "6")
+    _, errors = second.communicate(timeout=300)
+    assert second.returncode == 0, errors
+
+    lindorm = cf.codec("lindorm", key_columns=["id"])
+    expected_ids = {lindorm.decode_message(value).event_id for n, value in inputs.items() if n not in malformed}
+    reader = ChangeEventDeserializer("avro", registry)
+    delivered = consume_all(bootstrap, topics["target"])
+    bytes_by_id: dict[str, set[bytes]] = {}
+    for message in delivered:
+        bytes_by_id.setdefault(reader(message.value()).event_id, set()).add(message.value())
+    assert set(bytes_by_id) == expected_ids, "an input message is missing from the target topic"
+    assert all(len(variants) == 1 for variants in bytes_by_id.values()), "a replayed message converted differently"
+    dead = consume_all(bootstrap, topics["dead"])
+    assert {message.value() for message in dead} == {inputs[n] for n in malformed}
+    headers = dict(dead[0].headers())
+    assert headers["cdcformats.error"].startswith(b"lindorm: message 0: not valid JSON")
+    assert re.fullmatch(rb"in-\w+/\d+/\d+", headers["cdcformats.origin"])
+    assert len(delivered) + len(dead) >= INPUTS  # replays may add duplicates, never gaps
