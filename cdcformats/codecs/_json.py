@@ -69,3 +69,15 @@ def raw(format_name: str, text: Any, field: str) -> msgspec.Raw:
         else:
             return msgspec.Raw(text.encode())
     raise EncodeError(format_name, f"expected JSON text to write back verbatim, got {text!r}", field=field)
+
+
+def is_canonical(text: Any, nested_only: bool = False) -> bool:
+    """Whether ``text`` is JSON exactly as this module writes it (so that it reads back unchanged); with
+    ``nested_only``, an object or an array."""
+    if type(text) is not str:
+        return False
+    try:
+        value = msgspec.json.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return encode(value).decode() == text and (not nested_only or type(value) in (dict, list))

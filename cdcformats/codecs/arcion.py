@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
 from .base import OPTIONAL, PRESENT, Codec, Option, Shape
 from .keys import KEY_COLUMNS
 
@@ -227,6 +227,9 @@ class ArcionCodec(Codec):
                 lost.append(("table", "table (snapshot rows take their table from the option table)"))
             if self.config["mode"] == "auto" and any(cell.name == "opType" for cell in event.after or ()):
                 lost.append(("after", "after (a snapshot row with an opType column reads back as realtime)"))
+        if event.attributes and event.attributes != _attributes_as_decoded(event):
+            lost.append(("attributes", "attributes (the two 64-bit hashes once each, then arcion.cursor.json for "
+                                       "each cursor entry that holds an object or array as JSON text)"))
         names = [name for name, _ in event.source.position]
         if len(set(names)) != len(names):
             lost.append(("source.position", "source.position (the cursor is a JSON object: names are unique)"))
@@ -244,6 +247,19 @@ class ArcionCodec(Codec):
                 elif cell.type is None and type(cell.value) not in _JSON_SCALARS:
                     lost.append(("value.off_type", f"{path}.value (only JSON values in untyped columns)"))
         return lost
+
+
+def _attributes_as_decoded(event: ChangeEvent) -> tuple:
+    """The attributes that decoding this event's message would give, to tell which ones a round trip keeps."""
+    expected: list[tuple[str, Any]] = []
+    for name in (NAMESPACE_HASH, TABLE_HASH):
+        values = [value for attribute, value in event.attributes if attribute == name]
+        if len(values) == 1 and type(values[0]) is int and -(2**63) <= values[0] < 2**63:
+            expected.append((name, values[0]))
+    nested = {value for attribute, value in event.attributes if attribute == CURSOR_JSON}
+    expected.extend((CURSOR_JSON, name) for name, value in event.source.position
+                    if name in nested and is_canonical(value, nested_only=True))
+    return tuple(expected)
 
 
 def _with_hash(fields: dict[str, Any], hash_value: Any) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
 from .base import NONEMPTY, PRESENT, Codec, Shape
 from .keys import KEY_COLUMNS
 
@@ -140,11 +140,29 @@ class LindormCodec(Codec):
         lost = []
         if self.key_columns and event.key != self.key_columns.key_of(event.table, image):
             lost.append(("key", "key (lindorm reads the key out of the image by key_columns)"))
+        if event.attributes and event.attributes != _attributes_as_decoded(event):
+            lost.append(("attributes", "attributes (lindorm.op first, only where the op cannot be derived; then "
+                                       "lindorm.field.* once each, as JSON text)"))
         key_columns = self.key_columns.for_table(event.table)
         lost.extend((f"cell.kind.{cell.kind.value}", f"{image_name}[{index}].kind (a key entry identifies the row)")
                     for index, cell in enumerate(image or ())
                     if cell.name in key_columns and cell.kind is not CellKind.PUT)
         return lost
+
+
+def _attributes_as_decoded(event: ChangeEvent) -> tuple:
+    """The attributes that decoding this event's message would give, to tell which ones a round trip keeps."""
+    fields = [(name, value) for name, value in event.attributes if name.startswith(FIELD_ATTRIBUTE)]
+    names = [name for name, _ in fields]
+    if len(set(names)) != len(names) or any(name[len(FIELD_ATTRIBUTE):] in _DOCUMENTED_FIELDS or
+                                            not is_canonical(value) for name, value in fields):
+        return ()
+    op_name = event.attribute(OP_ATTRIBUTE)
+    plain = ChangeEvent(event.op, event.table, event.key, event.before, event.after, event.source, event.key_only,
+                        tuple(fields))
+    if op_name is None or op_name == _derived_op(plain) or op_name not in _OPS or _OPS[op_name][0] is not event.op:
+        return tuple(fields)
+    return ((OP_ATTRIBUTE, op_name), *fields)
 
 
 def _derived_op(event: ChangeEvent) -> str:

@@ -192,3 +192,24 @@ def test_the_bridge_killed_mid_run_and_restarted_loses_nothing(bootstrap: str, t
     assert headers["cdcformats.error"].startswith(b"lindorm: message 0: not valid JSON")
     assert re.fullmatch(rb"in-\w+/\d+/\d+", headers["cdcformats.origin"])
     assert len(delivered) + len(dead) >= INPUTS  # replays may add duplicates, never gaps
+
+
+def test_the_bridge_stops_cleanly_on_sigterm_with_its_offsets_committed(bootstrap: str, tmp_path: Path) -> None:
+    run = uuid.uuid4().hex[:8]
+    topics = {"source": f"in-{run}", "target": f"out-{run}", "dead": f"dead-{run}", "group": f"bridge-{run}"}
+    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
+    for n in range(300):
+        producer.produce(topics["source"], key=b"k", value=lindorm_message(n))
+    producer.flush()
+    bridge = _bridge(bootstrap, tmp_path / "registry.sqlite", topics)
+    for line in bridge.stderr:
+        if line.startswith("consumed 300 "):
+            break
+    bridge.send_signal(signal.SIGTERM)
+    _, rest = bridge.communicate(timeout=60)
+    assert bridge.returncode == 0, rest
+    again = _bridge(bootstrap, tmp_path / "registry.sqlite", topics, "--idle-timeout", "3")
+    _, lines = again.communicate(timeout=120)
+    assert again.returncode == 0
+    assert set(re.findall(r"consumed (\d+)", lines)) == {"0"}  # nothing left to replay: all was committed
+    assert len(consume_all(bootstrap, topics["target"])) == 300

@@ -108,3 +108,19 @@ def test_an_ots_record_delivered_twice_in_a_row_stays_two_records() -> None:
     record = [("k", "a", 1, "x", "U", f"{sequence}:0000000000"), ("k", "b", 1, "y", "U", f"{sequence}:0000000001")]
     events = list(cf.codec("ots", primary_key=["id"]).decode(record + record))
     assert len(events) == 2 and events[0] == events[1] and len(events[0].after) == 2
+
+
+def test_own_attributes_that_would_not_come_back_are_reported_and_contradictions_refused() -> None:
+    from cdcformats import Cell, CellKind, ChangeEvent, EncodeError, Op
+    lindorm = cf.codec("lindorm")
+    delete = ChangeEvent(Op.DELETE, before=(Cell("id", "1"),), attributes=(("lindorm.op", "Put"),))
+    assert lindorm.dropped(delete)
+    with pytest.raises(EncodeError, match="contradicts the op DELETE"):
+        lindorm.encode_event(delete)
+    family_version = ChangeEvent(Op.UPDATE, after=(Cell("a", kind=CellKind.DELETE_VERSION),),
+                                 attributes=(("lindorm.op", "DeleteFamilyVersion"),))
+    assert lindorm.dropped(family_version) == []
+    assert lindorm.decode_message(lindorm.encode_event(family_version)) == family_version
+    arcion = cf.codec("arcion")
+    hashed = ChangeEvent(Op.INSERT, cf.Table("t"), after=(), attributes=(("arcion.table_hash", "zz"),))
+    assert ("attributes", ) == tuple(feature for feature, _ in arcion.dropped(hashed))[:1]
