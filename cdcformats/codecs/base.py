@@ -229,11 +229,11 @@ class Codec:
         """Encode a stream of events lazily; errors are handled as in ``decode``."""
         for position, event in enumerate(events):
             try:
-                message = self.encode_event(event)
+                messages = self.encode_messages(event)
             except EncodeError as error:
                 report(error.at(position, event), on_error)
                 continue
-            yield message
+            yield from messages
 
     # -- one at a time --------------------------------------------------------------------------------------------
 
@@ -241,7 +241,12 @@ class Codec:
         raise NotImplementedError(f"{self.name} decodes streams only: use decode()")
 
     def encode_event(self, event: ChangeEvent) -> Any:
-        raise NotImplementedError(f"{self.name} encodes streams only: use encode()")
+        raise NotImplementedError(f"{self.name} writes one event as several messages: use encode_messages()")
+
+    def encode_messages(self, event: ChangeEvent) -> list[Any]:
+        """All the messages of one event: one for most formats; a format where a record spans several messages
+        (Tablestore rows) overrides this."""
+        return [self.encode_event(event)]
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

@@ -126,7 +126,7 @@ class LindormCodec(Codec):
         if event.table is not None:
             document["table"] = event.table.name
         if event.source.commit_time_us is not None:
-            document["ts"] = str(event.source.commit_time_us // 1000)
+            document["ts"] = str(_to_milliseconds(event.source.commit_time_us))
         document["keyOnly"] = "true" if event.key_only else "false"
         document["data"] = [_entry(cell, index, image_name) for index, cell in enumerate(image)]
         for index, (name, value) in enumerate(event.attributes):
@@ -226,6 +226,11 @@ def _to_microseconds(milliseconds: int) -> int:
     if not -(2**63) <= microseconds < 2**63:
         raise DecodeError(NAME, f"{milliseconds} ms is too far from 1970 to hold in microseconds", field="ts")
     return microseconds
+
+
+def _to_milliseconds(microseconds: int) -> int:
+    """Towards zero, so that the milliseconds always read back within the 64-bit microsecond range."""
+    return -(-microseconds // 1000) if microseconds < 0 else microseconds // 1000
 
 
 def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> Image:

@@ -228,17 +228,7 @@ class OtsCodec(Codec):
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
-    def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
-               ) -> Iterator[tuple]:
-        for position, event in enumerate(events):
-            try:
-                rows = self.encode_rows(event)
-            except EncodeError as error:
-                report(error.at(position, event), on_error)
-                continue
-            yield from rows
-
-    def encode_rows(self, event: ChangeEvent) -> list[tuple]:
+    def encode_messages(self, event: ChangeEvent) -> list[tuple]:
         """The rows of one event: a whole record, so that one event is one unit (for Kafka, one message each)."""
         if self.single_version:
             return self._single_version_row(event)
@@ -333,13 +323,12 @@ class OtsJsonCodec(OtsCodec):
         except DecodeError as error:
             raise error.relabeled(self.name) from None
 
-    def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
-               ) -> Iterator[bytes]:
+    def encode_messages(self, event: ChangeEvent) -> list[bytes]:
         try:
-            for row in super().encode(events, None if on_error is None else self._relabeling(on_error)):
-                yield encode([_to_json(value) for value in row])
+            rows = super().encode_messages(event)
         except EncodeError as error:
             raise error.relabeled(self.name) from None
+        return [encode([_to_json(value) for value in row]) for row in rows]
 
     def _relabeling(self, on_error: Callable[[Any], None]) -> Callable[[Any], None]:
         """Errors of the shared tuple code, reported as this format's."""

@@ -133,7 +133,7 @@ class ChangeEventSerializer:
     def __call__(self, event: ChangeEvent | None, ctx: Any = None) -> bytes | None:
         if event is None:
             return None
-        messages = list(self.codec.encode([event]))  # raises EncodeError
+        messages = self.codec.encode_messages(event)
         body = messages[0] if len(messages) == 1 else b"\n".join(messages)
         return body if self.framing is None else self.framing.frame(body, ctx)
 

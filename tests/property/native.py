@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from cdcformats.model import INT64_MAX, INT64_MIN
+from cdcformats.model import INT64_MAX
 
 from .strategies import TYPE_NAMES, int64s, names
 
