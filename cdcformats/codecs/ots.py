@@ -303,7 +303,8 @@ class OtsCodec(Codec):
                 lost.append(("after", "after (rows hold the columns in the order of the option columns)"))
         elif _sequence_prefix(event.source) is None and (
                 event.source.position or event.source.commit_time_us is not None):
-            lost.append(("source.position", "source (sequence info needs epoch, row_index, shard_id and a commit time)"))
+            lost.append(("source.position",
+                         "source (sequence info needs epoch, row_index, shard_id and a commit time)"))
         return lost
 
 

@@ -123,7 +123,8 @@ def _protobuf_problems(reader: Any, writer: Any) -> list[str]:
             if other is None:
                 continue
             where = f"{name}.{field.name} (field {field.number})"
-            if (field.label == FieldDescriptorProto.LABEL_REPEATED) != (other.label == FieldDescriptorProto.LABEL_REPEATED):
+            repeated = FieldDescriptorProto.LABEL_REPEATED
+            if (field.label == repeated) != (other.label == repeated):
                 problems.append(f"FIELD_KIND_CHANGED: {where} repeated <-> singular")
             elif field.type_name or other.type_name:
                 if field.type_name != other.type_name or field.type != other.type:

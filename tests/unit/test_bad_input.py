@@ -23,7 +23,8 @@ HOSTILE = {
 @pytest.mark.parametrize("name", JSON_FORMATS)
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_hostile_json_is_a_decode_error(name: str, hostile: str) -> None:
-    good = {"lindorm": b'{"op": "Put", "data": []}', "arcion": b'{"a": "1"}', "ots-json": b'["k", null, null, null, "DR"]'}
+    good = {"lindorm": b'{"op": "Put", "data": []}', "arcion": b'{"a": "1"}',
+            "ots-json": b'["k", null, null, null, "DR"]'}
     errors: list[DecodeError] = []
     events = list(cf.codec(name, **JSON_FORMATS[name]).decode([good[name], HOSTILE[hostile], good[name]],
                                                                 on_error=errors.append))

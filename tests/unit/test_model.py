@@ -44,7 +44,8 @@ def test_lists_become_tuples_and_events_are_immutable() -> None:
     assert event.key == (Cell("id", 1),) and event.attributes == (("x", 1),)
     with pytest.raises(AttributeError):
         event.op = Op.DELETE  # type: ignore[misc]
-    assert len({event, ChangeEvent(Op.INSERT, key=(Cell("id", 1),), after=(Cell("id", 1),), attributes=[("x", 1)])}) == 1
+    same = ChangeEvent(Op.INSERT, key=(Cell("id", 1),), after=(Cell("id", 1),), attributes=[("x", 1)])
+    assert len({event, same}) == 1
 
 
 @pytest.mark.parametrize("build, message", [
