@@ -19,6 +19,8 @@ How the message maps onto the canonical event:
 * ``cursor`` differs per source database, so it is kept verbatim and in order as the source position. A nested
   value in it is kept as its JSON text, named by an ``arcion.cursor.json`` attribute, and written back as JSON.
   Arcion's ``timestamp`` in the cursor is not copied into the commit time: the cursor stays the one place it lives.
+* Top-level fields other than the five of the envelope are kept verbatim as ``arcion.field.<name>`` attributes and
+  written back, so nothing is lost.
 * Values are kept as the JSON value they are (the samples have only strings). With the option ``column_types``
   (a SQL type name per column, for every table or per table) text values in those columns are typed, reversibly,
   and the cell's ``type`` says which type (see ``typed_text``). Objects or arrays as values are refused.
@@ -44,6 +46,8 @@ NAME = "arcion"
 NAMESPACE_HASH = "arcion.namespace_hash"
 TABLE_HASH = "arcion.table_hash"
 CURSOR_JSON = "arcion.cursor.json"
+FIELD_ATTRIBUTE = "arcion.field."
+_ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
 # An UPSERT writes a row's after state without knowing whether it existed: the closest NATIVE op is an update.
@@ -117,7 +121,7 @@ class ArcionCodec(Codec):
         Shape(Op.DELETE, before=OPTIONAL, after=OPTIONAL),
         Shape(Op.READ, after=PRESENT),
     )
-    own_attributes = frozenset({NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON})
+    own_attributes = frozenset({NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON, FIELD_ATTRIBUTE})
     options = (
         KEY_COLUMNS,
         Option("column_types", "SQL type names that type text values: {column: type} for every table, or "
@@ -158,6 +162,8 @@ class ArcionCodec(Codec):
         table, attributes = _table_name(document.get("tableName"))
         position, cursor_json = _cursor(document.get("cursor", {}))
         attributes.extend((CURSOR_JSON, name) for name in cursor_json)
+        attributes.extend((FIELD_ATTRIBUTE + name, encode(value).decode())
+                          for name, value in document.items() if name not in _ENVELOPE_FIELDS)
         before = self._image(document, "before", table)
         after = self._image(document, "after", table)
         key_image = before if op is Op.DELETE or after is None else after
@@ -211,6 +217,9 @@ class ArcionCodec(Codec):
             "before": None if event.before is None else _row(event.before, "before"),
             "after": None if event.after is None else _row(event.after, "after"),
         }
+        for index, (name, value) in enumerate(event.attributes):
+            if name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS:
+                document[name[len(FIELD_ATTRIBUTE):]] = raw(NAME, value, f"attributes[{index}]")
         return encode(document)
 
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
@@ -228,8 +237,9 @@ class ArcionCodec(Codec):
             if self.config["mode"] == "auto" and any(cell.name == "opType" for cell in event.after or ()):
                 lost.append(("after", "after (a snapshot row with an opType column reads back as realtime)"))
         if event.attributes and event.attributes != _attributes_as_decoded(event):
-            lost.append(("attributes", "attributes (the two 64-bit hashes once each, then arcion.cursor.json for "
-                                       "each cursor entry that holds an object or array as JSON text)"))
+            lost.append(("attributes", "attributes (the two 64-bit hashes once each, arcion.cursor.json for each "
+                                       "cursor entry that holds an object or array, then arcion.field.* once each, "
+                                       "as JSON text)"))
         names = [name for name, _ in event.source.position]
         if len(set(names)) != len(names):
             lost.append(("source.position", "source.position (the cursor is a JSON object: names are unique)"))
@@ -259,6 +269,11 @@ def _attributes_as_decoded(event: ChangeEvent) -> tuple:
     nested = {value for attribute, value in event.attributes if attribute == CURSOR_JSON}
     expected.extend((CURSOR_JSON, name) for name, value in event.source.position
                     if name in nested and is_canonical(value, nested_only=True))
+    fields = [(name, value) for name, value in event.attributes if name.startswith(FIELD_ATTRIBUTE)]
+    names = [name for name, _ in fields]
+    if len(set(names)) == len(names):
+        expected.extend((name, value) for name, value in fields
+                        if name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS and is_canonical(value))
     return tuple(expected)
 
 

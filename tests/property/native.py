@@ -94,6 +94,7 @@ arcion_realtime = st.fixed_dictionaries({
     "cursor": st.dictionaries(st.text(max_size=12), st.one_of(json_scalars, json_values), max_size=6),
     "before": st.none() | arcion_rows,
     "after": st.none() | arcion_rows,
+    "extension": json_values,
 })
 
 
@@ -108,8 +109,9 @@ def arcion_normal_form(document: dict[str, Any]) -> dict[str, Any]:
     normal_table = {"namespace": normal_namespace, "name": table["name"]}
     if "hash" in table:
         normal_table["hash"] = table["hash"]
-    return {"tableName": normal_table, "opType": document["opType"], "cursor": document.get("cursor", {}),
-            "before": document.get("before"), "after": document.get("after")}
+    envelope = {"tableName": normal_table, "opType": document["opType"], "cursor": document.get("cursor", {}),
+                "before": document.get("before"), "after": document.get("after")}
+    return {**envelope, **{name: value for name, value in document.items() if name not in envelope}}
 
 
 # -- Tablestore -------------------------------------------------------------------------------------------------------
