@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 
 from ..codecs import typed_text
-from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
+from ..errors import ConfigurationError, DecodeError
 from ..model import Cell, ChangeEvent
 from ..plugins import codec
 from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, connect, envelope_schema, subject_name
@@ -214,5 +214,4 @@ def _key_value(cell: Cell) -> Any:
     return value
 
 
-__all__ = ["ChangeEventDeserializer", "ChangeEventKeySerializer", "ChangeEventSerializer", "CodecError",
-           "EncodeError", "DecodeError"]
+__all__ = ["ChangeEventDeserializer", "ChangeEventKeySerializer", "ChangeEventSerializer"]
