@@ -20,8 +20,11 @@ ERROR_MODES = ("fail", "skip")
 
 @dataclass
 class ConversionStats:
-    """Counts of one conversion, filled in as its stream is consumed: events decoded, messages written, and every
-    error that ``errors="skip"`` or a dead-letter handler took (so that counts add up)."""
+    """Counts of one conversion, filled in as its stream is consumed: ``events`` handed to the target (decoded, and
+    not refused under ``strict``), ``messages_out`` written, and every error that ``errors="skip"`` or a dead-letter
+    handler took. For formats with one message per event: messages in = ``events`` + the decode and strict errors,
+    and ``messages_out`` = ``events`` - the encode errors. An error's ``position`` counts messages for decode errors
+    and events for the others."""
 
     events: int = 0
     messages_out: int = 0
