@@ -82,7 +82,8 @@ def create_app(store: SchemaStore, *, max_request_bytes: int = DEFAULT_MAX_REQUE
         async def run(request: Request) -> Response:
             try:
                 arguments = [await _body(request, max_request_bytes)] if body else []
-                return _JSON(await run_in_threadpool(handler, request, *arguments))
+                result = await run_in_threadpool(handler, request, *arguments)
+                return result if isinstance(result, Response) else _JSON(result)
             except errors.RegistryError as error:
                 return _error(error.http_status, error.error_code, error.message)
         return run
@@ -97,8 +98,10 @@ def create_app(store: SchemaStore, *, max_request_bytes: int = DEFAULT_MAX_REQUE
         return store.schema(request.path_params["id"])
 
     def raw_schema(record: dict[str, Any]) -> Any:
-        """A schema as its own document: Avro's JSON, or the text of the others."""
-        return json.loads(record["schema"]) if "schemaType" not in record else record["schema"]
+        """A schema as its own document: Avro's (and JSON Schema's) JSON, or Protobuf's text as it is."""
+        if record.get("schemaType") == "PROTOBUF":
+            return Response(record["schema"], media_type="text/plain")
+        return json.loads(record["schema"])
 
     def compatibility_check(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         version = request.path_params.get("version")

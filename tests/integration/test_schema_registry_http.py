@@ -236,3 +236,14 @@ def test_subjects_are_decoded_once(server: Server) -> None:
     client.register_schema("ex/common.proto", ROW_V1)  # and one with a slash
     assert sorted(client.get_subjects()) == ["a%41", "ex/common.proto"]
     assert client.get_versions("a%41") == [1]
+
+
+def test_raw_schema_endpoints_return_the_schema_itself(server: Server) -> None:
+    avro_id = server.client().register_schema("a-value", ROW_V1)
+    protobuf_id = register_envelope(server.client(), "protobuf", "p")[1]
+    with urllib.request.urlopen(f"{server.url}/schemas/ids/{avro_id}/schema") as response:
+        assert json.load(response) == json.loads(ROW_V1.schema_str)
+    with urllib.request.urlopen(f"{server.url}/subjects/p-value/versions/latest/schema") as response:
+        assert response.read().decode() == envelope_schema("protobuf").schema_str
+    with urllib.request.urlopen(f"{server.url}/schemas/ids/{protobuf_id}/schema") as response:
+        assert response.read().decode() == envelope_schema("protobuf").schema_str
