@@ -43,10 +43,10 @@ def consume_all(bootstrap: str, topic: str, value_deserializer=None, idle: float
         consumer = Consumer(config)
     consumer.subscribe([topic])
     messages, quiet = [], 0.0
-    while quiet < idle:
+    while quiet < (idle if messages else 30.0):  # the first message waits for the group join too
         message = consumer.poll(0.5)
         if message is None:
-            quiet += 0.5 if messages else 0.25  # wait longer for the first message (group join)
+            quiet += 0.5
             continue
         assert message.error() is None, message.error()
         messages.append(message)
