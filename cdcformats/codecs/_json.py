@@ -41,7 +41,8 @@ def load(format_name: str, message: Any, max_bytes: int) -> Any:
                                        "(option max_message_bytes)")
     try:
         return _decoder.decode(message)
-    except (msgspec.DecodeError, RecursionError) as error:
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as error:
+        # msgspec reports invalid UTF-8 inside a string as Python's UnicodeDecodeError.
         reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise DecodeError(format_name, f"not valid JSON: {reason}") from None
 

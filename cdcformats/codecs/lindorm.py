@@ -109,6 +109,17 @@ class LindormCodec(Codec):
             event = _with_op_attribute(event, op_name)
         return event
 
+    def decode_arrow(self, values: Any) -> tuple[Any, Any]:
+        """Decode a pyarrow array of messages at once (see ``lindorm_arrow``): the events as ``cdcformats.arrow.EVENT``
+        rows, and which rows were left for ``decode_message``."""
+        from . import lindorm_arrow
+
+        if self.key_columns:  # reading keys out of the images is left to the reference decoder
+            import pyarrow as pa
+
+            return pa.nulls(len(values), lindorm_arrow.arrow.EVENT), values.is_valid()
+        return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"])
+
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:

@@ -119,16 +119,17 @@ class ChangeEventSerializer:
 
     For ``avro`` and ``protobuf``: ``schema_registry`` is a client, URL or file (default: the embedded registry);
     ``subject_name_strategy`` is topic, record or topic-record; ``auto_register`` (default) registers the envelope,
-    ``use_latest`` uses the subject's latest version instead. Other keywords are the format's options.
+    ``use_latest`` uses the subject's latest version instead; ``framing=False`` writes the bare envelope, with no
+    registry. Other keywords are the format's options.
     """
 
     def __init__(self, format: str, schema_registry: Any = None, *, subject_name_strategy: str = "topic",
-                 auto_register: bool = True, use_latest: bool = False, **options: Any) -> None:
+                 auto_register: bool = True, use_latest: bool = False, framing: bool = True, **options: Any) -> None:
         self.codec = codec(format, **options)
         if self.codec.message_type is not bytes:
             raise ConfigurationError(f"{format} writes tuples; Kafka carries bytes: use ots-json")
         self.framing = _Framing(format, schema_registry, subject_name_strategy, auto_register and not use_latest,
-                                use_latest) if format in ENVELOPES else None
+                                use_latest) if format in ENVELOPES and framing else None
 
     def __call__(self, event: ChangeEvent | None, ctx: Any = None) -> bytes | None:
         if event is None:
@@ -143,13 +144,15 @@ class ChangeEventDeserializer:
 
     For ``avro``, a message written with another registered version of the envelope is read through Avro schema
     resolution from the writer's schema, fetched by id from the registry; bad input raises ``DecodeError``.
+    ``framing=False`` reads the bare envelope, with no registry.
     """
 
-    def __init__(self, format: str, schema_registry: Any = None, **options: Any) -> None:
+    def __init__(self, format: str, schema_registry: Any = None, *, framing: bool = True, **options: Any) -> None:
         self.codec = codec(format, **options)
         if self.codec.message_type is not bytes:
             raise ConfigurationError(f"{format} reads tuples; Kafka carries bytes: use ots-json")
-        self.framing = _Framing(format, schema_registry, "topic", False, False) if format in ENVELOPES else None
+        self.framing = _Framing(format, schema_registry, "topic", False, False) if format in ENVELOPES and framing \
+            else None
         self._writers: dict[int, Any] = {}
 
     def __call__(self, data: bytes | None, ctx: Any = None) -> ChangeEvent | None:

@@ -4,7 +4,7 @@ The floor does the same work by hand without cdcformats: msgspec parses the Lind
 canonical Avro record built straight from the parsed dicts. `ratio` is our time over the floor's time (1.0: as fast
 as hand-written code; the target for Lindorm -> Avro is at most 1.5).
 
-    .venv/bin/python benchmarks/codecs.py [--messages 100000]
+    .venv/bin/python benchmarks/codec_throughput.py [--messages 100000]
 """
 
 from __future__ import annotations
@@ -19,24 +19,8 @@ import fastavro
 import msgspec
 
 import cdcformats as cf
+from sample_streams import lindorm_messages
 from cdcformats.schemas import avro_schema
-
-
-def lindorm_messages(count: int) -> list[bytes]:
-    """Lindorm orders, ~400 bytes each: puts with typed columns, a second version of one column, some deletes."""
-    messages = []
-    for n in range(count):
-        op = "DeleteColumn" if n % 10 == 9 else "Put"
-        messages.append(msgspec.json.encode({
-            "op": op, "table": "orders", "ts": str(1700000000000 + n), "keyOnly": "false", "data": [
-                {"type": "VARCHAR", "name": "id", "value": f"order-{n:08d}"},
-                {"type": "BIGINT", "name": "customer", "value": str(n % 9973)},
-                {"type": "DECIMAL", "name": "amount", "value": f"{n % 1000}.{n % 100:02d}"},
-                {"type": "VARCHAR", "name": "status", "ts": str(1700000000000 + n), "value": "NEW"},
-                {"type": "VARCHAR", "name": "status", "ts": str(1700000000500 + n), "value": "PAID"},
-                {"type": "BOOLEAN", "name": "gift", "value": "false"},
-                {"type": "VARCHAR", "name": "note", "value": "leave at the door, ring twice"}]}))
-    return messages
 
 
 # The floor types values by column type as cdcformats does (without its check that the text reads back the same).

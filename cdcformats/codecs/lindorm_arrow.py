@@ -1,0 +1,254 @@
+"""Lindorm Streams JSON decoded a whole Arrow batch at a time: the fast path of ``LindormCodec.decode_arrow``.
+
+The batch is joined into one buffer of JSON lines and parsed by Arrow's JSON reader against the documented layout, and
+every canonicalization step of ``lindorm.py`` (ops, versions, typing values by their column type) is then done with
+Arrow compute kernels over whole columns. Anything this path cannot do *exactly* as ``LindormCodec.decode_message``
+does is not guessed at: the row is flagged undecided and the reference decoder takes it. That covers every malformed
+message (so errors are always the reference's), and the rare shapes of valid ones: fields beyond the documented
+five, ``DeleteFamilyVersion``, a ``DeleteColumn`` without cells, integers written as JSON numbers, and configured
+``key_columns``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
+
+from .. import arrow
+from . import typed_text
+
+_ENTRY = pa.struct([("type", pa.string()), ("name", pa.string()), ("ts", pa.string()), ("value", pa.string())])
+_LAYOUT = pa.schema([("op", pa.string()), ("table", pa.string()), ("ts", pa.string()), ("keyOnly", pa.string()),
+                     ("data", pa.list_(_ENTRY))])
+
+# The ops decided here (DeleteFamilyVersion needs the lindorm.op attribute), in the order of the arrays below.
+_OP_NAMES = pa.array(["Put", "Delete", "DeleteColumn", "DeleteFamily"])
+_CANONICAL_OPS = pa.array(["UPSERT", "UPDATE", "UPDATE", "DELETE"])
+_CELL_KINDS = pa.array(["PUT", "DELETE_VERSION", "DELETE_ALL_VERSIONS", "PUT"])
+_DELETE_COLUMN, _DELETE_FAMILY = 2, 3
+
+# Text that ``typed_text.parse`` turns into a value, recognized without Python where the rule is simple:
+_VERSION = r"^-?[0-9]{1,18}$"  # int(text) fits in 64 bits (longer digit strings go to the reference decoder)
+_INTEGER = r"^(0|-?[1-9][0-9]{0,17})$"  # str(int(text)) == text, within 64 bits
+_DECIMAL = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"  # str(Decimal(text)) == text unless it is written with an exponent:
+_DECIMAL_WITH_EXPONENT = r"^-?0\.(0{6,}[1-9]|0{7,}$)"  # 0.0000001 reads back as 1E-7
+_MILLISECONDS_LIMIT = (2**63 - 1) // 1000  # beyond it, microseconds overflow 64 bits
+
+
+def decode_arrow(values: pa.Array, max_message_bytes: int) -> tuple[pa.StructArray, pa.BooleanArray]:
+    """The events of a batch of messages, and which rows were left undecided (null messages stay null rows)."""
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        values = values.cast(pa.binary() if pa.types.is_string(values.type) else pa.large_binary())
+    length = len(values)
+    # Rows to parse: non-null, not blank, within the size limit. The JSON reader skips blank lines, and a line can
+    # hold two objects, so a chunk parses into as many rows as it has messages only if each gave one row: with no
+    # blank message, counting the rows proves it.
+    blank = pc.match_substring_regex(values, r"^[ \t\r\n]*$")
+    parsable = pc.and_(pc.invert(blank), pc.less_equal(pc.binary_length(values), max_message_bytes)).fill_null(False)
+    rows = pc.indices_nonzero(parsable)
+    parsed, failed = _parse(values.take(rows))
+    events, undecided = _canonical(parsed)
+    undecided = pc.or_(undecided, failed)
+    if len(rows) == length:
+        return events, undecided
+    # Scatter back to the batch: unparsable non-null rows are undecided, null rows stay null.
+    position = pa.array(_positions(rows, length), pa.int64())
+    events = events.take(position)
+    undecided = pc.if_else(pc.is_null(position), values.is_valid(), undecided.take(position))
+    return events, undecided
+
+
+def _positions(rows: pa.Array, length: int) -> list[int | None]:
+    positions: list[int | None] = [None] * length
+    for parsed_index, row in enumerate(rows.to_pylist()):
+        positions[row] = parsed_index
+    return positions
+
+
+# -- parsing ----------------------------------------------------------------------------------------------------------
+
+def _parse(values: pa.Array) -> tuple[pa.StructArray, pa.BooleanArray]:
+    """Parse each message against the layout; returns the rows (all null where parsing failed) and which failed."""
+    failed = [False] * len(values)
+    pieces = _parse_range(values, 0, len(values), failed)
+    table = pa.concat_tables(pieces) if pieces else _LAYOUT.empty_table()
+    return table.to_struct_array().combine_chunks(), pa.array(failed, pa.bool_())
+
+
+def _parse_range(values: pa.Array, start: int, stop: int, failed: list[bool]) -> list[pa.Table]:
+    """Tables for rows start..stop, one row per message. Arrow's reader stops at the first bad row (and says which
+    one when it can): the rows before it are parsed again, the bad row is marked failed, the rest go on."""
+    if start >= stop:
+        return []
+    chunk = values.slice(start, stop - start)
+    try:
+        table = _read_lines(chunk)
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        bad = _bad_row(error)
+        if bad is None or not 0 <= bad < stop - start:  # the reader did not say which row: split in halves
+            if stop - start == 1:
+                failed[start] = True
+                return [_null_rows(1)]
+            middle = (start + stop) // 2
+            return _parse_range(values, start, middle, failed) + _parse_range(values, middle, stop, failed)
+        failed[start + bad] = True
+        return [*_parse_range(values, start, start + bad, failed), _null_rows(1),
+                *_parse_range(values, start + bad + 1, stop, failed)]
+    if table.num_rows != stop - start:  # a line held two objects, or none: find it by halves
+        if stop - start == 1:
+            failed[start] = True
+            return [_null_rows(1)]
+        middle = (start + stop) // 2
+        return _parse_range(values, start, middle, failed) + _parse_range(values, middle, stop, failed)
+    return [table]
+
+
+def _read_lines(chunk: pa.Array) -> pa.Table:
+    # A raw line break cannot be inside a JSON string, so it is whitespace (or an error either way): a space keeps
+    # every message on its own line.
+    data = chunk.buffers()[2]  # every message's bytes (and maybe more around a slice: a false alarm costs little)
+    text = data.to_pybytes() if data is not None else b""
+    if b"\n" in text or b"\r" in text:
+        chunk = pc.replace_substring(pc.replace_substring(chunk, "\n", " "), "\r", " ")
+    # Arrow's reader does not check UTF-8, msgspec does: casting to string does, for the whole chunk.
+    chunk.cast(pa.string())
+    # Each message plus a line break, in one new array: its data buffer is the whole batch as JSON lines.
+    lines = pc.binary_join_element_wise(chunk, pa.scalar(b"", chunk.type), b"\n")
+    buffer = lines.buffers()[2][:pc.sum(pc.binary_length(lines)).as_py() or 0]
+    return pa_json.read_json(
+        pa.BufferReader(buffer),
+        read_options=pa_json.ReadOptions(use_threads=False, block_size=max(len(buffer), 1) + 1),
+        parse_options=pa_json.ParseOptions(explicit_schema=_LAYOUT, unexpected_field_behavior="error"))
+
+
+def _bad_row(error: Exception) -> int | None:
+    text = str(error)
+    marker = " in row "
+    if marker not in text:
+        return None
+    digits = text.rsplit(marker, 1)[1].split()[0].rstrip(".:,")
+    return int(digits) if digits.isdigit() else None
+
+
+def _null_rows(count: int) -> pa.Table:
+    return pa.table({field.name: pa.nulls(count, field.type) for field in _LAYOUT})
+
+
+# -- canonicalization -------------------------------------------------------------------------------------------------
+
+def _canonical(parsed: pa.StructArray) -> tuple[pa.StructArray, pa.BooleanArray]:
+    length = len(parsed)
+    op_index = pc.index_in(parsed.field("op"), value_set=_OP_NAMES)
+    data = parsed.field("data")
+    entry_count = pc.list_value_length(data)
+    key_only_text = pc.utf8_lower(parsed.field("keyOnly"))
+    ts = parsed.field("ts")
+    commit_ms, ts_decided = _versions(ts)
+    undecided = pc.or_kleene(pc.is_null(op_index), pc.is_null(data))
+    undecided = pc.or_kleene(undecided, pc.and_(pc.equal(op_index, _DELETE_COLUMN), pc.equal(entry_count, 0)))
+    undecided = pc.or_kleene(undecided, pc.invert(pc.is_in(key_only_text, pa.array(["true", "false"]))))
+    undecided = pc.or_kleene(undecided, pc.invert(ts_decided))
+    undecided = pc.or_kleene(undecided, pc.greater(pc.abs(commit_ms), _MILLISECONDS_LIMIT))
+    cells, cell_undecided = _cells(data, op_index)
+    undecided = pc.or_kleene(undecided, cell_undecided).fill_null(True)
+
+    is_delete_family = pc.equal(op_index, _DELETE_FAMILY).fill_null(False)
+    offsets = _offsets(data)
+    empty_lists = pa.ListArray.from_arrays(pa.array([0] * (length + 1), pa.int32()), pa.array([], arrow.CELL))
+    no_entries = pa.ListArray.from_arrays(pa.array([0] * (length + 1), pa.int32()), pa.array([], arrow.ENTRY))
+    null_strings = pa.nulls(length, pa.string())
+    events = pa.StructArray.from_arrays([
+        _CANONICAL_OPS.take(op_index),
+        pa.StructArray.from_arrays([null_strings, null_strings, parsed.field("table")],
+                                   fields=list(arrow.TABLE), mask=pc.is_null(parsed.field("table"))),
+        empty_lists,
+        pa.ListArray.from_arrays(offsets, cells, mask=pc.invert(is_delete_family)),
+        pa.ListArray.from_arrays(offsets, cells, mask=is_delete_family),
+        pa.StructArray.from_arrays([null_strings, no_entries, pc.multiply(commit_ms, 1000),
+                                    pa.nulls(length, pa.int64())], fields=list(arrow.SOURCE)),
+        pc.equal(key_only_text, "true"),
+        no_entries,
+        pa.nulls(length, arrow.ERROR),
+    ], fields=list(arrow.EVENT), mask=undecided)
+    return events, undecided
+
+
+def _offsets(lists: pa.ListArray) -> pa.Array:
+    """Offsets of ``lists`` into its flattened values, starting at 0 (a null list counts as empty)."""
+    lengths = pc.list_value_length(lists).fill_null(0).cast(pa.int64())
+    return pa.concat_arrays([pa.array([0], pa.int64()), pc.cumulative_sum(lengths)]).cast(pa.int32())
+
+
+def _versions(texts: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """Millisecond versions of ``texts`` (blank or null: null), and whether each was decided here."""
+    blank = pc.or_kleene(pc.is_null(texts), pc.equal(texts, "")).fill_null(True)
+    digits = pc.match_substring_regex(texts, _VERSION).fill_null(False)
+    numbers = pc.cast(pc.if_else(digits, texts, None), pa.int64())
+    return numbers, pc.or_(blank, digits)
+
+
+def _cells(data: pa.ListArray, op_index: pa.Array) -> tuple[pa.StructArray, pa.Array]:
+    """The flattened cells of every row, and which rows hold a cell this path cannot decide."""
+    entries = data.flatten()
+    parents = pc.list_parent_indices(data)
+    names = entries.field("name")
+    types = entries.field("type")
+    versions, version_decided = _versions(entries.field("ts"))
+    values = _typed_values(entries.field("value"), types)
+    kinds = _CELL_KINDS.take(op_index.take(parents))
+    cells = pa.StructArray.from_arrays([names, values, types, versions, kinds], fields=list(arrow.CELL))
+    bad_entry = pc.invert(pc.and_(version_decided, pc.is_valid(names)))
+    bad_rows = pc.unique(pc.filter(parents, bad_entry))
+    row_undecided = pc.is_in(pa.array(range(len(data)), pa.int64()), value_set=bad_rows.cast(pa.int64()))
+    return cells, row_undecided
+
+
+def _typed_values(texts: pa.Array, types: pa.Array) -> pa.StructArray:
+    """Each text typed by its column's type name exactly as ``typed_text.parse`` does, as ``arrow.VALUE``."""
+    length = len(texts)
+    kind_names = pc.utf8_upper(pc.utf8_trim_whitespace(pc.list_element(pc.split_pattern(types, "(", max_splits=1),
+                                                                       0)))
+    kinds = {kind: pc.is_in(kind_names, pa.array([name for name in typed_text.TYPED_NAMES
+                                                  if typed_text.kind_of(name) is kind]))
+             for kind in (int, float, bool, Decimal)}
+    present = pc.is_valid(texts)
+    is_int = pc.and_(kinds[int], pc.match_substring_regex(texts, _INTEGER)).fill_null(False)
+    is_bool = pc.and_(kinds[bool], pc.is_in(texts, pa.array(["true", "false"]))).fill_null(False)
+    is_decimal = pc.and_(pc.and_(kinds[Decimal], pc.match_substring_regex(texts, _DECIMAL)),
+                         pc.invert(pc.match_substring_regex(texts, _DECIMAL_WITH_EXPONENT))).fill_null(False)
+    # Floats (Python's repr decides what reads back), long integers and decimals written with an exponent or as
+    # NaN: typed here in Python, one value at a time, by the reference rule itself.
+    by_python = pc.and_(present, pc.or_(
+        kinds[float],
+        pc.or_(pc.and_(kinds[int], pc.invert(is_int)), pc.and_(kinds[Decimal], pc.invert(is_decimal)))
+    )).fill_null(False)
+    plain = pc.and_(present, pc.invert(pc.or_(pc.or_(is_int, is_bool), pc.or_(is_decimal, by_python))))
+    members: dict[str, Any] = {
+        "boolean": pc.if_else(is_bool, pc.equal(texts, "true"), None),
+        "long": pc.cast(pc.if_else(is_int, texts, None), pa.int64()),
+        "double": pa.nulls(length, pa.float64()),
+        "string": pc.if_else(plain, texts, None),
+        "bytes": pa.nulls(length, pa.binary()),
+        "decimal": pc.if_else(is_decimal, texts, None),
+    }
+    if pc.any(by_python).as_py():
+        _type_in_python(members, texts, types, by_python)
+    return pa.StructArray.from_arrays([members[field.name] for field in arrow.VALUE], fields=list(arrow.VALUE),
+                                      mask=pc.invert(present))
+
+
+def _type_in_python(members: dict[str, Any], texts: pa.Array, types: pa.Array, which: pa.Array) -> None:
+    indexes = pc.indices_nonzero(which)
+    columns: dict[str, list[Any]] = {name: members[name].to_pylist() for name in ("long", "double", "string",
+                                                                                    "decimal")}
+    for index, text, type_name in zip(indexes.to_pylist(), texts.take(indexes).to_pylist(),
+                                      types.take(indexes).to_pylist()):
+        row = arrow.value_row(typed_text.parse(text, type_name))
+        for name, value in row.items():
+            columns[name][index] = value
+    for name, column in columns.items():
+        members[name] = pa.array(column, members[name].type)
