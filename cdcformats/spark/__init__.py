@@ -118,11 +118,11 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     ``defaults`` (from ``register``) go to whichever codec declares them."""
     from ..kafka import ChangeEventDeserializer, ChangeEventSerializer
 
-    call_options = {name: _option_value(value) for name, value in given}
-    options = {name: _option_value(value) for name, value in defaults}
-    options.update(call_options)
+    call_options = dict(given)
+    options = {**dict(defaults), **call_options}
+    # The functions' own options are text; codec options are JSON where they parse as JSON.
     errors = arrow.check_errors_mode(options.pop("errors", default_errors))
-    strict = options.pop("strict", False)
+    strict = _option_value(options.pop("strict", "false"))
     if strict not in (True, False):
         raise ConfigurationError(f"strict must be true or false, not {strict!r}")
     framing = options.pop("framing", "confluent")
@@ -132,6 +132,7 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     registry = {"schema_registry": options.pop("schema_registry", None), "framing": framing == "confluent"}
     strategy = options.pop("subject_name_strategy", "topic" if topic else "record")
     context = _Context(topic)
+    options = {name: _option_value(value) for name, value in options.items()}
     source_options, target_options = _codec_options(source, target, options, set(call_options))
     read = read_batch = write = None
     if source is not None:
@@ -289,3 +290,126 @@ def register(spark: SparkSession, **defaults: Any) -> None:
 
     for function in (cdc_decode, cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error, cdc_event_id):
         spark.udf.register(function.__name__, function)
+
+
+# -- DataFrame helpers ------------------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _event_id_function() -> Any:
+    return arrow_udf(_event_ids, StringType())
+
+
+def event_id(event: Column | str) -> Column:
+    """The deterministic id of each event (``ChangeEvent.event_id``), as a Column."""
+    return _event_id_function()(event)
+
+
+def dedupe(frame: DataFrame, column: str = "event") -> DataFrame:
+    """``frame`` without at-least-once duplicates: rows whose ``column`` holds the same change (the same event id)
+    are kept once. Rows without an event (null, or dead letters) are kept as they are."""
+    with_id = frame.withColumn("_cdc_event_id", event_id(F.col(column)))
+    unique = with_id.where(F.col("_cdc_event_id").isNotNull()).dropDuplicates(["_cdc_event_id"])
+    return unique.unionByName(with_id.where(F.col("_cdc_event_id").isNull())).drop("_cdc_event_id")
+
+
+def _key_of(event: Column, key_columns: list[str] | None) -> Column:
+    """The key cells of each event: its own key, or the cells named by ``key_columns`` in its image."""
+    if not key_columns:
+        return event["key"]
+    image = F.coalesce(event["after"], event["before"], F.array())
+    names = F.array(*[F.lit(name) for name in key_columns])
+    first_cells = F.transform(names, lambda name: F.element_at(F.filter(image, lambda cell: cell["name"] == name), 1))
+    return F.filter(first_cells, lambda cell: cell.isNotNull())
+
+
+def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str] | None = None) -> DataFrame:
+    """The current row of each key after applying a change stream: one row per (table, key) with ``cells`` (the
+    current value of each column, in column-name order) and ``deleted`` (the row was deleted and not written since),
+    ready for ``MERGE INTO target USING state ... WHEN MATCHED AND deleted THEN DELETE``.
+
+    Changes apply in the order of their commit time, then source position, then input order. Cells merge column by
+    column, as in a wide-column store: a column holds its put with the highest version (a cell without a version
+    has its change's commit time) that no later row delete, column delete (DELETE_ALL_VERSIONS) or delete of that
+    version (DELETE_VERSION) removed; a TRUNCATE removes every earlier change of its table. The key is each event's
+    own, or, with ``key_columns``, read out of its image; an event with neither fails the job, naming its table.
+    """
+    events = frame.where(F.col(column).isNotNull() & F.col(column)["error"].isNull()).select(
+        F.col(column).alias("e"), F.monotonically_increasing_id().alias("_input_order"))
+    events = events.select(
+        F.col("e"), F.col("e.table").alias("table"),
+        F.struct(F.col("e.source.commit_time_us"), F.col("e.source.position"), F.col("_input_order")).alias("_order"))
+    truncates = events.where(F.col("e.op") == "TRUNCATE").groupBy("table").agg(F.max("_order").alias("_truncated"))
+    changes = events.where(F.col("e.op") != "TRUNCATE").join(truncates, "table", "left").where(
+        F.col("_truncated").isNull() | (F.col("_order") > F.col("_truncated"))).drop("_truncated")
+    key = _key_of(F.col("e"), key_columns)
+    changes = changes.withColumn("key", F.when(F.size(key) > 0, key).otherwise(F.raise_error(F.concat(
+        F.lit("latest_state: a change of table "), F.coalesce(F.col("table.name"), F.lit("(none)")),
+        F.lit(" has no key; give key_columns")))))
+    row = ["table", "key"]
+    row_deletes = changes.where(F.col("e.op") == "DELETE").groupBy(*row).agg(F.max("_order").alias("_row_deleted"))
+    cells = changes.select(*row, "_order", F.col("e.source.commit_time_us").alias("_commit_us"),
+                           F.explode(F.col("e.after")).alias("cell"))
+    column_key = [*row, F.col("cell.name").alias("_name")]
+    whole_column = cells.where(F.col("cell.kind") == "DELETE_ALL_VERSIONS").groupBy(*column_key).agg(
+        F.max("_order").alias("_column_deleted"))
+    one_version = cells.where(F.col("cell.kind") == "DELETE_VERSION").groupBy(
+        *column_key, F.col("cell.version").alias("_version")).agg(F.max("_order").alias("_version_deleted"))
+    puts = cells.where(F.col("cell.kind") == "PUT").select(
+        "*", F.col("cell.name").alias("_name"), F.col("cell.version").alias("_version"))
+    puts = (puts.join(row_deletes, row, "left").join(whole_column, [*row, "_name"], "left")
+            .join(one_version, [*row, "_name", "_version"], "left"))
+    later = [F.col(deleted).isNull() | (F.col("_order") > F.col(deleted))
+             for deleted in ("_row_deleted", "_column_deleted", "_version_deleted")]
+    surviving = puts.where(later[0] & later[1] & later[2])
+    current = surviving.groupBy(*row, "_name").agg(F.max_by("cell", F.struct(
+        F.coalesce(F.col("_version") * 1000, F.col("_commit_us")), F.col("_order"))).alias("cell"))
+    rows = current.groupBy(*row).agg(F.array_sort(F.collect_list("cell"), lambda left, right: F.when(
+        left["name"] < right["name"], -1).when(left["name"] > right["name"], 1).otherwise(0)).alias("cells"))
+    last = changes.groupBy(*row).agg(F.max_by(F.col("e.op"), F.col("_order")).alias("_last_op"),
+                                     F.max(F.col("e.source.commit_time_us")).alias("commit_time_us"))
+    state = last.join(rows, row, "left")
+    no_cells = F.array().cast(EVENT_TYPE["after"].dataType)
+    return state.select(*row, F.coalesce(F.col("cells"), no_cells).alias("cells"),
+                        (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"), "commit_time_us")
+
+
+def ots_events(frame: DataFrame, primary_key: list[str], *, table: str | None = None, order_by: str | None = None,
+               errors: str = "dead-letter", **options: Any) -> DataFrame:
+    """Tablestore tuple rows (DataX otsstreamreader: the key columns, columnName, timestamp, columnValue, opType and
+    maybe sequenceInfo, in that column order) grouped back into records: a DataFrame with one ``event`` column.
+
+    A record never spans two keys, so rows are spread by key and, within a key, kept in ``order_by`` (a column name;
+    default: the order they were read in), which is all the grouping needs; with sequence info it is exact.
+    ``errors`` and the other options (``mode``, ``columns``) are as for the ``ots`` format.
+    """
+    arrow.check_errors_mode(errors)
+    codec("ots", primary_key=primary_key, table=table, **options)  # a bad option fails here, on the driver
+    names = frame.columns
+    order = F.col(order_by) if order_by else F.monotonically_increasing_id()
+    ordered = (frame.withColumn("_cdc_order", order).repartition(*[F.col(name) for name in names[:len(primary_key)]])
+               .sortWithinPartitions(*names[:len(primary_key)], "_cdc_order").drop("_cdc_order"))
+    settings = {"primary_key": list(primary_key), "table": table, **options}
+
+    def decode_partition(batches: Any) -> Any:
+        decoder = codec("ots", **settings)
+        rows: list[Any] = []
+        messages = (tuple(row.values()) for batch in batches for row in batch.to_pylist())
+        events = decoder.decode(messages, on_error=None if errors == "fail" else rows.append)
+        chunk: list[Any] = []
+        for event in events:
+            chunk.extend(rows)
+            rows.clear()
+            chunk.append(event)
+            if len(chunk) >= 10_000:
+                yield pa.RecordBatch.from_arrays([_dead_letters_or_nulls(chunk, errors)], names=["event"])
+                chunk = []
+        chunk.extend(rows)
+        if chunk:
+            yield pa.RecordBatch.from_arrays([_dead_letters_or_nulls(chunk, errors)], names=["event"])
+
+    return ordered.mapInArrow(decode_partition, StructType().add("event", EVENT_TYPE))
+
+
+def _dead_letters_or_nulls(rows: list[Any], errors: str) -> pa.Array:
+    """Events and errors as ``EVENT`` rows; under "null" an error is a null row."""
+    return arrow.to_arrow([None if errors == "null" and not isinstance(row, ChangeEvent) else row for row in rows])
