@@ -44,11 +44,12 @@ def decode_arrow(values: pa.Array, max_message_bytes: int) -> tuple[pa.StructArr
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         values = values.cast(pa.binary() if pa.types.is_string(values.type) else pa.large_binary())
     length = len(values)
-    # Rows to parse: non-null, not blank, within the size limit. The JSON reader skips blank lines, and a line can
-    # hold two objects, so a chunk parses into as many rows as it has messages only if each gave one row: with no
-    # blank message, counting the rows proves it.
-    blank = pc.match_substring_regex(values, r"^[ \t\r\n]*$")
-    parsable = pc.and_(pc.invert(blank), pc.less_equal(pc.binary_length(values), max_message_bytes)).fill_null(False)
+    # Rows to parse: non-null, within the size limit, and starting with an object. The JSON reader skips blank
+    # lines, and a line can hold two values, so a chunk parses into as many rows as it has messages only if each
+    # gave one row: with no blank message, counting the rows proves it. (pyarrow 26 also crashes, rather than
+    # failing, on a batch whose first value is a bare null: starting with "{" rules that out too.)
+    an_object = pc.match_substring_regex(values, r"^[ \t\r\n]*\{")
+    parsable = pc.and_(an_object, pc.less_equal(pc.binary_length(values), max_message_bytes)).fill_null(False)
     rows = pc.indices_nonzero(parsable)
     parsed, failed = _parse(values.take(rows))
     events, undecided = _canonical(parsed)
@@ -152,7 +153,7 @@ def _canonical(parsed: pa.StructArray) -> tuple[pa.StructArray, pa.BooleanArray]
     undecided = pc.or_kleene(undecided, pc.and_(pc.equal(op_index, _DELETE_COLUMN), pc.equal(entry_count, 0)))
     undecided = pc.or_kleene(undecided, pc.invert(pc.is_in(key_only_text, pa.array(["true", "false"]))))
     undecided = pc.or_kleene(undecided, pc.invert(ts_decided))
-    undecided = pc.or_kleene(undecided, pc.greater(pc.abs(commit_ms), _MILLISECONDS_LIMIT))
+    undecided = pc.or_kleene(undecided, pc.greater(pc.abs(commit_ms), _MILLISECONDS_LIMIT).fill_null(False))
     cells, cell_undecided = _cells(data, op_index)
     undecided = pc.or_kleene(undecided, cell_undecided).fill_null(True)
 
