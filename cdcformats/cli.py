@@ -149,6 +149,45 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
     run_until_signalled(bridge)
 
 
+@main.command("spark-convert")
+@click.option("--input", "input_path", required=True, help="File or directory of messages: JSON lines or text (one "
+              "message per line), or Parquet with a value column.")
+@click.option("--source-format", required=True, help="Format of the input messages.")
+@click.option("--output", "output_path", required=True, help="Directory to write (it must not exist yet).")
+@click.option("--target-format", required=True, help="Format to write.")
+@click.option("--master", default="local[*]", show_default=True, help="Spark master URL (spark://..., yarn, ...).")
+@click.option("--input-kind", type=click.Choice(["auto", "jsonl", "text", "parquet"]), default="auto",
+              show_default=True, help="auto: Parquet for a path ending in .parquet, else lines.")
+@click.option("--output-kind", type=click.Choice(["parquet", "text"]), default="parquet", show_default=True,
+              help="Parquet with a binary value column, or text lines (for the JSON formats).")
+@click.option("--errors", type=click.Choice(["fail", "skip", "dead-letter"]), default="dead-letter",
+              show_default=True, help="What a message that cannot be converted does.")
+@click.option("--dead-letter", "dead_letter", default=None, help="Directory for the dead letters (Parquet: the "
+              "error and the raw message); required with --errors dead-letter.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A format option, or strict=true, schema_registry=URL|FILE, framing=none (JSON values).")
+def spark_convert_command(input_path: str, source_format: str, output_path: str, target_format: str, master: str,
+                          input_kind: str, output_kind: str, errors: str, dead_letter: str | None,
+                          options: tuple[str, ...]) -> None:
+    """Convert files of change messages with Spark, on this machine (local[*]) or a cluster (--master)."""
+    from .errors import ConfigurationError
+    from .spark import register, session
+    from .spark.job import convert_files
+
+    spark = session(master, "cdcformats spark-convert")
+    spark.sparkContext.setLogLevel("ERROR")
+    register(spark)
+    try:
+        counts = convert_files(spark, input_path, source_format, output_path, target_format, input_kind=input_kind,
+                               output_kind=output_kind, errors="null" if errors == "skip" else errors,
+                               dead_letter=dead_letter, options=_format_options(options))
+    except ConfigurationError as error:
+        raise click.UsageError(str(error)) from None
+    finally:
+        spark.stop()
+    click.echo(str(counts), err=True)
+
+
 @main.command("demo")
 def demo_command() -> None:
     """Convert the bundled example streams between every pair of formats and report what survived."""

@@ -30,7 +30,7 @@ class JobCounts:
     null_input: int
 
     def __str__(self) -> str:
-        return (f"{self.rows_in:,} rows in: {self.written:,} written, {self.dead_letters:,} dead letters"
+        return (f"{self.rows_in:,} rows in: {self.written:,} written, {self.dead_letters:,} dead-lettered"
                 + (f", {self.null_input:,} null" if self.null_input else ""))
 
 

@@ -272,3 +272,23 @@ def test_spark_convert_job_writes_output_and_dead_letters(spark, tmp_path: Path)
     assert sorted(map(repr, (avro.decode_message(value) for value in written))) == sorted(map(repr, codec(
         "lindorm").decode([m for n, m in enumerate(messages) if n % 100 != 42])))
     assert spark.read.parquet(str(tmp_path / "dead")).count() == 10
+
+
+def test_spark_convert_command(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    source = tmp_path / "orders.jsonl"
+    source.write_bytes(b"\n".join(EXAMPLES[0].messages()) + b"\n{broken\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "cdcformats.cli", "spark-convert", "--input", str(source), "--source-format", "lindorm",
+         "--output", str(tmp_path / "out"), "--target-format", "arcion", "--output-kind", "text",
+         "--dead-letter", str(tmp_path / "dead"), "--master", "local[1]", "--option", 'key_columns=["id"]'],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    rows_in = len(EXAMPLES[0].messages()) + 1
+    assert f"{rows_in} rows in: {rows_in - 1} written, 1 dead-lettered" in result.stderr
+    lines = [line for path in sorted((tmp_path / "out").glob("part-*")) for line in path.read_bytes().splitlines()]
+    arcion = ChangeEventSerializer("arcion")
+    assert sorted(lines) == sorted(arcion(event) for event in codec("lindorm", key_columns=["id"]).decode(
+        EXAMPLES[0].messages()))
