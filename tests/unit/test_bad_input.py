@@ -17,6 +17,7 @@ HOSTILE = {
     "number beyond a double": b'{"a": 1e400}',
     "lone surrogate": b'{"op": "\\ud800"}',
     "not JSON": b"\xff\xfe{",
+    "invalid UTF-8 inside a string": b'{"op": "Put\xff"}',
 }
 
 
