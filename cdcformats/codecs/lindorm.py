@@ -114,11 +114,11 @@ class LindormCodec(Codec):
         rows, and which rows were left for ``decode_message``."""
         from . import lindorm_arrow
 
-        if self.key_columns:  # reading keys out of the images is left to the reference decoder
+        if self.key_columns.per_table:  # keys that depend on the table are left to the reference decoder
             import pyarrow as pa
 
             return pa.nulls(len(values), lindorm_arrow.arrow.EVENT), values.is_valid()
-        return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"])
+        return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere)
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

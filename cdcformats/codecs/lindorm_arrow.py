@@ -5,8 +5,8 @@ every canonicalization step of ``lindorm.py`` (ops, versions, typing values by t
 Arrow compute kernels over whole columns. Anything this path cannot do *exactly* as ``LindormCodec.decode_message``
 does is not guessed at: the row is flagged undecided and the reference decoder takes it. That covers every malformed
 message (so errors are always the reference's), and the rare shapes of valid ones: fields beyond the documented
-five, ``DeleteFamilyVersion``, a ``DeleteColumn`` without cells, integers written as JSON numbers, and configured
-``key_columns``.
+five, ``DeleteFamilyVersion``, a ``DeleteColumn`` that deletes no column, integers written as JSON numbers, and
+``key_columns`` given per table.
 """
 
 from __future__ import annotations
@@ -39,8 +39,10 @@ _DECIMAL_WITH_EXPONENT = r"^-?0\.(0{6,}[1-9]|0{7,}$)"  # 0.0000001 reads back as
 _MILLISECONDS_LIMIT = (2**63 - 1) // 1000  # beyond it, microseconds overflow 64 bits
 
 
-def decode_arrow(values: pa.Array, max_message_bytes: int) -> tuple[pa.StructArray, pa.BooleanArray]:
-    """The events of a batch of messages, and which rows were left undecided (null messages stay null rows)."""
+def decode_arrow(values: pa.Array, max_message_bytes: int, key_columns: tuple[str, ...] = ()
+                 ) -> tuple[pa.StructArray, pa.BooleanArray]:
+    """The events of a batch of messages, and which rows were left undecided (null messages stay null rows).
+    ``key_columns`` are the key column names of every table."""
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         values = values.cast(pa.binary() if pa.types.is_string(values.type) else pa.large_binary())
     length = len(values)
@@ -52,7 +54,7 @@ def decode_arrow(values: pa.Array, max_message_bytes: int) -> tuple[pa.StructArr
     parsable = pc.and_(an_object, pc.less_equal(pc.binary_length(values), max_message_bytes)).fill_null(False)
     rows = pc.indices_nonzero(parsable)
     parsed, failed = _parse(values.take(rows))
-    events, undecided = _canonical(parsed)
+    events, undecided = _canonical(parsed, key_columns)
     undecided = pc.or_(undecided, failed)
     if len(rows) == length:
         return events, undecided
@@ -141,32 +143,35 @@ def _null_rows(count: int) -> pa.Table:
 
 # -- canonicalization -------------------------------------------------------------------------------------------------
 
-def _canonical(parsed: pa.StructArray) -> tuple[pa.StructArray, pa.BooleanArray]:
+def _canonical(parsed: pa.StructArray, key_columns: tuple[str, ...]) -> tuple[pa.StructArray, pa.BooleanArray]:
     length = len(parsed)
     op_index = pc.index_in(parsed.field("op"), value_set=_OP_NAMES)
     data = parsed.field("data")
-    entry_count = pc.list_value_length(data)
     key_only_text = pc.utf8_lower(parsed.field("keyOnly"))
     ts = parsed.field("ts")
     commit_ms, ts_decided = _versions(ts)
+    cells, cell_undecided, is_key_cell = _cells(data, op_index, key_columns)
+    # A DeleteColumn that deletes no column reads back as a Delete: the reference marks it with lindorm.op.
+    parents = pc.list_parent_indices(data)
+    deleting_cells = pc.value_counts(pc.filter(parents, pc.invert(is_key_cell)))
+    deletes_nothing = pc.invert(pc.is_in(pa.array(range(length), pa.int64()),
+                                         value_set=deleting_cells.field("values").cast(pa.int64())))
     undecided = pc.or_kleene(pc.is_null(op_index), pc.is_null(data))
-    undecided = pc.or_kleene(undecided, pc.and_(pc.equal(op_index, _DELETE_COLUMN), pc.equal(entry_count, 0)))
+    undecided = pc.or_kleene(undecided, pc.and_(pc.equal(op_index, _DELETE_COLUMN), deletes_nothing))
     undecided = pc.or_kleene(undecided, pc.invert(pc.is_in(key_only_text, pa.array(["true", "false"]))))
     undecided = pc.or_kleene(undecided, pc.invert(ts_decided))
     undecided = pc.or_kleene(undecided, pc.greater(pc.abs(commit_ms), _MILLISECONDS_LIMIT).fill_null(False))
-    cells, cell_undecided = _cells(data, op_index)
     undecided = pc.or_kleene(undecided, cell_undecided).fill_null(True)
 
     is_delete_family = pc.equal(op_index, _DELETE_FAMILY).fill_null(False)
     offsets = _offsets(data)
-    empty_lists = pa.ListArray.from_arrays(pa.array([0] * (length + 1), pa.int32()), pa.array([], arrow.CELL))
     no_entries = pa.ListArray.from_arrays(pa.array([0] * (length + 1), pa.int32()), pa.array([], arrow.ENTRY))
     null_strings = pa.nulls(length, pa.string())
     events = pa.StructArray.from_arrays([
         _CANONICAL_OPS.take(op_index),
         pa.StructArray.from_arrays([null_strings, null_strings, parsed.field("table")],
                                    fields=list(arrow.TABLE), mask=pc.is_null(parsed.field("table"))),
-        empty_lists,
+        _keys(cells, parents, length, key_columns),
         pa.ListArray.from_arrays(offsets, cells, mask=pc.invert(is_delete_family)),
         pa.ListArray.from_arrays(offsets, cells, mask=is_delete_family),
         pa.StructArray.from_arrays([null_strings, no_entries, pc.multiply(commit_ms, 1000),
@@ -176,6 +181,35 @@ def _canonical(parsed: pa.StructArray) -> tuple[pa.StructArray, pa.BooleanArray]
         pa.nulls(length, arrow.ERROR),
     ], fields=list(arrow.EVENT), mask=undecided)
     return events, undecided
+
+
+def _keys(cells: pa.StructArray, parents: pa.Array, length: int, key_columns: tuple[str, ...]) -> pa.ListArray:
+    """Each row's key: for each key column in order, the first cell of that name in its image (as
+    ``KeyColumns.key_of``), a missing one left out."""
+    names = cells.field("name")
+    picked_rows, picked_ranks, picked_cells = [], [], []
+    for rank, column in enumerate(key_columns):
+        matches = pc.indices_nonzero(pc.equal(names, column).fill_null(False))
+        if not len(matches):
+            continue
+        rows = parents.take(matches)
+        # Cells are in row order, so the first match of a row is where the row number changes.
+        first = pc.not_equal(rows, pa.concat_arrays([pa.array([-1], rows.type), rows.slice(0, len(rows) - 1)]))
+        picked_rows.append(pc.filter(rows, first))
+        picked_cells.append(pc.filter(matches, first))
+        picked_ranks.append(pa.array([rank] * len(picked_cells[-1]), pa.int64()))
+    if not picked_rows:
+        return pa.ListArray.from_arrays(pa.array([0] * (length + 1), pa.int32()), pa.array([], arrow.CELL))
+    picked = pa.table({"row": pa.concat_arrays(picked_rows).cast(pa.int64()),
+                       "rank": pa.concat_arrays(picked_ranks),
+                       "cell": pa.concat_arrays(picked_cells).cast(pa.int64())})
+    picked = picked.take(pc.sort_indices(picked, sort_keys=[("row", "ascending"), ("rank", "ascending")]))
+    per_row = pc.value_counts(picked.column("row").combine_chunks())
+    counts = [0] * length
+    for row, count in zip(per_row.field("values").to_pylist(), per_row.field("counts").to_pylist()):
+        counts[row] = count
+    offsets = pa.concat_arrays([pa.array([0], pa.int64()), pc.cumulative_sum(pa.array(counts, pa.int64()))])
+    return pa.ListArray.from_arrays(offsets.cast(pa.int32()), cells.take(picked.column("cell").combine_chunks()))
 
 
 def _offsets(lists: pa.ListArray) -> pa.Array:
@@ -192,20 +226,23 @@ def _versions(texts: pa.Array) -> tuple[pa.Array, pa.Array]:
     return numbers, pc.or_(blank, digits)
 
 
-def _cells(data: pa.ListArray, op_index: pa.Array) -> tuple[pa.StructArray, pa.Array]:
-    """The flattened cells of every row, and which rows hold a cell this path cannot decide."""
+def _cells(data: pa.ListArray, op_index: pa.Array, key_columns: tuple[str, ...]
+           ) -> tuple[pa.StructArray, pa.Array, pa.Array]:
+    """The flattened cells of every row, which rows hold a cell this path cannot decide, and which cells belong to
+    key columns (those identify the row, so they are PUT cells whatever the op)."""
     entries = data.flatten()
     parents = pc.list_parent_indices(data)
     names = entries.field("name")
     types = entries.field("type")
     versions, version_decided = _versions(entries.field("ts"))
     values = _typed_values(entries.field("value"), types)
-    kinds = _CELL_KINDS.take(op_index.take(parents))
+    is_key_cell = pc.is_in(names, pa.array(key_columns, pa.string())).fill_null(False)
+    kinds = pc.if_else(is_key_cell, "PUT", _CELL_KINDS.take(op_index.take(parents)))
     cells = pa.StructArray.from_arrays([names, values, types, versions, kinds], fields=list(arrow.CELL))
     bad_entry = pc.invert(pc.and_(version_decided, pc.is_valid(names)))
     bad_rows = pc.unique(pc.filter(parents, bad_entry))
     row_undecided = pc.is_in(pa.array(range(len(data)), pa.int64()), value_set=bad_rows.cast(pa.int64()))
-    return cells, row_undecided
+    return cells, row_undecided, is_key_cell
 
 
 def _typed_values(texts: pa.Array, types: pa.Array) -> pa.StructArray:

@@ -31,28 +31,25 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.functions import arrow_udf
 from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import BinaryType, StringType, StructType
 
 from .. import arrow
-from ..convert import _split_options
-from ..errors import ConfigurationError, LossyConversionError
+from ..errors import CodecError, ConfigurationError, LossyConversionError
 from ..model import ChangeEvent
 from ..plugins import codec, codec_class
 
 EVENT_TYPE: StructType = from_arrow_type(arrow.EVENT)
 EVENT_DDL: str = EVENT_TYPE.simpleString()
-EVENT_FIELDS = [field.name for field in arrow.EVENT]
 WRITE_RESULT = pa.struct([("value", pa.binary()), ("error", arrow.ERROR)])
 WRITE_RESULT_TYPE: StructType = from_arrow_type(WRITE_RESULT)
 
@@ -69,10 +66,13 @@ _ENVELOPES = ("avro", "protobuf")
 
 
 def session(master: str | None = None, app_name: str = "cdcformats", **config: str) -> SparkSession:
-    """A Spark session for these functions: ``local[*]`` unless ``master`` says otherwise, its Python workers on this
-    interpreter (so they see the same installed packages), and the Arrow settings the functions rely on."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.master(master or "local[*]").appName(app_name)
+    """A Spark session for these functions: ``local[*]`` unless ``master`` says otherwise. On a local master the
+    Python workers run this interpreter, so they see the packages installed with it; on a cluster, its executors need
+    cdcformats installed (``PYSPARK_PYTHON`` and ``spark.archives`` as usual)."""
+    master = master or "local[*]"
+    if master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in {"spark.ui.showConsoleProgress": "false", **config}.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
@@ -134,14 +134,15 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     context = _Context(topic)
     options = {name: _option_value(value) for name, value in options.items()}
     source_options, target_options = _codec_options(source, target, options, set(call_options))
-    read = read_batch = write = None
+    call = _Call(errors, target=target or "")
     if source is not None:
         reader = ChangeEventDeserializer(source, **registry, **source_options)
 
         def read(message: Any) -> ChangeEvent:
             return reader(message.encode("utf-8") if isinstance(message, str) else message, context)
-        if reader.framing is None:
-            read_batch = getattr(reader.codec, "decode_arrow", None)
+        # The batch decoder reads a codec's own bytes, not Confluent's framing.
+        read_batch = getattr(reader.codec, "decode_arrow", None) if reader.framing is None else None
+        call = replace(call, read=read, read_batch=read_batch)
     if target is not None:
         writer = ChangeEventSerializer(target, **registry, subject_name_strategy=strategy, **target_options)
 
@@ -152,7 +153,8 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
                     feature, path = dropped[0]
                     raise LossyConversionError(target, f"{target} cannot carry {feature}", field=path)
             return writer(event, context)
-    return _Call(errors, read, read_batch, write, target or "")
+        call = replace(call, write=write)
+    return call
 
 
 def _codec_options(source: str | None, target: str | None, options: dict[str, Any], from_call: set[str]
@@ -219,6 +221,9 @@ def _with_errors(results: list[Any]) -> pa.Array:
 
 
 def _write_batch(events: pa.Array, call: _Call, keep_errors: bool) -> pa.Array:
+    if call.errors == "dead-letter" and not keep_errors:
+        raise ConfigurationError("cdc_encode and cdc_convert return binary, which cannot hold an error: use "
+                                 "cdc_encode_or_error / cdc_convert_or_error to keep dead letters")
     results = arrow.encode_array(events, call.write, call.target, call.errors)
     return _with_errors(results) if keep_errors else _binary(results)
 
@@ -248,7 +253,7 @@ def _event_ids(events: pa.Array) -> pa.Array:
     for row in events.to_pylist():
         try:
             ids.append(None if row is None else arrow.event_from_row(row).event_id)
-        except Exception:  # a dead-letter row or a malformed struct has no id
+        except CodecError:  # a dead-letter row, or a struct that is not an event, has no id
             ids.append(None)
     return pa.array(ids, pa.string())
 

@@ -10,7 +10,6 @@ import pytest
 pytest.importorskip("pyspark")
 
 import pyarrow as pa  # noqa: E402
-from pyspark.sql import functions as F  # noqa: E402
 
 from cdcformats import arrow  # noqa: E402
 from cdcformats.demo import EXAMPLES  # noqa: E402
@@ -174,6 +173,8 @@ def test_error_modes(spark) -> None:
     assert error.format == "lindorm" and error.field == "op" and "unknown op 'Nope'" in error.reason
     with pytest.raises(Exception, match="unknown op 'Nope'"):
         spark.sql("SELECT cdc_decode('lindorm', value, map('errors', 'fail')) FROM bad").collect()
+    with pytest.raises(Exception, match="use cdc_encode_or_error"):
+        spark.sql("SELECT cdc_convert(value, 'lindorm', 'avro', map('errors', 'dead-letter')) FROM bad").collect()
     with pytest.raises(Exception, match="unknown to lindorm"):
         spark.sql("SELECT cdc_decode('lindorm', value, map('colour', 'red')) FROM bad").collect()
 
