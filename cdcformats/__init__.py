@@ -11,7 +11,7 @@ Importing this package is cheap: formats and adapters (Spark, Kafka) load when f
 """
 
 from .codecs.base import FEATURES, Codec, Option
-from .convert import ConversionStats, convert, loss
+from .convert import ConversionStats, convert, convert_file, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
 from .plugins import codec, formats, register
@@ -21,5 +21,5 @@ __version__ = "0.1.0"
 __all__ = [
     "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "ConfigurationError",
     "ConversionStats", "DecodeError", "EncodeError", "LossyConversionError", "Op", "Option", "Source", "Table",
-    "Value", "codec", "convert", "formats", "loss", "register",
+    "Value", "codec", "convert", "convert_file", "formats", "loss", "register",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.console import Console
 from rich.table import Table as RichTable
@@ -114,6 +116,96 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, object]:
         except ValueError:
             options[name] = text
     return options
+
+
+@main.command("convert")
+@click.option("--from", "source", required=True, metavar="FORMAT", help="Format of the input.")
+@click.option("--to", "target", required=True, metavar="FORMAT", help="Format to write.")
+@click.argument("input_file", metavar="[IN]", type=click.File("rb"), default="-")
+@click.argument("output_file", metavar="[OUT]", type=click.File("wb", atomic=False), default="-")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A format option, given to whichever format declares it (JSON values: key_columns='[\"id\"]').")
+@click.option("--strict", is_flag=True, help="Refuse (as an error) every event the target would write only by "
+              "dropping something.")
+@click.option("--errors", type=click.Choice(["fail", "skip", "dead-letter"]), default="fail", show_default=True,
+              help="What a message or event that cannot be converted does: stop with exit code 1, be skipped, or be "
+              "written to --dead-letter.")
+@click.option("--dead-letter", "dead_letter", type=click.File("w"), default=None,
+              help="JSON-lines file for --errors dead-letter: each error with the raw input (base64).")
+@click.option("--progress/--no-progress", default=None, help="A progress bar on stderr (default: when stderr is a "
+              "terminal).")
+def convert_command(source: str, target: str, input_file: Any, output_file: Any, options: tuple[str, ...],
+                    strict: bool, errors: str, dead_letter: Any, progress: bool | None) -> None:
+    """Convert IN (default stdin) into OUT (default stdout), streaming, in flat memory whatever the size.
+
+    Files are JSON lines for the JSON formats, Avro container files for avro, and length-delimited messages for
+    protobuf. A summary of the counts goes to stderr at the end.
+    """
+    import sys
+    import time
+
+    from .convert import ConversionStats, convert_file
+    from .errors import CdcFormatsError
+
+    if errors == "dead-letter" and dead_letter is None:
+        raise click.UsageError("--errors dead-letter needs --dead-letter FILE")
+    stats = ConversionStats()
+    handler: Any = errors if errors != "dead-letter" else _dead_letter_writer(dead_letter)
+    show_progress = sys.stderr.isatty() if progress is None else progress
+    started = time.perf_counter()
+    try:
+        with _progress(input_file, show_progress) as reader:
+            convert_file(reader, output_file, source, target, strict=strict, errors=handler, stats=stats,
+                         **_format_options(options))
+        output_file.flush()
+    except CdcFormatsError as error:
+        _summary(source, target, stats, time.perf_counter() - started)
+        raise click.ClickException(str(error)) from None
+    _summary(source, target, stats, time.perf_counter() - started)
+
+
+def _dead_letter_writer(stream: Any) -> Any:
+    import base64
+    import json
+
+    def write(error: Any) -> None:
+        raw = error.raw
+        record = {"kind": type(error).__name__, "format": error.format, "position": error.position,
+                  "field": error.field, "reason": error.reason}
+        if isinstance(raw, (bytes, bytearray)):
+            record["raw_base64"] = base64.b64encode(raw).decode("ascii")
+        else:
+            record["raw"] = repr(raw)
+        stream.write(json.dumps(record) + "\n")
+    return write
+
+
+def _progress(stream: Any, show: bool) -> Any:
+    """``stream``, wrapped in a progress bar on stderr when ``show`` (with a total when it is a regular file)."""
+    import contextlib
+    import os
+    import stat
+
+    if not show:
+        return contextlib.nullcontext(stream)
+    from rich.progress import Progress
+
+    total = None
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        status = os.fstat(stream.fileno())
+        total = status.st_size if stat.S_ISREG(status.st_mode) else None
+
+    @contextlib.contextmanager
+    def wrapped() -> Any:
+        with Progress(console=Console(stderr=True), transient=True) as bar:
+            yield bar.wrap_file(stream, total=total, description="converting")
+    return wrapped()
+
+
+def _summary(source: str, target: str, stats: Any, seconds: float) -> None:
+    rate = f", {stats.events / seconds:,.0f} events/s" if seconds > 0 and stats.events else ""
+    click.echo(f"{source} -> {target}: {stats.events:,} events, {stats.messages_out:,} messages written, "
+               f"{stats.failed:,} failed in {seconds:.1f} s{rate}", err=True)
 
 
 @main.command("bridge")

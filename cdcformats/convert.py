@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from .codecs.base import FEATURES, Codec, owns_attribute
 from .errors import CodecError, ConfigurationError, LossyConversionError
@@ -61,14 +61,7 @@ def convert(messages: Iterable[Any], source: str | Codec, target: str | Codec, *
     ``"fail"`` raises, ``"skip"`` drops it, a callable receives the ``CodecError`` (which holds the raw input) and the
     stream goes on: that is how a dead-letter sink is attached. ``stats`` is filled in as the stream is consumed.
     """
-    if isinstance(source, str) and isinstance(target, str):
-        source_options, target_options = _split_options(codec_class(source), codec_class(target), options)
-        source_codec, target_codec = codec(source, **source_options), codec(target, **target_options)
-    elif options:
-        raise ConfigurationError("options can only be given with format names; configure the codecs instead")
-    else:
-        source_codec = codec(source) if isinstance(source, str) else source
-        target_codec = codec(target) if isinstance(target, str) else target
+    source_codec, target_codec = _codecs(source, target, options)
     counts = stats if stats is not None else ConversionStats()
     on_error = _error_handler(errors, counts)
     # Everything above runs now, so that a bad configuration fails here; the pipeline below runs as it is consumed.
@@ -76,6 +69,32 @@ def convert(messages: Iterable[Any], source: str | Codec, target: str | Codec, *
     if strict:
         events = _refuse_losses(events, target_codec, on_error)
     return _counted_messages(target_codec.encode(_counted(events, counts), on_error=on_error), counts)
+
+
+def convert_file(source_file: BinaryIO, target_file: BinaryIO, source: str | Codec, target: str | Codec, *,
+                 strict: bool = False, errors: str | Callable[[CodecError], None] = "fail",
+                 stats: ConversionStats | None = None, **options: Any) -> ConversionStats:
+    """Convert a whole file, streaming: ``source_file`` is read in ``source``'s file form (JSON lines for the JSON
+    formats, an Avro container file, length-delimited Protobuf) and ``target_file`` written in ``target``'s.
+    Arguments are as for ``convert``; returns the counts."""
+    source_codec, target_codec = _codecs(source, target, options)
+    counts = stats if stats is not None else ConversionStats()
+    on_error = _error_handler(errors, counts)
+    events = source_codec.read_file(source_file, on_error=on_error)
+    if strict:
+        events = _refuse_losses(events, target_codec, on_error)
+    for written in target_codec.write_file(target_file, _counted(events, counts), on_error=on_error):
+        counts.messages_out += written
+    return counts
+
+
+def _codecs(source: str | Codec, target: str | Codec, options: dict[str, Any]) -> tuple[Codec, Codec]:
+    if isinstance(source, str) and isinstance(target, str):
+        source_options, target_options = _split_options(codec_class(source), codec_class(target), options)
+        return codec(source, **source_options), codec(target, **target_options)
+    if options:
+        raise ConfigurationError("options can only be given with format names; configure the codecs instead")
+    return (codec(source) if isinstance(source, str) else source, codec(target) if isinstance(target, str) else target)
 
 
 def _counted_messages(messages: Iterable[Any], counts: ConversionStats) -> Iterator[Any]:

@@ -2,19 +2,22 @@
 
 The schema is ``avro/change_event.avsc`` (record ``cdcformats.v1.ChangeEvent``); it carries every canonical event
 exactly. A message is the bare Avro body, without an object-container header and without the schema-registry framing
-(the Kafka serializers add that). Values are a union of null, boolean, long, double, string, bytes and a ``Decimal``
+(the Kafka serializers add that). A file is an Avro object container file (readable by any Avro tool); one written
+with another version of the envelope is read through schema resolution. Values are a union of null, boolean, long, double, string, bytes and a ``Decimal``
 record holding the exact decimal text, so that any precision and scale survive.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal, InvalidOperation
 from io import BytesIO
-from typing import Any
+from typing import Any, BinaryIO
 
 import fastavro
 
-from .base import Codec
+from ._varint import varint
+from .base import Codec, report
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import avro_schema
@@ -67,6 +70,66 @@ class AvroCodec(Codec):
         except Exception as error:  # e.g. a str that is not valid Unicode (a lone surrogate)
             raise EncodeError(self.name, f"{type(error).__name__}: {error}") from None
         return stream.getvalue()
+
+
+    # -- files: Avro object container files -----------------------------------------------------------------------
+
+    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
+                  ) -> Iterator[ChangeEvent]:
+        try:
+            records = fastavro.reader(stream, reader_schema=self.schema)
+        except Exception as error:  # fastavro's own errors for a file that is not a container of this schema
+            raise DecodeError(self.name, f"not an Avro container file of change events ({error})") from None
+        position = 0
+        while True:
+            try:
+                record = next(records)
+            except StopIteration:
+                return
+            except Exception as error:  # a corrupt block: nothing after it can be trusted
+                raise DecodeError(self.name, f"corrupt container file ({type(error).__name__}: {error})",
+                                  position=position) from None
+            try:
+                yield event_from_record(record)
+            except (TypeError, ValueError, InvalidOperation) as error:
+                report(DecodeError(self.name, str(error), position=position, raw=record), on_error)
+            position += 1
+
+    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
+                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
+        """An object container file, written block by block: fastavro writes the header, and each block is the
+        bodies ``encode_event`` wrote (so that an event that cannot be written is refused alone, not half-written
+        into a block), framed as the Avro specification says: count, size, bodies, sync marker."""
+        header = BytesIO()
+        fastavro.writer(header, self.schema, [])
+        stream.write(header.getvalue())
+        sync_marker = header.getvalue()[-16:]
+        block: list[bytes] = []
+        size = 0
+        for position, event in enumerate(events):
+            try:
+                body = self.encode_event(event)
+            except EncodeError as error:
+                report(error.at(position, event), on_error)
+                continue
+            block.append(body)
+            size += len(body)
+            if size >= _BLOCK_BYTES:
+                _write_block(stream, block, size, sync_marker)
+                block, size = [], 0
+            yield 1
+        if block:
+            _write_block(stream, block, size, sync_marker)
+
+
+_BLOCK_BYTES = 64 * 1024
+
+
+def _write_block(stream: BinaryIO, bodies: list[bytes], size: int, sync_marker: bytes) -> None:
+    # Avro longs are zigzag varints; counts and sizes are never negative, so zigzag is a doubling.
+    stream.write(varint(len(bodies) << 1) + varint(size << 1))
+    stream.writelines(bodies)
+    stream.write(sync_marker)
 
 
 # -- event -> Avro record ---------------------------------------------------------------------------------------------

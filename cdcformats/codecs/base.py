@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op
@@ -247,6 +247,34 @@ class Codec:
         """All the messages of one event: one for most formats; a format where a record spans several messages
         (Tablestore rows) overrides this."""
         return [self.encode_event(event)]
+
+    # -- files --------------------------------------------------------------------------------------------------------
+
+    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
+                  ) -> Iterator[ChangeEvent]:
+        """The events of a file in this format, lazily. By default a file holds one message per line (JSON lines);
+        blank lines are skipped. Formats with a file form of their own (Avro container files) override this."""
+        if self.message_type is not bytes:
+            raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
+                                     "that writes the same rows as text")
+        return self.decode((line.rstrip(b"\r\n") for line in stream if line.strip()), on_error)
+
+    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
+                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
+        """Write ``events`` to a file in this format, lazily: yields the number of messages each event took."""
+        if self.message_type is not bytes:
+            raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
+                                     "that writes the same rows as text")
+        for position, event in enumerate(events):
+            try:
+                messages = self.encode_messages(event)
+            except EncodeError as error:
+                report(error.at(position, event), on_error)
+                continue
+            for message in messages:
+                stream.write(message)
+                stream.write(b"\n")
+            yield len(messages)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

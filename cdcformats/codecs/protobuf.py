@@ -5,17 +5,22 @@ The schema is ``proto/cdcformats/v1/change_event.proto``; it carries every canon
 bare serialized message, without the schema-registry framing (the Kafka serializers add that). A ``Value`` with no
 field set, or a cell without a value, is null. Unknown fields are ignored, as Protobuf readers do, so that a newer
 writer's additions do not break an older reader.
+
+A file is a sequence of length-delimited messages, each preceded by its size as a varint: what Java's
+``writeDelimitedTo`` / ``parseDelimitedFrom`` and Go's ``protodelim`` read and write.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, BinaryIO
 
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
-from .base import Codec
+from ._varint import varint
+from .base import Codec, report
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import change_event_pb2 as pb
@@ -26,8 +31,11 @@ _KIND_TO_PROTO = {kind: pb.CellKind.Value(f"CELL_KIND_{kind.value}") for kind in
 _KIND_FROM_PROTO = {number: kind for kind, number in _KIND_TO_PROTO.items()}
 
 
+NAME = "protobuf"
+
+
 class ProtobufCodec(Codec):
-    name = "protobuf"
+    name = NAME
     description = "canonical change event, Protobuf binary (message cdcformats.v1.ChangeEvent)"
 
     def decode_message(self, message: bytes) -> ChangeEvent:
@@ -45,6 +53,48 @@ class ProtobufCodec(Codec):
             return proto_from_event(event).SerializeToString()
         except (ProtobufEncodeError, ValueError) as error:  # ValueError: a str that is not valid Unicode
             raise EncodeError(self.name, str(error)) from None
+
+
+    # -- files: length-delimited messages ---------------------------------------------------------------------------
+
+    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
+                  ) -> Iterator[ChangeEvent]:
+        return self.decode(_delimited_messages(stream), on_error)
+
+    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
+                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
+        for position, event in enumerate(events):
+            try:
+                message = self.encode_event(event)
+            except EncodeError as error:
+                report(error.at(position, event), on_error)
+                continue
+            stream.write(varint(len(message)) + message)
+            yield 1
+
+
+def _delimited_messages(stream: BinaryIO) -> Iterator[bytes]:
+    """Each message of a length-delimited stream; a truncated one raises DecodeError (nothing after it is framed)."""
+    position = 0
+    while True:
+        size = shift = 0
+        while True:
+            byte = stream.read(1)
+            if not byte:
+                if shift:
+                    raise DecodeError(NAME, "the file ends inside a message size", position=position)
+                return
+            size |= (byte[0] & 0x7F) << shift
+            if not byte[0] & 0x80:
+                break
+            shift += 7
+            if shift > 63:
+                raise DecodeError(NAME, "a message size varint is too long", position=position)
+        message = stream.read(size)
+        if len(message) != size:
+            raise DecodeError(NAME, f"the file ends {size - len(message)} bytes into a message", position=position)
+        yield message
+        position += 1
 
 
 # -- event -> message -------------------------------------------------------------------------------------------------
