@@ -281,11 +281,16 @@ def spark_convert_command(input_path: str, source_format: str, output_path: str,
 
 
 @main.command("demo")
-def demo_command() -> None:
-    """Convert the bundled example streams between every pair of formats and report what survived."""
+@click.option("--size", type=int, default=20_000, show_default=True,
+              help="Messages per generated stream (records, for Tablestore).")
+@click.option("--master", default="local[2]", show_default=True, help="Spark master for the Spark stage.")
+def demo_command(size: int, master: str) -> None:
+    """The whole product on one machine: conversions between every format, generated change streams through the
+    embedded schema registry and Kafka broker, and Spark SQL over them, with a report of counts, losslessness and
+    throughput."""
     from .demo import run
 
-    run(Console())
+    run(Console(), size=size, master=master)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,32 @@
-"""``cdcformats demo``: the bundled example streams (the product pages' samples) converted between every pair of
-formats, with what each conversion kept and dropped."""
+"""``cdcformats demo``: the whole product on one machine, on embedded defaults.
+
+1. The product pages' examples converted between every pair of formats, with what each conversion kept and dropped.
+2. A realistic change stream per source format (``cdcformats.samples``) decoded into canonical events.
+3. The events written as Avro and Protobuf envelopes, with their schemas in an embedded schema registry, produced
+   to an embedded Kafka broker (librdkafka's mock cluster) with cdcformats' serializers, consumed back and compared.
+4. Spark SQL over the consumed Avro: ``cdc_decode`` then the latest state of every key.
+
+Each stage reports its counts, whether it lost anything, and its throughput.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import tempfile
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from . import samples
 from .convert import ConversionStats, convert
+from .model import ChangeEvent
 from .plugins import codec, formats
 
 
@@ -48,21 +63,19 @@ def _target_options(target: str, example: Example) -> dict[str, Any]:
     return {}
 
 
-def run(console: Console) -> None:
-    console.rule("cdcformats demo: example streams through every format")
-    summary = RichTable(title="example streams, decoded")
+def conversion_matrix(console: Console) -> None:
+    """Stage 1: every bundled example through every other format and back."""
+    summary = RichTable(title="1. the product pages' examples, decoded")
     for column in ("format", "stream", "messages", "events by op"):
         summary.add_column(column)
-    pairs = RichTable(title="conversions: source -> target -> source")
+    pairs = RichTable(title="   ... converted: source -> target -> source")
     for column in ("source", "target", "events", "written", "refused", "back to source", "what the target dropped"):
         pairs.add_column(column)
     for example in EXAMPLES:
         source = codec(example.format, **example.options)
         messages = example.messages()
         events = list(source.decode(messages))
-        ops = Counter(event.op.value for event in events)
-        summary.add_row(example.format, example.title, str(len(messages)),
-                        ", ".join(f"{op} {count}" for op, count in sorted(ops.items())))
+        summary.add_row(example.format, example.title, str(len(messages)), _ops(events))
         normal = list(source.encode(events))
         for target_name in formats():
             if target_name == example.format:
@@ -79,3 +92,184 @@ def run(console: Console) -> None:
     console.print("[dim]'exact': converting back gives the source's messages byte for byte (in normal form). "
                   "What a target drops is reported before any data flows by cdcformats.loss(); "
                   "convert(..., strict=True) refuses it instead.[/dim]")
+
+
+def _ops(events: list[ChangeEvent]) -> str:
+    return ", ".join(f"{op} {count:,}" for op, count in sorted(Counter(event.op.value for event in events).items()))
+
+
+@dataclass
+class Stage:
+    """One row of the report."""
+
+    name: str
+    events: int
+    seconds: float
+    check: str
+
+    def row(self) -> tuple[str, ...]:
+        rate = f"{self.events / self.seconds:,.0f}" if self.seconds > 0 else "-"
+        return self.name, f"{self.events:,}", f"{self.seconds:.2f}", rate, self.check
+
+
+def _timed(work: Callable[[], Any]) -> tuple[Any, float]:
+    started = time.perf_counter()
+    result = work()
+    return result, time.perf_counter() - started
+
+
+# (format, codec options, sample stream, stream description)
+SOURCES = (
+    ("lindorm", {"key_columns": ["id"]}, samples.lindorm_orders, "Lindorm orders: versions, column and row deletes"),
+    ("arcion", {"key_columns": ["r_regionkey"], "table": "tpch.region"}, samples.arcion_region,
+     "Arcion tpch.region: snapshot, then realtime I/U/D"),
+    ("ots", {"primary_key": ["user", "device"], "table": "devices"}, samples.ots_rows,
+     "Tablestore devices: PutRow, UpdateRow (U, DO, DA), DeleteRow"),
+)
+
+
+def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
+    """The whole demo; ``size`` messages (records, for Tablestore) per generated stream."""
+    console.rule("cdcformats demo")
+    conversion_matrix(console)
+    stages: list[Stage] = []
+    streams = RichTable(title=f"2. generated change streams, {size:,} messages each")
+    for column in ("format", "stream", "messages", "events by op"):
+        streams.add_column(column)
+    decoded: dict[str, list[ChangeEvent]] = {}
+    for name, options, generate, description in SOURCES:
+        messages = generate(size)
+        events, seconds = _timed(lambda: list(codec(name, **options).decode(messages)))
+        decoded[name] = events
+        streams.add_row(name, description, f"{len(messages):,}", _ops(events))
+        stages.append(Stage(f"decode {name}", len(events), seconds, "all decoded"))
+    console.print(streams)
+    missing = [module for module in ("confluent_kafka", "pyspark") if importlib.util.find_spec(module) is None]
+    if missing:
+        console.print(f"[yellow]Kafka and Spark stages skipped: {', '.join(missing)} not installed "
+                      "(pip install 'cdcformats[kafka,spark]').[/yellow]")
+        _report(console, stages)
+        return
+    with tempfile.TemporaryDirectory(prefix="cdcformats-demo-") as directory:
+        registry_file = str(Path(directory) / "registry.sqlite")
+        consumed = _kafka_stages(console, decoded, registry_file, stages)
+        _spark_stage(console, consumed, registry_file, master, stages)
+    _report(console, stages)
+
+
+def _report(console: Console, stages: list[Stage]) -> None:
+    report = RichTable(title="report")
+    for column in ("stage", "events", "seconds", "events/s", "check"):
+        report.add_column(column)
+    for stage in stages:
+        report.add_row(*stage.row())
+    console.print(report)
+
+
+def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], registry_file: str,
+                  stages: list[Stage]) -> list[bytes]:
+    """Stage 3: produce every event as Avro and Protobuf, consume back, compare. Returns the Avro messages."""
+    from confluent_kafka import Consumer, Producer, TopicPartition
+
+    from .kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
+    from .schema_registry import connect, register_envelope
+
+    registry = connect(registry_file)
+    subjects = [register_envelope(registry, envelope, topic="changes") for envelope in ("avro", "protobuf")]
+    console.print(f"3. embedded schema registry {registry_file}: "
+                  + ", ".join(f"{subject} v{version}" for subject, version in subjects))
+    cluster = Producer({"test.mock.num.brokers": 1, "log_level": 0})
+    bootstrap = ",".join(f"{broker.host}:{broker.port}" for broker in cluster.list_topics(timeout=10).brokers.values())
+    console.print(f"   embedded Kafka broker (librdkafka mock cluster) at {bootstrap}")
+    avro_messages: list[bytes] = []
+    key_serializer = ChangeEventKeySerializer()
+    for envelope in ("avro", "protobuf"):
+        serializer = ChangeEventSerializer(envelope, schema_registry=registry)
+        deserializer = ChangeEventDeserializer(envelope, schema_registry=registry)
+        for name, events in decoded.items():
+            topic = f"{name}.{envelope}"
+            producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "log_level": 0})
+
+            def produce() -> None:
+                context = _Context(topic)
+                for event in events:
+                    producer.produce(topic, key=key_serializer(event, context), value=serializer(event, context))
+                    producer.poll(0)
+                producer.flush(30)
+            _, seconds = _timed(produce)
+            stages.append(Stage(f"produce {name} ({envelope})", len(events), seconds, "acknowledged"))
+            def consume() -> tuple[list[bytes], list[ChangeEvent]]:
+                values = _consume(Consumer, TopicPartition, bootstrap, topic, len(events))
+                return values, [deserializer(value, _Context(topic)) for value in values]
+            (values, back), seconds = _timed(consume)
+            # Partitions interleave keys, so compare as multisets; each key's changes keep their order.
+            lossless = Counter(event.event_id for event in back) == Counter(event.event_id for event in events)
+            stages.append(Stage(f"consume {name} ({envelope})", len(back), seconds,
+                                "same events" if lossless else "[red]CHANGED[/red]"))
+            if envelope == "avro":
+                avro_messages.extend(values)
+    cluster.flush()
+    return avro_messages
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a serializer reads of confluent-kafka's SerializationContext."""
+
+    topic: str
+    field: str = "value"
+
+
+def _consume(consumer_class: Any, partition_class: Any, bootstrap: str, topic: str, count: int) -> list[bytes]:
+    """Every message of ``topic``, read from the start of each partition without joining a consumer group."""
+    consumer = consumer_class({"bootstrap.servers": bootstrap, "group.id": "cdcformats-demo",
+                               "enable.auto.commit": False, "log_level": 0})
+    partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+    consumer.assign([partition_class(topic, partition, 0) for partition in partitions])
+    values: list[bytes] = []
+    deadline = time.monotonic() + 60
+    while len(values) < count and time.monotonic() < deadline:
+        for message in consumer.consume(10_000, timeout=0.5):
+            if message.error() is None:
+                values.append(message.value())
+    consumer.close()
+    return values
+
+
+def _spark_stage(console: Console, avro_messages: list[bytes], registry_file: str, master: str,
+                 stages: list[Stage]) -> None:
+    """Stage 4: Spark SQL over the consumed Avro: decode, then the latest state of every key."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from .spark import latest_state, register, session
+
+    spark, seconds = _timed(lambda: session(master, "cdcformats demo"))
+    spark.sparkContext.setLogLevel("ERROR")
+    register(spark, schema_registry=registry_file)
+    stages.append(Stage(f"start Spark {master}", 0, seconds, "-"))
+    frame = spark.createDataFrame(pa.table({"value": pa.array(avro_messages, pa.binary())}).to_pandas())
+    frame.createOrReplaceTempView("changes")
+    # Decoded once and kept: latest_state reads its input several times.
+    events = spark.sql("SELECT cdc_decode('avro', value) AS event FROM changes").persist()
+    counts, seconds = _timed(lambda: events.groupBy("event.table.name", "event.op").count().collect())
+    errors = events.where("event.error IS NOT NULL").count()
+    stages.append(Stage("Spark SQL cdc_decode", sum(row["count"] for row in counts), seconds,
+                        "no dead letters" if not errors else f"[red]{errors} dead letters[/red]"))
+    state = latest_state(events)
+    summary, seconds = _timed(lambda: state.groupBy("table.name").agg(
+        F.count("*").alias("keys"), F.sum(F.col("deleted").cast("int")).alias("deleted")).orderBy("name").collect())
+    stages.append(Stage("Spark latest_state", sum(row["keys"] for row in summary), seconds,
+                        "; ".join(f"{row['name']}: {row['keys'] - row['deleted']:,} live, {row['deleted']:,} deleted"
+                                  for row in summary)))
+    console.print("4. Spark: the current state of a few keys, ready for MERGE INTO")
+    sample = state.orderBy("table.name", "commit_time_us").selectExpr(
+        "table.name AS table", "transform(key, c -> coalesce(c.value.string, cast(c.value.long AS string))) AS key",
+        "deleted", "transform(cells, c -> c.name) AS columns").limit(6).collect()
+    rows = RichTable()
+    for column in ("table", "key", "deleted", "columns"):
+        rows.add_column(column)
+    for row in sample:
+        rows.add_row(row["table"], ", ".join(row["key"]), str(row["deleted"]), ", ".join(row["columns"]))
+    console.print(rows)
+    spark.stop()

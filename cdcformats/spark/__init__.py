@@ -67,13 +67,16 @@ _ENVELOPES = ("avro", "protobuf")
 
 def session(master: str | None = None, app_name: str = "cdcformats", **config: str) -> SparkSession:
     """A Spark session for these functions: ``local[*]`` unless ``master`` says otherwise. On a local master the
-    Python workers run this interpreter, so they see the packages installed with it; on a cluster, its executors need
-    cdcformats installed (``PYSPARK_PYTHON`` and ``spark.archives`` as usual)."""
+    Python workers run this interpreter, so they see the packages installed with it, and shuffles use 8 partitions;
+    on a cluster, its executors need cdcformats installed (``PYSPARK_PYTHON`` and ``spark.archives`` as usual).
+    ``config`` entries are Spark settings and win over these."""
     master = master or "local[*]"
+    settings = {"spark.ui.showConsoleProgress": "false"}
     if master.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        settings["spark.sql.shuffle.partitions"] = "8"  # not 200: one machine has a few cores
     builder = SparkSession.builder.master(master).appName(app_name)
-    for key, value in {"spark.ui.showConsoleProgress": "false", **config}.items():
+    for key, value in {**settings, **config}.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
 
@@ -337,6 +340,7 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
     has its change's commit time) that no later row delete, column delete (DELETE_ALL_VERSIONS) or delete of that
     version (DELETE_VERSION) removed; a TRUNCATE removes every earlier change of its table. The key is each event's
     own, or, with ``key_columns``, read out of its image; an event with neither fails the job, naming its table.
+    It reads ``frame`` several times: ``persist()`` a frame that is costly to compute, such as a decoded stream.
     """
     events = frame.where(F.col(column).isNotNull() & F.col(column)["error"].isNull()).select(
         F.col(column).alias("e"), F.monotonically_increasing_id().alias("_input_order"))
