@@ -21,6 +21,13 @@ test: $(INSTALLED)
 demo: $(INSTALLED)
 	$(BIN)/cdcformats demo
 
+# Every benchmark, each against its floor measured in the same run (several minutes; the 1 GB conversion and the
+# Spark runs take most of it).
+benchmark: $(INSTALLED)
+	$(BIN)/python benchmarks/codec_throughput.py
+	$(BIN)/python benchmarks/convert_memory.py
+	$(BIN)/python benchmarks/spark_decode.py
+
 # Regenerate cdcformats/schemas/change_event_pb2.py after changing the .proto.
 protobuf: $(INSTALLED)
 	$(BIN)/python scripts/generate_protobuf.py

@@ -1,8 +1,9 @@
-"""Decode and encode throughput of each format, one core, as ratios against a floor measured in the same run.
+"""Decode and encode throughput of every format, one core, each against a floor measured in the same run.
 
-The floor does the same work by hand without cdcformats: msgspec parses the Lindorm JSON and fastavro writes the
-canonical Avro record built straight from the parsed dicts. `ratio` is our time over the floor's time (1.0: as fast
-as hand-written code; the target for Lindorm -> Avro is at most 1.5).
+A floor does the same work by hand, without cdcformats: msgspec parses (or writes) the JSON formats, fastavro reads
+(or writes) the Avro bodies, the generated Protobuf classes parse (or serialize) Protobuf; for Lindorm -> Avro, msgspec
+parses and fastavro writes the canonical record built straight from the parsed dicts. ``ratio`` is our time over the
+floor's: 1.0 is as fast as hand-written code (the target for Lindorm -> Avro is at most 1.5).
 
     .venv/bin/python benchmarks/codec_throughput.py [--messages 100000]
 """
@@ -17,13 +18,19 @@ from typing import Any
 
 import fastavro
 import msgspec
+from sample_streams import lindorm_messages
 
 import cdcformats as cf
-from sample_streams import lindorm_messages
+from cdcformats import samples
+from cdcformats.codecs.avro import record_from_event
+from cdcformats.codecs.protobuf import proto_from_event
 from cdcformats.schemas import avro_schema
+from cdcformats.schemas import change_event_pb2 as pb
 
+AVRO_SCHEMA = fastavro.parse_schema(avro_schema())
+_decode_json = msgspec.json.Decoder().decode
 
-# The floor types values by column type as cdcformats does (without its check that the text reads back the same).
+# The Lindorm floor types values by column type as cdcformats does (without its check that the text reads back).
 _TYPED = {"BIGINT": int, "BOOLEAN": lambda text: text == "true",
           "DECIMAL": lambda text: ("cdcformats.v1.Decimal", {"text": text})}
 
@@ -34,13 +41,10 @@ def _typed(entry: dict[str, Any]) -> Any:
     return convert(value) if convert is not None and value is not None else value
 
 
-def floor_lindorm_to_avro(messages: list[bytes]) -> int:
+def floor_lindorm_to_avro(messages: list[bytes]) -> None:
     """msgspec + fastavro by hand: parse, map each entry to a typed cell record, write the canonical Avro body."""
-    schema = fastavro.parse_schema(avro_schema())
-    decode = msgspec.json.Decoder().decode
-    written = 0
     for message in messages:
-        document = decode(message)
+        document = _decode_json(message)
         cells = [{"name": entry["name"], "value": _typed(entry), "type": entry.get("type"),
                   "version": int(entry["ts"]) if entry.get("ts") else None, "kind": "PUT"}
                  for entry in document["data"]]
@@ -49,10 +53,7 @@ def floor_lindorm_to_avro(messages: list[bytes]) -> int:
                   "source": {"system": None, "position": [], "commit_time_us": int(document["ts"]) * 1000,
                              "capture_time_us": None},
                   "key_only": False, "attributes": []}
-        buffer = io.BytesIO()
-        fastavro.schemaless_writer(buffer, schema, record)
-        written += len(buffer.getvalue())
-    return written
+        fastavro.schemaless_writer(io.BytesIO(), AVRO_SCHEMA, record)
 
 
 def timed(work: Callable[[], Any], repeat: int = 3) -> float:
@@ -64,32 +65,56 @@ def timed(work: Callable[[], Any], repeat: int = 3) -> float:
     return best
 
 
+def drain(iterator: Any) -> None:
+    for _ in iterator:
+        pass
+
+
+def format_rows(name: str, codec: cf.Codec, messages: list[bytes]) -> list[tuple[str, float, float]]:
+    """(work, our seconds, floor seconds) for decoding and encoding ``messages`` in ``name``."""
+    events = list(codec.decode(messages))
+    if name == "avro":
+        records = [record_from_event(event) for event in events]
+        floor_decode = lambda: [fastavro.schemaless_reader(io.BytesIO(m), AVRO_SCHEMA, None) for m in messages]
+        floor_encode = lambda: [fastavro.schemaless_writer(io.BytesIO(), AVRO_SCHEMA, r) for r in records]
+    elif name == "protobuf":
+        protos = [proto_from_event(event) for event in events]
+        floor_decode = lambda: [pb.ChangeEvent.FromString(m) for m in messages]
+        floor_encode = lambda: [p.SerializeToString() for p in protos]
+    else:
+        documents = [_decode_json(m) for m in messages]
+        floor_decode = lambda: [_decode_json(m) for m in messages]
+        floor_encode = lambda: [msgspec.json.encode(d) for d in documents]
+    return [(f"{name} decode", timed(lambda: drain(codec.decode(messages))), timed(floor_decode)),
+            (f"{name} encode", timed(lambda: drain(codec.encode(events))), timed(floor_encode))]
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=100_000)
     count = parser.parse_args().messages
-    messages = lindorm_messages(count)
-    floor = timed(lambda: floor_lindorm_to_avro(messages))
-    rows = [("floor: msgspec + fastavro by hand, lindorm -> avro", floor)]
-    lindorm = cf.codec("lindorm", key_columns=["id"])
-    events = list(lindorm.decode(messages))
+    lindorm = lindorm_messages(count)
+    lindorm_codec = cf.codec("lindorm", key_columns=["id"])
+    events = list(lindorm_codec.decode(lindorm))
+    ots_json = [msgspec.json.encode(list(row)) for row in samples.ots_rows(count // 3)]
+    streams = {
+        "lindorm": (lindorm_codec, lindorm),
+        "arcion": (cf.codec("arcion", key_columns=["r_regionkey"]), samples.arcion_region(count)),
+        "ots-json": (cf.codec("ots-json", primary_key=["user", "device"]), ots_json),
+        "avro": (cf.codec("avro"), list(cf.codec("avro").encode(events))),
+        "protobuf": (cf.codec("protobuf"), list(cf.codec("protobuf").encode(events))),
+    }
+    rows = []
+    for name, (codec, messages) in streams.items():
+        for work, ours, floor in format_rows(name, codec, messages):
+            rows.append((work, len(messages), ours, floor))
     avro = cf.codec("avro")
-    avro_messages = list(avro.encode(events))
-    protobuf = cf.codec("protobuf")
-    protobuf_messages = list(protobuf.encode(events))
-    rows += [
-        ("cdcformats convert lindorm -> avro", timed(lambda: sum(1 for _ in cf.convert(messages, lindorm, avro)))),
-        ("lindorm decode", timed(lambda: sum(1 for _ in lindorm.decode(messages)))),
-        ("lindorm encode", timed(lambda: sum(1 for _ in lindorm.encode(events)))),
-        ("avro encode", timed(lambda: sum(1 for _ in avro.encode(events)))),
-        ("avro decode", timed(lambda: sum(1 for _ in avro.decode(avro_messages)))),
-        ("protobuf encode", timed(lambda: sum(1 for _ in protobuf.encode(events)))),
-        ("protobuf decode", timed(lambda: sum(1 for _ in protobuf.decode(protobuf_messages)))),
-    ]
-    print(f"{count} Lindorm messages of ~{sum(map(len, messages)) // count} bytes, best of 3, one core")
-    print(f"{'work':<55} {'seconds':>8} {'events/s':>10} {'ratio':>6}")
-    for name, seconds in rows:
-        print(f"{name:<55} {seconds:8.3f} {count / seconds:10.0f} {seconds / floor:6.2f}")
+    rows.append(("lindorm -> avro (convert)", count, timed(lambda: drain(cf.convert(lindorm, lindorm_codec, avro))),
+                 timed(lambda: floor_lindorm_to_avro(lindorm))))
+    print("best of 3, one core; floors by hand with msgspec, fastavro and the generated Protobuf classes")
+    print(f"{'work':<28} {'messages':>9} {'events/s':>10} {'floor/s':>10} {'ratio':>6}")
+    for work, messages, ours, floor in rows:
+        print(f"{work:<28} {messages:9,} {messages / ours:10,.0f} {messages / floor:10,.0f} {ours / floor:6.2f}")
 
 
 if __name__ == "__main__":

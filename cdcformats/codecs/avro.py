@@ -2,9 +2,10 @@
 
 The schema is ``avro/change_event.avsc`` (record ``cdcformats.v1.ChangeEvent``); it carries every canonical event
 exactly. A message is the bare Avro body, without an object-container header and without the schema-registry framing
-(the Kafka serializers add that). A file is an Avro object container file (readable by any Avro tool); one written
-with another version of the envelope is read through schema resolution. Values are a union of null, boolean, long, double, string, bytes and a ``Decimal``
-record holding the exact decimal text, so that any precision and scale survive.
+(the Kafka serializers add that). ``avro_body`` writes the body and fastavro reads it. A file is an Avro object
+container file (readable by any Avro tool); one written with another version of the envelope is read through schema
+resolution. Values are a union of null, boolean, long, double, string, bytes and a ``Decimal`` record holding the
+exact decimal text, so that any precision and scale survive.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, BinaryIO
 import fastavro
 
 from ._varint import varint
+from .avro_body import write_event
 from .base import Codec, report
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
@@ -64,13 +66,10 @@ class AvroCodec(Codec):
             raise DecodeError(self.name, str(error)) from None
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        stream = BytesIO()
         try:
-            fastavro.schemaless_writer(stream, self.schema, record_from_event(event))
-        except Exception as error:  # e.g. a str that is not valid Unicode (a lone surrogate)
+            return write_event(event)
+        except UnicodeEncodeError as error:  # a str that is not valid Unicode (a lone surrogate)
             raise EncodeError(self.name, f"{type(error).__name__}: {error}") from None
-        return stream.getvalue()
-
 
     # -- files: Avro object container files -----------------------------------------------------------------------
 
@@ -132,7 +131,7 @@ def _write_block(stream: BinaryIO, bodies: list[bytes], size: int, sync_marker: 
     stream.write(sync_marker)
 
 
-# -- event -> Avro record ---------------------------------------------------------------------------------------------
+# -- event -> Avro record, for fastavro (the reference that avro_body is checked against) ---------------------------
 
 def _value_out(value: Value) -> Any:
     if type(value) is Decimal:

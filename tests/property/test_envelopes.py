@@ -61,3 +61,23 @@ def test_garbage_raises_only_decode_error(name: str, data: st.DataObject | None)
             assert error.reason
         else:
             assert isinstance(event, cf.ChangeEvent)
+
+
+@given(events())
+def test_the_avro_body_writer_writes_what_fastavro_writes(event: cf.ChangeEvent) -> None:
+    import io
+
+    import fastavro
+
+    from cdcformats.codecs.avro import record_from_event
+    from cdcformats.schemas import avro_schema
+
+    expected = io.BytesIO()
+    fastavro.schemaless_writer(expected, fastavro.parse_schema(avro_schema()), record_from_event(event))
+    assert cf.codec("avro").encode_event(event) == expected.getvalue()
+
+
+def test_a_lone_surrogate_is_an_encode_error_in_avro() -> None:
+    event = cf.ChangeEvent(cf.Op.INSERT, after=(cf.Cell("name", "\ud800"),))
+    with pytest.raises(cf.EncodeError, match="surrogates not allowed"):
+        cf.codec("avro").encode_event(event)
