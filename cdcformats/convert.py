@@ -65,10 +65,8 @@ def convert(messages: Iterable[Any], source: str | Codec, target: str | Codec, *
     counts = stats if stats is not None else ConversionStats()
     on_error = _error_handler(errors, counts)
     # Everything above runs now, so that a bad configuration fails here; the pipeline below runs as it is consumed.
-    events = source_codec.decode(messages, on_error=on_error)
-    if strict:
-        events = _refuse_losses(events, target_codec, on_error)
-    return _counted_messages(target_codec.encode(_counted(events, counts), on_error=on_error), counts)
+    events = _checked(source_codec.decode(messages, on_error=on_error), target_codec, strict, on_error, counts)
+    return _counted_messages(target_codec.encode(events, on_error=on_error), counts)
 
 
 def convert_file(source_file: BinaryIO, target_file: BinaryIO, source: str | Codec, target: str | Codec, *,
@@ -80,12 +78,18 @@ def convert_file(source_file: BinaryIO, target_file: BinaryIO, source: str | Cod
     source_codec, target_codec = _codecs(source, target, options)
     counts = stats if stats is not None else ConversionStats()
     on_error = _error_handler(errors, counts)
-    events = source_codec.read_file(source_file, on_error=on_error)
-    if strict:
-        events = _refuse_losses(events, target_codec, on_error)
-    for written in target_codec.write_file(target_file, _counted(events, counts), on_error=on_error):
+    events = _checked(source_codec.read_file(source_file, on_error=on_error), target_codec, strict, on_error, counts)
+    for written in target_codec.write_file(target_file, events, on_error=on_error):
         counts.messages_out += written
     return counts
+
+
+def _checked(events: Iterable[ChangeEvent], target: Codec, strict: bool,
+             on_error: Callable[[CodecError], None] | None, counts: ConversionStats) -> Iterator[ChangeEvent]:
+    """The decoded events that go on to the target: under ``strict``, those it can write without loss; counted."""
+    if strict:
+        events = _refuse_losses(events, target, on_error)
+    return _counted(events, counts)
 
 
 def _codecs(source: str | Codec, target: str | Codec, options: dict[str, Any]) -> tuple[Codec, Codec]:

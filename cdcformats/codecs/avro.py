@@ -105,12 +105,7 @@ class AvroCodec(Codec):
         sync_marker = header.getvalue()[-16:]
         block: list[bytes] = []
         size = 0
-        for position, event in enumerate(events):
-            try:
-                body = self.encode_event(event)
-            except EncodeError as error:
-                report(error.at(position, event), on_error)
-                continue
+        for (body,) in self.encoded(events, on_error):
             block.append(body)
             size += len(body)
             if size >= _BLOCK_BYTES:

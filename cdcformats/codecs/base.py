@@ -227,13 +227,19 @@ class Codec:
     def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
                ) -> Iterator[Any]:
         """Encode a stream of events lazily; errors are handled as in ``decode``."""
+        for messages in self.encoded(events, on_error):
+            yield from messages
+
+    def encoded(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
+                ) -> Iterator[list[Any]]:
+        """The messages of each event, lazily, one list per event written; errors are handled as in ``decode``."""
         for position, event in enumerate(events):
             try:
                 messages = self.encode_messages(event)
             except EncodeError as error:
                 report(error.at(position, event), on_error)
                 continue
-            yield from messages
+            yield messages
 
     # -- one at a time --------------------------------------------------------------------------------------------
 
@@ -265,12 +271,7 @@ class Codec:
         if self.message_type is not bytes:
             raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
                                      "that writes the same rows as text")
-        for position, event in enumerate(events):
-            try:
-                messages = self.encode_messages(event)
-            except EncodeError as error:
-                report(error.at(position, event), on_error)
-                continue
+        for messages in self.encoded(events, on_error):
             for message in messages:
                 stream.write(message)
                 stream.write(b"\n")

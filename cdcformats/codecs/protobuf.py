@@ -20,7 +20,7 @@ from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
 from ._varint import varint
-from .base import Codec, report
+from .base import Codec
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import change_event_pb2 as pb
@@ -63,12 +63,7 @@ class ProtobufCodec(Codec):
 
     def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
                    on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
-        for position, event in enumerate(events):
-            try:
-                message = self.encode_event(event)
-            except EncodeError as error:
-                report(error.at(position, event), on_error)
-                continue
+        for (message,) in self.encoded(events, on_error):
             stream.write(varint(len(message)) + message)
             yield 1
 
