@@ -119,8 +119,8 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, object]:
 
 
 @main.command("convert")
-@click.option("--from", "source", required=True, metavar="FORMAT", help="Format of the input.")
-@click.option("--to", "target", required=True, metavar="FORMAT", help="Format to write.")
+@click.option("--from", "--source-format", "source", required=True, metavar="FORMAT", help="Format of the input.")
+@click.option("--to", "--target-format", "target", required=True, metavar="FORMAT", help="Format to write.")
 @click.argument("input_file", metavar="[IN]", type=click.File("rb"), default="-")
 @click.argument("output_file", metavar="[OUT]", type=click.File("wb", atomic=False), default="-")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
@@ -210,9 +210,10 @@ def _summary(source: str, target: str, stats: Any, seconds: float) -> None:
 
 @main.command("bridge")
 @click.option("--source-topic", required=True, help="Topic to consume.")
-@click.option("--source-format", required=True, help="Format of the source topic's values.")
+@click.option("--source-format", "--from", "source_format", required=True,
+              help="Format of the source topic's values.")
 @click.option("--target-topic", required=True, help="Topic to produce to.")
-@click.option("--target-format", required=True, help="Format to write.")
+@click.option("--target-format", "--to", "target_format", required=True, help="Format to write.")
 @click.option("--bootstrap-servers", required=True, help="Kafka bootstrap servers (host:port,...).")
 @click.option("--group-id", default="cdcformats-bridge", show_default=True, help="Consumer group (its offsets are "
               "committed only after the converted messages are acknowledged).")
@@ -244,9 +245,9 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
 @main.command("spark-convert")
 @click.option("--input", "input_path", required=True, help="File or directory of messages: JSON lines or text (one "
               "message per line), or Parquet with a value column.")
-@click.option("--source-format", required=True, help="Format of the input messages.")
+@click.option("--source-format", "--from", "source_format", required=True, help="Format of the input messages.")
 @click.option("--output", "output_path", required=True, help="Directory to write (it must not exist yet).")
-@click.option("--target-format", required=True, help="Format to write.")
+@click.option("--target-format", "--to", "target_format", required=True, help="Format to write.")
 @click.option("--master", default="local[*]", show_default=True, help="Spark master URL (spark://..., yarn, ...).")
 @click.option("--input-kind", type=click.Choice(["auto", "jsonl", "text", "parquet"]), default="auto",
               show_default=True, help="auto: Parquet for a path ending in .parquet, else lines.")

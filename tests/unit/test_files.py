@@ -107,3 +107,11 @@ def test_convert_command_strict_refuses_lossy_events(tmp_path: Path) -> None:
     assert refused > 0
     assert f"{len(events) - refused:,} events, {len(events) - refused:,} messages written, {refused} failed" \
         in result.stderr
+
+
+def test_convert_command_with_a_progress_bar_and_the_long_flag_names(tmp_path: Path) -> None:
+    source = write_input(tmp_path, [])
+    result = CliRunner().invoke(main, ["convert", "--source-format", "lindorm", "--target-format", "arcion",
+                                       str(source), str(tmp_path / "out.jsonl"), "--progress"])
+    assert result.exit_code == 0, result.output
+    assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == 5
