@@ -29,11 +29,12 @@ batch at once (``Codec.decode_arrow``, Lindorm) does so with Arrow's JSON reader
 from __future__ import annotations
 
 import json
+import operator
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, reduce
 from typing import Any
 
 import pyarrow as pa
@@ -348,7 +349,7 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
         F.col("e"), F.col("e.table").alias("table"),
         F.struct(F.col("e.source.commit_time_us"), F.col("e.source.position"), F.col("_input_order")).alias("_order"))
     truncates = events.where(F.col("e.op") == "TRUNCATE").groupBy("table").agg(F.max("_order").alias("_truncated"))
-    changes = events.where(F.col("e.op") != "TRUNCATE").join(truncates, "table", "left").where(
+    changes = _left_join(events.where(F.col("e.op") != "TRUNCATE"), truncates, ["table"]).where(
         F.col("_truncated").isNull() | (F.col("_order") > F.col("_truncated"))).drop("_truncated")
     key = _key_of(F.col("e"), key_columns)
     changes = changes.withColumn("key", F.when(F.size(key) > 0, key).otherwise(F.raise_error(F.concat(
@@ -365,8 +366,8 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
         *column_key, F.col("cell.version").alias("_version")).agg(F.max("_order").alias("_version_deleted"))
     puts = cells.where(F.col("cell.kind") == "PUT").select(
         "*", F.col("cell.name").alias("_name"), F.col("cell.version").alias("_version"))
-    puts = (puts.join(row_deletes, row, "left").join(whole_column, [*row, "_name"], "left")
-            .join(one_version, [*row, "_name", "_version"], "left"))
+    puts = _left_join(_left_join(_left_join(puts, row_deletes, row), whole_column, [*row, "_name"]),
+                      one_version, [*row, "_name", "_version"])
     later = [F.col(deleted).isNull() | (F.col("_order") > F.col(deleted))
              for deleted in ("_row_deleted", "_column_deleted", "_version_deleted")]
     surviving = puts.where(later[0] & later[1] & later[2])
@@ -376,10 +377,19 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
         left["name"] < right["name"], -1).when(left["name"] > right["name"], 1).otherwise(0)).alias("cells"))
     last = changes.groupBy(*row).agg(F.max_by(F.col("e.op"), F.col("_order")).alias("_last_op"),
                                      F.max(F.col("e.source.commit_time_us")).alias("commit_time_us"))
-    state = last.join(rows, row, "left")
+    state = _left_join(last, rows, row)
     no_cells = F.array().cast(EVENT_TYPE["after"].dataType)
     return state.select(*row, F.coalesce(F.col("cells"), no_cells).alias("cells"),
                         (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"), "commit_time_us")
+
+
+def _left_join(left: DataFrame, right: DataFrame, on: list[str]) -> DataFrame:
+    """``left`` LEFT JOIN ``right`` on the columns ``on``, where null equals null: a change without a table, or a
+    cell without a version, is matched like any other."""
+    renamed = right.select(*[F.col(name).alias(f"_right_{name}") for name in on],
+                           *[name for name in right.columns if name not in on])
+    condition = reduce(operator.and_, [left[name].eqNullSafe(renamed[f"_right_{name}"]) for name in on])
+    return left.join(renamed, condition, "left").drop(*[f"_right_{name}" for name in on])
 
 
 def ots_events(frame: DataFrame, primary_key: list[str], *, table: str | None = None, order_by: str | None = None,

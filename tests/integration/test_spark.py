@@ -216,6 +216,12 @@ def test_latest_state_applies_versions_and_deletes(spark) -> None:
     python = list(codec("lindorm", key_columns=["id"]).decode(EXAMPLES[0].messages()))
     expected = expected_state(python)
     assert {key: (row["deleted"], current_cells(row["cells"])) for key, row in state.items()} == expected
+    # Without a table name (null in every row) the changes still meet.
+    binary_view(spark, "orders", [message.replace(b'"table":"orders",', b"") for message in EXAMPLES[0].messages()])
+    frame = spark.sql("SELECT cdc_decode('lindorm', value) AS event FROM orders")
+    untabled = {tuple(cell["value"]["string"] for cell in row["key"]): (row["deleted"], current_cells(row["cells"]))
+                for row in latest_state(frame, key_columns=["id"]).toArrow().to_pylist()}
+    assert untabled == expected
 
 
 def current_cells(cells: list[dict]) -> dict:
