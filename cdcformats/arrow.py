@@ -137,38 +137,40 @@ def _cells(rows: list[dict[str, Any]] | None, where: str) -> tuple[Cell, ...] | 
     for index, row in enumerate(rows):
         path = f"{where}[{index}]"
         try:
-            kind = CellKind(row["kind"] or "PUT")
+            kind = CellKind(row.get("kind") or "PUT")
         except ValueError:
-            raise EncodeError("arrow", f"unknown cell kind {row['kind']!r}; expected one of "
+            raise EncodeError("arrow", f"unknown cell kind {row.get('kind')!r}; expected one of "
                                        f"{', '.join(kind.value for kind in CellKind)}", field=f"{path}.kind") from None
-        cells.append(Cell(row["name"], _value(row["value"], f"{path}.value"), row["type"], row["version"], kind))
+        cells.append(Cell(row.get("name"), _value(row.get("value"), f"{path}.value"), row.get("type"),
+                          row.get("version"), kind))
     return tuple(cells)
 
 
 def _entries(rows: list[dict[str, Any]] | None, where: str) -> tuple[tuple[str, Value], ...]:
-    return tuple((row["name"], _value(row["value"], f"{where}[{index}].value"))
+    return tuple((row.get("name"), _value(row.get("value"), f"{where}[{index}].value"))
                  for index, row in enumerate(rows or ()))
 
 
 def event_from_row(row: dict[str, Any]) -> ChangeEvent:
     """The event of one ``EVENT`` row (as ``to_pylist`` gives it); raises ``EncodeError`` naming the field when the
-    row is not a change event (a dead-letter row, an unknown op, a value with two members)."""
+    row is not a change event (a dead-letter row, an unknown op, a value with two members). A struct built by hand
+    may leave fields out: a missing field is null (an empty key, attributes or position)."""
     if row.get("error") is not None:
         raise EncodeError("arrow", f"this row is a dead letter, not an event: {row['error'].get('message')}",
                           field="error")
     try:
-        op = Op(row["op"])
+        op = Op(row.get("op"))
     except ValueError:
-        raise EncodeError("arrow", f"unknown op {row['op']!r}; expected one of {', '.join(op.value for op in Op)}",
-                          field="op") from None
+        raise EncodeError("arrow", f"unknown op {row.get('op')!r}; expected one of "
+                                   f"{', '.join(op.value for op in Op)}", field="op") from None
     try:
-        table = None if row["table"] is None else Table(**row["table"])
-        source_row = row["source"] or {}
+        table = None if row.get("table") is None else Table(**row["table"])
+        source_row = row.get("source") or {}
         source = Source(source_row.get("system"), _entries(source_row.get("position"), "source.position"),
                         source_row.get("commit_time_us"), source_row.get("capture_time_us"))
-        return ChangeEvent(op, table, _cells(row["key"], "key") or (), _cells(row["before"], "before"),
-                           _cells(row["after"], "after"), source, bool(row["key_only"]),
-                           _entries(row["attributes"], "attributes"))
+        return ChangeEvent(op, table, _cells(row.get("key"), "key") or (), _cells(row.get("before"), "before"),
+                           _cells(row.get("after"), "after"), source, bool(row.get("key_only")),
+                           _entries(row.get("attributes"), "attributes"))
     except (TypeError, ValueError) as error:  # the model refuses it: a null name, say
         raise EncodeError("arrow", str(error)) from None
 

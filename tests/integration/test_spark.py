@@ -299,3 +299,18 @@ def test_spark_convert_command(tmp_path: Path) -> None:
     arcion = ChangeEventSerializer("arcion")
     assert sorted(lines) == sorted(arcion(event) for event in codec("lindorm", key_columns=["id"]).decode(
         EXAMPLES[0].messages()))
+
+
+def test_cdc_encode_takes_an_event_built_in_sql(spark) -> None:
+    """A struct written by hand, with only some of the fields, is an event too."""
+    value = spark.sql("""
+        SELECT cdc_encode('lindorm', named_struct(
+            'op', 'UPSERT', 'table', named_struct('name', 'orders'),
+            'after', array(
+                named_struct('name', 'id', 'value', named_struct('string', 'o-9', 'long', CAST(NULL AS BIGINT)),
+                             'type', 'VARCHAR'),
+                named_struct('name', 'n', 'value', named_struct('string', CAST(NULL AS STRING), 'long', 7L),
+                             'type', 'BIGINT'))
+        )) AS value""").collect()[0].value
+    assert bytes(value) == (b'{"op":"Put","table":"orders","keyOnly":"false","data":[{"type":"VARCHAR","name":"id",'
+                            b'"value":"o-9"},{"type":"BIGINT","name":"n","value":"7"}]}')
