@@ -28,6 +28,7 @@ ENTRY_POINT_GROUP = "cdcformats.formats"
 _BUILTIN: dict[str, str] = {
     "arcion": "cdcformats.codecs.arcion:ArcionCodec",
     "avro": "cdcformats.codecs.avro:AvroCodec",
+    "debezium-json": "cdcformats.codecs.debezium:DebeziumJsonCodec",
     "lindorm": "cdcformats.codecs.lindorm:LindormCodec",
     "ots": "cdcformats.codecs.ots:OtsCodec",
     "ots-json": "cdcformats.codecs.ots:OtsJsonCodec",

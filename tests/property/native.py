@@ -114,6 +114,72 @@ def arcion_normal_form(document: dict[str, Any]) -> dict[str, Any]:
     return {**envelope, **{name: value for name, value in document.items() if name not in envelope}}
 
 
+# -- Debezium ---------------------------------------------------------------------------------------------------------
+
+debezium_rows = st.dictionaries(names, st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats),
+                                max_size=5)
+microseconds = st.integers(-(2**63) + 1000, 2**63 - 1000)
+
+
+@st.composite
+def debezium_times(draw: st.DrawFn) -> dict[str, int]:
+    """``ts_ms``, and maybe ``ts_us``, of one instant (Debezium 2.6 writes both)."""
+    instant = draw(microseconds)
+    times = {"ts_ms": instant // 1000}
+    if draw(st.booleans()):
+        times["ts_us"] = instant
+    return times
+
+
+debezium_sources = st.tuples(
+    st.fixed_dictionaries({}, optional={
+        "version": st.text(max_size=8), "connector": st.sampled_from(["mysql", "postgresql"]) | st.none(),
+        "name": st.text(max_size=8), "snapshot": st.sampled_from(["true", "false", "last"]),
+        "db": st.none() | st.text(max_size=6), "schema": st.none() | st.text(max_size=6), "table": st.text(max_size=8),
+        "file": st.text(max_size=8), "pos": int64s, "lsn": int64s, "gtid": st.none() | st.text(max_size=8)}),
+    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})})
+debezium_documents = st.tuples(
+    st.fixed_dictionaries({"op": st.sampled_from(["c", "u", "d", "r", "t"])}, optional={
+        "before": st.none() | debezium_rows, "after": st.none() | debezium_rows, "source": st.none() | debezium_sources,
+        "transaction": st.none() | st.fixed_dictionaries(
+            {"id": st.text(max_size=8), "total_order": int64s, "data_collection_order": int64s}),
+        "extension": json_values}),
+    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})})
+
+
+def _debezium_time(fields: dict[str, Any], normal: dict[str, Any]) -> None:
+    instant = fields["ts_us"] if "ts_us" in fields else fields["ts_ms"] * 1000 if "ts_ms" in fields else None
+    if instant is not None:
+        normal["ts_ms"] = instant // 1000
+        if instant % 1000:
+            normal["ts_us"] = instant
+
+
+def debezium_normal_form(document: dict[str, Any]) -> dict[str, Any]:
+    source = document.get("source") or {}
+    normal_source: dict[str, Any] = {}
+    if source.get("connector") is not None:
+        normal_source["connector"] = source["connector"]
+    _debezium_time(source, normal_source)
+    structural = ["connector", "ts_ms", "ts_us"]
+    if "table" in source:
+        structural += ["db", "schema", "table"]
+        if "schema" in source and source.get("db") is not None:
+            normal_source["db"], normal_source["schema"] = source["db"], source["schema"]
+        else:
+            normal_source["db"] = source["schema"] if "schema" in source else source.get("db")
+        normal_source["table"] = source["table"]
+    normal_source.update((name, value) for name, value in source.items() if name not in structural)
+    normal = {"before": document.get("before"), "after": document.get("after"), "source": normal_source,
+              "op": document["op"]}
+    _debezium_time(document, normal)
+    if document.get("transaction"):
+        normal["transaction"] = document["transaction"]
+    normal.update((name, value) for name, value in document.items()
+                  if name not in ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction"))
+    return normal
+
+
 # -- Tablestore -------------------------------------------------------------------------------------------------------
 
 key_values = st.one_of(st.text(max_size=6), int64s, st.binary(max_size=6))
@@ -176,6 +242,8 @@ def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
         documents = arcion_realtime | arcion_rows
     elif configuration == "arcion+keys":
         documents = arcion_realtime | arcion_rows.filter(lambda row: "opType" not in row)
+    elif configuration.startswith("debezium-json"):
+        documents = debezium_documents
     elif configuration == "ots":
         return ots_streams(2)
     elif configuration == "ots-json":
@@ -190,6 +258,8 @@ def normal_form(configuration: str, messages: list[Any]) -> list[Any]:
         return [encode_json(lindorm_normal_form(decode_json(message))) for message in messages]
     if configuration.startswith("arcion"):
         return [encode_json(arcion_normal_form(decode_json(message))) for message in messages]
+    if configuration.startswith("debezium-json"):
+        return [encode_json(debezium_normal_form(decode_json(message))) for message in messages]
     if configuration == "ots+single":
         return messages  # rows are written back as they are
     return messages  # generated Tablestore rows are in normal form already
@@ -197,7 +267,7 @@ def normal_form(configuration: str, messages: list[Any]) -> list[Any]:
 
 def same(configuration: str, left: list[Any], right: list[Any]) -> bool:
     """Equal as the format's values: JSON messages compare as JSON values, tuples field by field (NaN == NaN)."""
-    if configuration.startswith(("lindorm", "arcion")) or configuration == "ots-json":
+    if configuration.startswith(("lindorm", "arcion", "debezium-json")) or configuration == "ots-json":
         return [decode_json(message) for message in left] == [decode_json(message) for message in right]
     return [repr(row) for row in left] == [repr(row) for row in right]
 
@@ -209,8 +279,8 @@ def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
                                                            "0000000001_s:0000000000"]))
         rows = st.lists(scalar, max_size=8).map(tuple)
         return st.lists(st.one_of(rows, st.binary(max_size=8), st.none()), max_size=6)
-    json_like = st.one_of(json_values.map(encode_json),
-                          lindorm_documents.map(encode_json), arcion_realtime.map(encode_json))
+    json_like = st.one_of(json_values.map(encode_json), lindorm_documents.map(encode_json),
+                          arcion_realtime.map(encode_json), debezium_documents.map(encode_json))
     return st.lists(st.one_of(st.binary(max_size=64), json_like,
                               json_like.map(lambda message: message[: len(message) // 2]),
                               st.sampled_from([b"[" * 5000, b"{\"op\": \"Put\", \"ts\": 1" + b"0" * 400 + b"}",

@@ -24,8 +24,13 @@ def test_events_survive_the_arrow_form(batch: list[cf.ChangeEvent]) -> None:
     assert [arrow.event_from_row(row) for row in rows.to_pylist()] == batch
 
 
+def comparable(rows: pa.StructArray) -> list:
+    """Rows as events where they are events (the model's equality holds NaN equal to NaN), else as they are."""
+    return [arrow.event_from_row(row) if row is not None and row["error"] is None else row for row in rows.to_pylist()]
+
+
 def reference(codec: cf.Codec, values: pa.Array) -> list:
-    return arrow.decode_array(values, codec.decode_message, "dead-letter").to_pylist()
+    return comparable(arrow.decode_array(values, codec.decode_message, "dead-letter"))
 
 
 # Ways a line of a batch can go wrong that a JSON-lines reader sees differently from a one-message parser.
@@ -52,7 +57,7 @@ def test_the_lindorm_batch_decoder_agrees_with_the_reference(configuration: str,
     messages = data.draw(lindorm_batches(configuration))
     values = pa.array(messages, pa.binary())
     batch = arrow.decode_array(values, codec.decode_message, "dead-letter", codec.decode_arrow)
-    assert batch.to_pylist() == reference(codec, values)
+    assert comparable(batch) == reference(codec, values)
 
 
 @pytest.mark.parametrize("key_columns", [[], ["id", "name"]])

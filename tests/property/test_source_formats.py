@@ -19,6 +19,8 @@ CODECS = {
     "lindorm+keys": dict(key_columns=["id", "name"]),
     "arcion": dict(),
     "arcion+keys": dict(key_columns={"region": ["id"]}, table="tpch.region"),
+    "debezium-json": dict(),
+    "debezium-json+keys": dict(key_columns=["id", "name"]),
     "ots": dict(primary_key=["pk1", "pk2"]),
     "ots-json": dict(primary_key=["id"]),
     "ots+single": dict(primary_key=["id"], mode=SINGLE_VERSION, columns=["id", "name", "col_a", "x"]),
@@ -74,7 +76,7 @@ def test_garbage_raises_only_decode_error(configuration: str, data: st.DataObjec
         assert error.format in (codec.name, "ots-json") and error.position is not None and error.reason
 
 
-PAIRS = [(source, target) for source in CODECS for target in ("lindorm", "arcion", "ots", "avro")
+PAIRS = [(source, target) for source in CODECS for target in ("lindorm", "arcion", "ots", "debezium-json", "avro")
          if source.split("+")[0] != target]
 
 

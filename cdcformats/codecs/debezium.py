@@ -1,0 +1,324 @@
+"""``debezium-json``: Debezium's change event envelope as Kafka Connect's JsonConverter writes it.
+
+    {"before": null, "after": {"id": 1001, "email": "sally@example.com"},
+     "source": {"version": "2.7.0.Final", "connector": "mysql", "name": "dbserver1", "ts_ms": 1695277757000,
+                "snapshot": "false", "db": "inventory", "table": "customers", "file": "binlog.000008", "pos": 3693},
+     "op": "c", "ts_ms": 1695277757016, "transaction": null}
+
+With ``schemas.enable=true`` the envelope is the ``payload`` of ``{"schema": ..., "payload": ...}``; both read.
+This is what Flink's and Paimon's ``debezium-json`` formats read.
+
+How the message maps onto the canonical event:
+
+* ``op`` c, u, d, r, t is INSERT, UPDATE, DELETE, READ, TRUNCATE (``m``, a logical-decoding message, is no row
+  change and is refused). ``before`` / ``after`` null is an absent image; an object is an image whose cells are its
+  fields in order, each value the JSON value it is. Nested objects or arrays as values are refused.
+* ``source.connector`` is the source system; ``source.ts_ms`` (``ts_us`` where it is there) the commit time;
+  ``source.table`` the table, in ``source.schema`` (then ``source.db`` is the catalog, as PostgreSQL writes it) or
+  else in ``source.db`` (as MySQL writes it). Every other ``source`` field (version, name, snapshot, binlog file and
+  position, LSN, ...) is kept verbatim and in order as the source position.
+* The envelope's own ``ts_ms`` (``ts_us``) is when the connector read the change: the capture time.
+* ``transaction`` fields become ``debezium.transaction.<field>`` attributes; other envelope fields are kept verbatim
+  as ``debezium.field.<name>`` attributes. Both are written back.
+* With the schema wrapper, columns the schema declares as ``bytes`` are read as bytes (base64 in the JSON), and
+  ``org.apache.kafka.connect.data.Decimal`` columns as decimals. Other logical types keep their JSON value.
+* Which columns form the primary key is in the message key, not the value: give ``key_columns``.
+
+Written from other formats: an UPSERT becomes ``c`` (the row as it now is); bytes become base64 text, decimals and
+NaN or an infinity their text, as Debezium's ``binary.handling.mode=base64`` and ``decimal.handling.mode=string``
+write them. Cell types and versions are not written. A deleted cell (a Lindorm Delete, a Tablestore DO/DA) and a
+column twice in one image have no form here and are refused.
+
+Normal form (what ``encode`` writes): the envelope without the schema wrapper, fields in the order ``before``,
+``after``, ``source``, ``op``, ``ts_ms``, then ``ts_us`` when the capture time has microseconds, ``transaction``
+when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (``ts_us``), ``db`` (``schema``),
+``table``, then the position.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from decimal import Decimal
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from . import typed_text
+from .base import Codec
+from .keys import KEY_COLUMNS
+
+NAME = "debezium-json"
+TRANSACTION_ATTRIBUTE = "debezium.transaction."
+FIELD_ATTRIBUTE = "debezium.field."
+_ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
+_SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # with a table: not the position
+
+_OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
+# An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
+_CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_DECIMAL_TYPE = "org.apache.kafka.connect.data.Decimal"
+
+
+class DebeziumJsonCodec(Codec):
+    name = NAME
+    description = "Debezium change events as Kafka Connect JSON (with or without the schema wrapper)"
+    carries = frozenset({
+        "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
+        "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
+        "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
+    })
+    own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE})
+    options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.key_columns = self.config["key_columns"]
+        if not self.key_columns:
+            self.carries = self.carries - {"key"}
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        document = load_object(NAME, message, self.config["max_message_bytes"])
+        columns: dict[str, dict[str, Any]] = {}
+        if "payload" in document and "schema" in document and "op" not in document:
+            columns = _column_schemas(document["schema"])
+            document = document["payload"]
+            if type(document) is not dict:
+                raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field="payload")
+        code = document.get("op")
+        if code not in _OP_OF_CODE:
+            raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}",
+                              field="op")
+        before = _image(document.get("before"), "before", columns.get("before", {}))
+        after = _image(document.get("after"), "after", columns.get("after", {}))
+        table, source = _source(document.get("source"))
+        capture_time = _time(document, "")
+        attributes = _transaction(document.get("transaction"))
+        attributes += [(FIELD_ATTRIBUTE + name, encode(value).decode())
+                       for name, value in document.items() if name not in _ENVELOPE_FIELDS]
+        source = Source(source.system, source.position, source.commit_time_us, capture_time)
+        return ChangeEvent(_OP_OF_CODE[code], table, self.key_columns.key_of(table, after or before), before, after,
+                           source, attributes=attributes)
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_event(self, event: ChangeEvent) -> bytes:
+        document: dict[str, Any] = {
+            "before": _fields(event.before, "before"), "after": _fields(event.after, "after"),
+            "source": _source_fields(event), "op": _CODE_OF_OP[event.op],
+        }
+        _write_time(document, event.source.capture_time_us)
+        transaction = {name[len(TRANSACTION_ATTRIBUTE):]: value for name, value in event.attributes
+                       if name.startswith(TRANSACTION_ATTRIBUTE)}
+        if transaction:
+            document["transaction"] = transaction
+        for index, (name, value) in enumerate(event.attributes):
+            if name.startswith(FIELD_ATTRIBUTE):
+                field_name = name[len(FIELD_ATTRIBUTE):]
+                if field_name in _ENVELOPE_FIELDS:
+                    raise EncodeError(NAME, f"{name} would overwrite the envelope field {field_name!r}",
+                                      field=f"attributes[{index}]")
+                document[field_name] = raw(NAME, value, f"attributes[{index}]")
+        return encode(document)
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        lost = []
+        image = event.after or event.before
+        if self.key_columns and event.key != self.key_columns.key_of(event.table, image):
+            lost.append(("key", "key (debezium-json reads the key out of the image by key_columns)"))
+        position_names = [name for name, _ in event.source.position]
+        reserved = _reserved(event.table)
+        if len(set(position_names)) != len(position_names) or set(position_names) & reserved:
+            lost.append(("source.position", "source.position (names must be unique and not "
+                                            f"{', '.join(sorted(reserved))})"))
+        if event.attributes and event.attributes != _attributes_as_decoded(event.attributes):
+            lost.append(("attributes", "attributes (debezium.transaction.* first, then debezium.field.* once each "
+                                       "as JSON text)"))
+        return lost
+
+
+def _attributes_as_decoded(attributes: tuple[tuple[str, Value], ...]) -> tuple[tuple[str, Value], ...]:
+    """The attributes that decoding this event's message gives back, to tell which ones a round trip keeps."""
+    transaction = [(name, value) for name, value in attributes if name.startswith(TRANSACTION_ATTRIBUTE)]
+    fields = [(name, value) for name, value in attributes if name.startswith(FIELD_ATTRIBUTE)]
+    names = [name for name, _ in transaction + fields]
+    if (len(set(names)) != len(names) or any(type(value) not in _JSON_SCALARS for _, value in transaction)
+            or any(not is_canonical(value) or name[len(FIELD_ATTRIBUTE):] in _ENVELOPE_FIELDS
+                   for name, value in fields)):
+        return ()
+    return (*transaction, *fields)
+
+
+# -- decoding helpers -------------------------------------------------------------------------------------------------
+
+def _column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
+    """For the schema wrapper: the Connect schema of each column of ``before`` and ``after``, by name."""
+    if type(schema) is not dict or type(schema.get("fields")) is not list:
+        raise DecodeError(NAME, "expected a struct schema with fields", field="schema")
+    columns: dict[str, dict[str, Any]] = {}
+    for image in schema["fields"]:
+        if type(image) is dict and image.get("field") in ("before", "after") and type(image.get("fields")) is list:
+            columns[image["field"]] = {column["field"]: column for column in image["fields"]
+                                       if type(column) is dict and type(column.get("field")) is str}
+    return columns
+
+
+def _image(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) -> Image | None:
+    if data is None:
+        return None
+    if type(data) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(data)}", field=image_name)
+    cells = []
+    for name, value in data.items():
+        path = f"{image_name}.{name}"
+        if type(value) not in _JSON_SCALARS:
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
+        if name in columns and value is not None:
+            value = _typed(value, columns[name], path)
+        try:
+            cells.append(Cell(name, value))
+        except (TypeError, ValueError) as error:
+            raise DecodeError(NAME, str(error), field=path) from None
+    return tuple(cells)
+
+
+def _typed(value: Any, column: dict[str, Any], path: str) -> Value:
+    """A value read through its Connect schema: base64 text for bytes, a Decimal's unscaled bytes and scale."""
+    if column.get("type") != "bytes":
+        return value
+    if type(value) is not str:
+        raise DecodeError(NAME, f"expected base64 text for a bytes column, got {json_type(value)}", field=path)
+    try:
+        data = base64.b64decode(value, validate=True)
+    except binascii.Error:
+        raise DecodeError(NAME, "not base64 text", field=path) from None
+    if column.get("name") != _DECIMAL_TYPE:
+        return data
+    scale = (column.get("parameters") or {}).get("scale")
+    if type(scale) is not str or not scale.lstrip("-").isdigit():
+        raise DecodeError(NAME, f"a Decimal column needs its scale as a parameter, got {scale!r}", field=path)
+    return Decimal(int.from_bytes(data, "big", signed=True)).scaleb(-int(scale))
+
+
+def _time(document: dict[str, Any], path: str) -> int | None:
+    """Microseconds from ``ts_us`` where it is there, else from ``ts_ms``."""
+    for field, factor in (("ts_us", 1), ("ts_ms", 1000)):
+        value = document.get(field)
+        if value is None:
+            continue
+        if type(value) is not int or not INT64_MIN <= value * factor <= INT64_MAX:
+            raise DecodeError(NAME, f"expected a 64-bit timestamp, got {value!r}", field=path + field)
+        return value * factor
+    return None
+
+
+def _source(source: Any) -> tuple[Table | None, Source]:
+    if source is None:
+        return None, Source()
+    if type(source) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(source)}", field="source")
+    system = source.get("connector")
+    if system is not None and type(system) is not str:
+        raise DecodeError(NAME, f"expected a string, got {json_type(system)}", field="source.connector")
+    table = None
+    structural: tuple[str, ...] = ("connector", "ts_ms", "ts_us")
+    if "table" in source:
+        name, db, schema = source["table"], source.get("db"), source.get("schema")
+        for field, value in (("table", name), ("db", db), ("schema", schema)):
+            if value is not None and type(value) is not str:
+                raise DecodeError(NAME, f"expected a string, got {json_type(value)}", field=f"source.{field}")
+        if name is None:
+            raise DecodeError(NAME, "expected the table name, got null", field="source.table")
+        table = Table(name, schema, db) if "schema" in source else Table(name, db)
+        structural = _SOURCE_FIELDS
+    position = []
+    for field, value in source.items():
+        if field in structural:
+            continue
+        if type(value) not in _JSON_SCALARS:
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"source.{field}")
+        position.append((field, value))
+    try:
+        return table, Source(system, position, _time(source, "source."))
+    except ValueError as error:  # an integer beyond 64 bits in the position
+        raise DecodeError(NAME, str(error), field="source") from None
+
+
+def _transaction(transaction: Any) -> list[tuple[str, Value]]:
+    if transaction is None:
+        return []
+    if type(transaction) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(transaction)}", field="transaction")
+    attributes = []
+    for field, value in transaction.items():
+        if type(value) not in _JSON_SCALARS:
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"transaction.{field}")
+        attributes.append((TRANSACTION_ATTRIBUTE + field, value))
+    return attributes
+
+
+# -- encoding helpers -------------------------------------------------------------------------------------------------
+
+def _fields(cells: Image | None, image_name: str) -> dict[str, Any] | None:
+    if cells is None:
+        return None
+    fields: dict[str, Any] = {}
+    for index, cell in enumerate(cells):
+        path = f"{image_name}[{index}]"
+        if cell.kind is not CellKind.PUT:
+            raise EncodeError(NAME, f"a {cell.kind.value} cell has no form in a Debezium row image",
+                              field=f"{path}.kind")
+        if cell.name in fields:
+            raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
+        fields[cell.name] = _json_value(cell.value)
+    return fields
+
+
+def _json_value(value: Value) -> Any:
+    """A value as Debezium's JSON writes it: bytes as base64 text; a decimal, NaN or an infinity as text."""
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii")
+    if type(value) is Decimal:
+        return str(value)
+    if type(value) is float and not math.isfinite(value):
+        return typed_text.render(value)
+    return value
+
+
+def _write_time(document: dict[str, Any], microseconds: int | None) -> None:
+    if microseconds is not None:
+        document["ts_ms"] = microseconds // 1000
+        if microseconds % 1000:
+            document["ts_us"] = microseconds
+
+
+def _source_fields(event: ChangeEvent) -> dict[str, Any]:
+    source = event.source
+    fields: dict[str, Any] = {}
+    if source.system is not None:
+        fields["connector"] = source.system
+    _write_time(fields, source.commit_time_us)
+    table = event.table
+    if table is not None:
+        if table.catalog is not None:
+            fields["db"], fields["schema"] = table.catalog, table.schema
+        else:
+            fields["db"] = table.schema
+        fields["table"] = table.name
+    reserved = _reserved(table)
+    for index, (name, value) in enumerate(source.position):
+        if name in fields or name in reserved:
+            raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
+                              field=f"source.position[{index}]")
+        fields[name] = _json_value(value)
+    return fields
+
+
+def _reserved(table: Table | None) -> frozenset[str]:
+    """The ``source`` fields that decoding reads as something other than the position."""
+    return frozenset(_SOURCE_FIELDS) if table is not None else frozenset({"connector", "ts_ms", "ts_us", "table"})
