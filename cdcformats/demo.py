@@ -58,7 +58,7 @@ def _target_options(target: str, example: Example) -> dict[str, Any]:
     """Options that make a target keep the example's key: every format names key columns its own way."""
     if target in ("ots", "ots-json"):
         return {"primary_key": list(example.key)}
-    if target in ("lindorm", "arcion"):
+    if target in ("lindorm", "arcion", "debezium-json"):
         return {"key_columns": list(example.key)}
     return {}
 
