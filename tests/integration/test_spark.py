@@ -19,10 +19,11 @@ from cdcformats.plugins import codec  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-WIRE_FORMATS = ("lindorm", "arcion", "ots-json", "avro", "protobuf")
+WIRE_FORMATS = ("lindorm", "arcion", "ots-json", "debezium-json", "avro", "protobuf")
 # Options each format needs to read the bundled examples converted into it.
 FORMAT_OPTIONS = {"lindorm": {}, "arcion": {"table": "tpch.region"},
-                  "ots-json": {"primary_key": ["pkName1", "pkName2"], "table": "seed_table"}, "avro": {},
+                  "ots-json": {"primary_key": ["pkName1", "pkName2"], "table": "seed_table"},
+                  "debezium-json": {}, "avro": {},
                   "protobuf": {}}
 
 
