@@ -46,14 +46,16 @@ def decode_arrow(values: pa.Array, max_message_bytes: int, key_columns: tuple[st
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         values = values.cast(pa.binary() if pa.types.is_string(values.type) else pa.large_binary())
     length = len(values)
-    # Rows to parse: non-null, within the size limit, and starting with an object. The JSON reader skips blank
-    # lines, and a line can hold two values, so a chunk parses into as many rows as it has messages only if each
-    # gave one row: with no blank message, counting the rows proves it. (pyarrow 26 also crashes, rather than
-    # failing, on a batch whose first value is a bare null: starting with "{" rules that out too.)
+    # Rows to parse: non-null, within the size limit, valid UTF-8 (Arrow's reader does not check it, msgspec does),
+    # and starting with an object. The JSON reader skips blank lines, and a line can hold two values, so a chunk
+    # parses into as many rows as it has messages only if each gave one row: with no blank message, counting the rows
+    # proves it. (pyarrow 26 also crashes, rather than failing, on a batch whose first value is a bare null: starting
+    # with "{" rules that out too.)
     an_object = pc.match_substring_regex(values, r"^[ \t\r\n]*\{")
-    parsable = pc.and_(an_object, pc.less_equal(pc.binary_length(values), max_message_bytes)).fill_null(False)
+    parsable = pc.and_(pc.and_(an_object, pc.less_equal(pc.binary_length(values), max_message_bytes)),
+                       _valid_utf8(values)).fill_null(False)
     rows = pc.indices_nonzero(parsable)
-    parsed, failed = _parse(values.take(rows))
+    parsed, failed = _parse(_one_line_each(values.take(rows)))
     events, undecided = _canonical(parsed, key_columns)
     undecided = pc.or_(undecided, failed)
     if len(rows) == length:
@@ -72,54 +74,84 @@ def _positions(rows: pa.Array, length: int) -> list[int | None]:
     return positions
 
 
+def _valid_utf8(values: pa.Array) -> pa.Array:
+    """Which messages are valid UTF-8: checked for the whole batch at once, row by row only when that fails."""
+    try:
+        values.cast(pa.string())
+    except pa.ArrowInvalid:
+        return pa.array([_decodes(value) for value in values.to_pylist()], pa.bool_())
+    return pa.array([True] * len(values), pa.bool_())
+
+
+def _decodes(message: bytes | None) -> bool:
+    if message is None:
+        return True
+    try:
+        message.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _one_line_each(values: pa.Array) -> pa.Array:
+    """A raw line break cannot be inside a JSON string, so it is whitespace (or an error either way): a space keeps
+    every message on its own line."""
+    data = values.buffers()[2]  # every message's bytes (and maybe more around a slice: a false alarm costs little)
+    text = data.to_pybytes() if data is not None else b""
+    if b"\n" in text or b"\r" in text:
+        return pc.replace_substring(pc.replace_substring(values, "\n", " "), "\r", " ")
+    return values
+
+
 # -- parsing ----------------------------------------------------------------------------------------------------------
 
 def _parse(values: pa.Array) -> tuple[pa.StructArray, pa.BooleanArray]:
-    """Parse each message against the layout; returns the rows (all null where parsing failed) and which failed."""
-    failed = [False] * len(values)
-    pieces = _parse_range(values, 0, len(values), failed)
-    table = pa.concat_tables(pieces) if pieces else _LAYOUT.empty_table()
+    """Parse each message against the layout; returns the rows (null where parsing failed) and which failed.
+
+    Arrow's reader stops at the first bad row, and says which one when it can: the rows before it are parsed again,
+    the bad row is marked failed, and the rest go on; where it cannot say (or a line held two objects), the range is
+    split in halves. Each attempt costs about as much as decoding a hundred messages with the reference decoder, so
+    after a few failures (one per hundred messages) the rest of the batch is left to it.
+    """
+    length = len(values)
+    failed = [False] * length
+    pieces: list[tuple[int, pa.Table]] = []
+    ranges = [(0, length)]  # a stack: the range on top is the leftmost not yet parsed
+    failures_left = max(8, length // 100)
+    while ranges:
+        start, stop = ranges.pop()
+        if start >= stop:
+            continue
+        if failures_left <= 0:
+            failed[start:stop] = [True] * (stop - start)
+            continue
+        try:
+            table = _read_lines(values.slice(start, stop - start))
+        except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+            failures_left -= 1
+            bad = _bad_row(error)
+            if bad is not None and 0 <= bad < stop - start:
+                failed[start + bad] = True
+                ranges += [(start + bad + 1, stop), (start, start + bad)]
+                continue
+            table = None
+        if table is not None and table.num_rows == stop - start:
+            pieces.append((start, table))
+        elif stop - start == 1:
+            failed[start] = True
+        else:  # the reader did not say which row, or a line held two objects: find it by halves
+            if table is not None:
+                failures_left -= 1
+            middle = (start + stop) // 2
+            ranges += [(middle, stop), (start, middle)]
+    pieces += [(row, _null_rows(1)) for row, bad in enumerate(failed) if bad]
+    pieces.sort(key=lambda piece: piece[0])
+    table = pa.concat_tables([piece for _, piece in pieces]) if pieces else _LAYOUT.empty_table()
     return table.to_struct_array().combine_chunks(), pa.array(failed, pa.bool_())
 
 
-def _parse_range(values: pa.Array, start: int, stop: int, failed: list[bool]) -> list[pa.Table]:
-    """Tables for rows start..stop, one row per message. Arrow's reader stops at the first bad row (and says which
-    one when it can): the rows before it are parsed again, the bad row is marked failed, the rest go on."""
-    if start >= stop:
-        return []
-    chunk = values.slice(start, stop - start)
-    try:
-        table = _read_lines(chunk)
-    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-        bad = _bad_row(error)
-        if bad is None or not 0 <= bad < stop - start:  # the reader did not say which row: split in halves
-            if stop - start == 1:
-                failed[start] = True
-                return [_null_rows(1)]
-            middle = (start + stop) // 2
-            return _parse_range(values, start, middle, failed) + _parse_range(values, middle, stop, failed)
-        failed[start + bad] = True
-        return [*_parse_range(values, start, start + bad, failed), _null_rows(1),
-                *_parse_range(values, start + bad + 1, stop, failed)]
-    if table.num_rows != stop - start:  # a line held two objects, or none: find it by halves
-        if stop - start == 1:
-            failed[start] = True
-            return [_null_rows(1)]
-        middle = (start + stop) // 2
-        return _parse_range(values, start, middle, failed) + _parse_range(values, middle, stop, failed)
-    return [table]
-
-
 def _read_lines(chunk: pa.Array) -> pa.Table:
-    # A raw line break cannot be inside a JSON string, so it is whitespace (or an error either way): a space keeps
-    # every message on its own line.
-    data = chunk.buffers()[2]  # every message's bytes (and maybe more around a slice: a false alarm costs little)
-    text = data.to_pybytes() if data is not None else b""
-    if b"\n" in text or b"\r" in text:
-        chunk = pc.replace_substring(pc.replace_substring(chunk, "\n", " "), "\r", " ")
-    # Arrow's reader does not check UTF-8, msgspec does: casting to string does, for the whole chunk.
-    chunk.cast(pa.string())
-    # Each message plus a line break, in one new array: its data buffer is the whole batch as JSON lines.
+    # Each message plus a line break, in one new array: its data buffer is the whole chunk as JSON lines.
     lines = pc.binary_join_element_wise(chunk, pa.scalar(b"", chunk.type), b"\n")
     buffer = lines.buffers()[2][:pc.sum(pc.binary_length(lines)).as_py() or 0]
     return pa_json.read_json(
