@@ -39,8 +39,8 @@ from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import OPTIONAL, PRESENT, Codec, Option, Shape
-from .keys import KEY_COLUMNS
+from .base import OPTIONAL, PRESENT, Option, Shape
+from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "arcion"
 NAMESPACE_HASH = "arcion.namespace_hash"
@@ -106,7 +106,7 @@ def _type_names(columns: Mapping[str, Any]) -> dict[str, str]:
     return dict(columns)
 
 
-class ArcionCodec(Codec):
+class ArcionCodec(KeyedByColumns):
     name = NAME
     description = "Arcion Replicant NATIVE JSON (realtime envelope with cursor, or snapshot rows)"
     carries = frozenset({
@@ -134,14 +134,9 @@ class ArcionCodec(Codec):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.key_columns = self.config["key_columns"]
         self.column_types: ColumnTypes = self.config["column_types"]
-        removed = set()
-        if not self.key_columns:
-            removed.add("key")
         if not self.column_types:
-            removed |= {"cell.type", "value.decimal"}
-        self.carries = self.carries - removed
+            self.carries = self.carries - {"cell.type", "value.decimal"}
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -223,10 +218,7 @@ class ArcionCodec(Codec):
         return encode(document)
 
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = []
-        key_image = event.before if event.op is Op.DELETE or event.after is None else event.after
-        if self.key_columns and event.key != self.key_columns.key_of(event.table, key_image):
-            lost.append(("key", "key (arcion reads the key out of the image by key_columns)"))
+        lost = self.dropped_key(event, event.before if event.op is Op.DELETE or event.after is None else event.after)
         if event.op is not Op.READ and event.table is None:
             lost.append(("table", "table (a realtime message needs one)"))
         if event.op is Op.READ:

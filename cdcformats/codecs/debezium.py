@@ -45,10 +45,9 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
 from . import typed_text
-from .base import Codec
-from .keys import KEY_COLUMNS
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "debezium-json"
 TRANSACTION_ATTRIBUTE = "debezium.transaction."
@@ -63,7 +62,7 @@ _JSON_SCALARS = (str, int, float, bool, type(None))
 _DECIMAL_TYPE = "org.apache.kafka.connect.data.Decimal"
 
 
-class DebeziumJsonCodec(Codec):
+class DebeziumJsonCodec(KeyedByColumns):
     name = NAME
     description = "Debezium change events as Kafka Connect JSON (with or without the schema wrapper)"
     carries = frozenset({
@@ -73,12 +72,6 @@ class DebeziumJsonCodec(Codec):
     })
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.key_columns = self.config["key_columns"]
-        if not self.key_columns:
-            self.carries = self.carries - {"key"}
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -127,10 +120,7 @@ class DebeziumJsonCodec(Codec):
         return encode(document)
 
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = []
-        image = event.after or event.before
-        if self.key_columns and event.key != self.key_columns.key_of(event.table, image):
-            lost.append(("key", "key (debezium-json reads the key out of the image by key_columns)"))
+        lost = self.dropped_key(event, event.after or event.before)
         position_names = [name for name, _ in event.source.position]
         reserved = _reserved(event.table)
         if len(set(position_names)) != len(position_names) or set(position_names) & reserved:

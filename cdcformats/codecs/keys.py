@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..model import Image, Table
-from .base import Option
+from ..model import ChangeEvent, Image, Table
+from .base import Codec, Option
 
 
 class KeyColumns:
@@ -65,3 +65,20 @@ def _names(names: Any) -> tuple[str, ...]:
 KEY_COLUMNS = Option(
     "key_columns", "primary key column names: a list for every table, or a mapping of table name to list",
     None, KeyColumns)
+
+
+class KeyedByColumns(Codec):
+    """Base of the formats whose messages do not mark the primary key (Lindorm, Arcion, Debezium values): the
+    option ``key_columns`` names it and the key cells are read out of an image; without the option, no key."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.key_columns: KeyColumns = self.config["key_columns"]
+        if not self.key_columns:
+            self.carries = self.carries - {"key"}
+
+    def dropped_key(self, event: ChangeEvent, image: Image | None) -> list[tuple[str, str]]:
+        """The key, as lost, when reading it out of ``image`` would not give it back."""
+        if self.key_columns and event.key != self.key_columns.key_of(event.table, image):
+            return [("key", f"key ({self.name} reads the key out of the image by key_columns)")]
+        return []

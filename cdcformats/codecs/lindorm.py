@@ -35,8 +35,8 @@ from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import NONEMPTY, PRESENT, Codec, Shape
-from .keys import KEY_COLUMNS
+from .base import NONEMPTY, PRESENT, Shape
+from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm"
 OP_ATTRIBUTE = "lindorm.op"
@@ -56,7 +56,7 @@ _INTEGER_TEXT = re.compile(r"-?[0-9]{1,19}")  # at most what fits in 64 bits, so
 _KEY_ONLY = {"true": True, "false": False, True: True, False: False}  # 1 and 0 hash as True and False
 
 
-class LindormCodec(Codec):
+class LindormCodec(KeyedByColumns):
     name = NAME
     description = "Lindorm Streams JSON (HBase mutations with typed, versioned cells)"
     carries = frozenset({
@@ -73,12 +73,6 @@ class LindormCodec(Codec):
     )
     own_attributes = frozenset({OP_ATTRIBUTE, FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.key_columns = self.config["key_columns"]
-        if not self.key_columns:
-            self.carries = self.carries - {"key"}
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -148,9 +142,7 @@ class LindormCodec(Codec):
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
         image_name = "before" if event.op is Op.DELETE else "after"
         image = getattr(event, image_name)
-        lost = []
-        if self.key_columns and event.key != self.key_columns.key_of(event.table, image):
-            lost.append(("key", "key (lindorm reads the key out of the image by key_columns)"))
+        lost = self.dropped_key(event, image)
         if event.attributes and event.attributes != _attributes_as_decoded(event):
             lost.append(("attributes", "attributes (lindorm.op first, only where the op cannot be derived; then "
                                        "lindorm.field.* once each, as JSON text)"))
