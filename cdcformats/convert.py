@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .codecs.base import FEATURES, Codec, owns_attribute
+from .codecs.base import FEATURES, Codec, owns_attribute, report
 from .errors import CodecError, ConfigurationError, LossyConversionError
 from .model import ChangeEvent
 from .plugins import codec, codec_class
@@ -130,16 +130,21 @@ def _counted(events: Iterable[ChangeEvent], counts: ConversionStats) -> Iterator
 def _refuse_losses(events: Iterable[ChangeEvent], target: Codec, on_error: Callable[[CodecError], None] | None
                    ) -> Iterator[ChangeEvent]:
     for position, event in enumerate(events):
-        dropped = target.dropped(event)
-        if not dropped:
+        error = refusal(target, event)
+        if error is None:
             yield event
             continue
-        feature, path = dropped[0]
-        error = LossyConversionError(target.name, f"{target.name} cannot carry {feature}", position=position,
-                                     field=path, raw=event)
-        if on_error is None:
-            raise error
-        on_error(error)
+        report(error.at(position, event), on_error)
+
+
+def refusal(target: Codec, event: ChangeEvent) -> LossyConversionError | None:
+    """The error ``strict`` refuses ``event`` with, naming the first field ``target`` would drop; None when it would
+    drop nothing."""
+    dropped = target.dropped(event)
+    if not dropped:
+        return None
+    feature, path = dropped[0]
+    return LossyConversionError(target.name, f"{target.name} cannot carry {feature}", field=path)
 
 
 def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:

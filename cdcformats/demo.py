@@ -169,7 +169,8 @@ def _report(console: Console, stages: list[Stage]) -> None:
 def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], registry_file: str,
                   stages: list[Stage]) -> list[bytes]:
     """Stage 3: produce every event as Avro and Protobuf, consume back, compare. Returns the Avro messages."""
-    from confluent_kafka import Consumer, Producer, TopicPartition
+    from confluent_kafka import Producer
+    from confluent_kafka.serialization import MessageField, SerializationContext
 
     from .kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
     from .schema_registry import connect, register_envelope
@@ -188,19 +189,20 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
         deserializer = ChangeEventDeserializer(envelope, schema_registry=registry)
         for name, events in decoded.items():
             topic = f"{name}.{envelope}"
+            context = SerializationContext(topic, MessageField.VALUE)
             producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "log_level": 0})
 
             def produce() -> None:
-                context = _Context(topic)
                 for event in events:
                     producer.produce(topic, key=key_serializer(event, context), value=serializer(event, context))
                     producer.poll(0)
                 producer.flush(30)
             _, seconds = _timed(produce)
             stages.append(Stage(f"produce {name} ({envelope})", len(events), seconds, "acknowledged"))
+
             def consume() -> tuple[list[bytes], list[ChangeEvent]]:
-                values = _consume(Consumer, TopicPartition, bootstrap, topic, len(events))
-                return values, [deserializer(value, _Context(topic)) for value in values]
+                values = _consume(bootstrap, topic, len(events))
+                return values, [deserializer(value, context) for value in values]
             (values, back), seconds = _timed(consume)
             # Partitions interleave keys, so compare as multisets; each key's changes keep their order.
             lossless = Counter(event.event_id for event in back) == Counter(event.event_id for event in events)
@@ -212,20 +214,14 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
     return avro_messages
 
 
-@dataclass(frozen=True)
-class _Context:
-    """What a serializer reads of confluent-kafka's SerializationContext."""
-
-    topic: str
-    field: str = "value"
-
-
-def _consume(consumer_class: Any, partition_class: Any, bootstrap: str, topic: str, count: int) -> list[bytes]:
+def _consume(bootstrap: str, topic: str, count: int) -> list[bytes]:
     """Every message of ``topic``, read from the start of each partition without joining a consumer group."""
-    consumer = consumer_class({"bootstrap.servers": bootstrap, "group.id": "cdcformats-demo",
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "cdcformats-demo",
                                "enable.auto.commit": False, "log_level": 0})
     partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-    consumer.assign([partition_class(topic, partition, 0) for partition in partitions])
+    consumer.assign([TopicPartition(topic, partition, 0) for partition in partitions])
     values: list[bytes] = []
     deadline = time.monotonic() + 60
     while len(values) < count and time.monotonic() < deadline:

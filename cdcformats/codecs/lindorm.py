@@ -111,7 +111,9 @@ class LindormCodec(KeyedByColumns):
         if self.key_columns.per_table:  # keys that depend on the table are left to the reference decoder
             import pyarrow as pa
 
-            return pa.nulls(len(values), lindorm_arrow.arrow.EVENT), values.is_valid()
+            from .. import arrow
+
+            return pa.nulls(len(values), arrow.EVENT), values.is_valid()
         return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere)
 
     # -- encode ---------------------------------------------------------------------------------------------------

@@ -182,9 +182,9 @@ def _canonical(parsed: pa.StructArray, key_columns: tuple[str, ...]) -> tuple[pa
     key_only_text = pc.utf8_lower(parsed.field("keyOnly"))
     ts = parsed.field("ts")
     commit_ms, ts_decided = _versions(ts)
-    cells, cell_undecided, is_key_cell = _cells(data, op_index, key_columns)
+    parents = pc.list_parent_indices(data)  # the row of each cell
+    cells, cell_undecided, is_key_cell = _cells(data, parents, op_index, key_columns)
     # A DeleteColumn that deletes no column reads back as a Delete: the reference marks it with lindorm.op.
-    parents = pc.list_parent_indices(data)
     deleting_cells = pc.value_counts(pc.filter(parents, pc.invert(is_key_cell)))
     deletes_nothing = pc.invert(pc.is_in(pa.array(range(length), pa.int64()),
                                          value_set=deleting_cells.field("values").cast(pa.int64())))
@@ -258,12 +258,11 @@ def _versions(texts: pa.Array) -> tuple[pa.Array, pa.Array]:
     return numbers, pc.or_(blank, digits)
 
 
-def _cells(data: pa.ListArray, op_index: pa.Array, key_columns: tuple[str, ...]
+def _cells(data: pa.ListArray, parents: pa.Array, op_index: pa.Array, key_columns: tuple[str, ...]
            ) -> tuple[pa.StructArray, pa.Array, pa.Array]:
-    """The flattened cells of every row, which rows hold a cell this path cannot decide, and which cells belong to
-    key columns (those identify the row, so they are PUT cells whatever the op)."""
+    """The flattened cells of every row (``parents``: the row of each), which rows hold a cell this path cannot
+    decide, and which cells belong to key columns (those identify the row, so they are PUT cells whatever the op)."""
     entries = data.flatten()
-    parents = pc.list_parent_indices(data)
     names = entries.field("name")
     types = entries.field("type")
     versions, version_decided = _versions(entries.field("ts"))

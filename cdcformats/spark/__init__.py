@@ -45,7 +45,8 @@ from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import BinaryType, StringType, StructType
 
 from .. import arrow
-from ..errors import CodecError, ConfigurationError, LossyConversionError
+from ..convert import refusal
+from ..errors import CodecError, ConfigurationError
 from ..model import ChangeEvent
 from ..plugins import codec, codec_class
 
@@ -63,7 +64,6 @@ OPTIONS = {
     "topic": "avro/protobuf: the topic, for the topic and topic-record subject name strategies",
     "subject_name_strategy": "avro/protobuf: topic, record or topic-record (default: topic with a topic, else record)",
 }
-_ENVELOPES = ("avro", "protobuf")
 
 
 def session(master: str | None = None, app_name: str = "cdcformats", **config: str) -> SparkSession:
@@ -151,11 +151,9 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
         writer = ChangeEventSerializer(target, **registry, subject_name_strategy=strategy, **target_options)
 
         def write(event: ChangeEvent) -> bytes:
-            if strict:
-                dropped = writer.codec.dropped(event)
-                if dropped:
-                    feature, path = dropped[0]
-                    raise LossyConversionError(target, f"{target} cannot carry {feature}", field=path)
+            lossy = refusal(writer.codec, event) if strict else None
+            if lossy is not None:
+                raise lossy
             return writer(event, context)
         call = replace(call, write=write)
     return call
@@ -293,12 +291,9 @@ def register(spark: SparkSession, **defaults: Any) -> None:
                              ) -> pa.Array:
         return _convert_batch(value, source_format, target_format, options, registered, keep_errors=True)
 
-    @arrow_udf(StringType())  # type: ignore[misc]
-    def cdc_event_id(event: pa.Array) -> pa.Array:
-        return _event_ids(event)
-
-    for function in (cdc_decode, cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error, cdc_event_id):
+    for function in (cdc_decode, cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error):
         spark.udf.register(function.__name__, function)
+    spark.udf.register("cdc_event_id", _event_id_function())
 
 
 # -- DataFrame helpers ------------------------------------------------------------------------------------------------
