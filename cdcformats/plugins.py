@@ -26,12 +26,18 @@ ENTRY_POINT_GROUP = "cdcformats.formats"
 
 # name -> "module:attribute", imported on first use.
 _BUILTIN: dict[str, str] = {
+    "aliyun-json": "cdcformats.codecs.aliyun:AliyunJsonCodec",
     "arcion": "cdcformats.codecs.arcion:ArcionCodec",
     "avro": "cdcformats.codecs.avro:AvroCodec",
+    "canal-json": "cdcformats.codecs.canal:CanalJsonCodec",
+    "connect-json": "cdcformats.codecs.connect:ConnectJsonCodec",
     "debezium-json": "cdcformats.codecs.debezium:DebeziumJsonCodec",
     "lindorm": "cdcformats.codecs.lindorm:LindormCodec",
+    "lindorm-subscription": "cdcformats.codecs.lindorm_subscription:LindormSubscriptionCodec",
+    "maxwell-json": "cdcformats.codecs.maxwell:MaxwellJsonCodec",
     "ots": "cdcformats.codecs.ots:OtsCodec",
     "ots-json": "cdcformats.codecs.ots:OtsJsonCodec",
+    "paimon-log": "cdcformats.codecs.paimon:PaimonLogCodec",
     "protobuf": "cdcformats.codecs.protobuf:ProtobufCodec",
 }
 

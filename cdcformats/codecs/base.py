@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, BinaryIO, ClassVar
+from typing import Any, BinaryIO, ClassVar, NamedTuple
 
 from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op
@@ -158,6 +158,14 @@ _RULE_ADMITS = {ABSENT: {"none"}, PRESENT: {"empty", "cells"}, NONEMPTY: {"cells
 
 def _rule_covers(rule: str, other: str) -> bool:
     return _RULE_ADMITS[other] <= _RULE_ADMITS[rule]
+
+
+class KafkaRecord(NamedTuple):
+    """The message of a format whose Kafka record key is part of the format (Kafka Connect JSON for sinks, the Paimon
+    log): key and value bytes, either of them None. A null value is a tombstone: for these formats a delete."""
+
+    key: bytes | None
+    value: bytes | None
 
 
 @dataclass(frozen=True)
