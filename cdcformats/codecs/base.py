@@ -224,13 +224,7 @@ class Codec:
                ) -> Iterator[ChangeEvent]:
         """Decode a stream of messages lazily. A bad message raises ``DecodeError``, or, when ``on_error`` is given,
         is handed to it and decoding goes on with the next message."""
-        for position, message in enumerate(messages):
-            try:
-                event = self.decode_message(message)
-            except DecodeError as error:
-                report(error.at(position, message), on_error)
-                continue
-            yield event
+        return decoded_each(messages, self.decode_message, on_error)
 
     def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
                ) -> Iterator[Any]:
@@ -316,6 +310,18 @@ class Codec:
     def dropped_details(self, event: ChangeEvent) -> Iterable[tuple[str, str]]:
         """Losses that depend on values rather than on features (a format overrides this where it has them)."""
         return ()
+
+
+def decoded_each(messages: Iterable[Any], decode_one: Callable[[Any], ChangeEvent],
+                 on_error: Callable[[DecodeError], None] | None) -> Iterator[ChangeEvent]:
+    """The stream loop of ``Codec.decode``: each message through ``decode_one``, errors placed and reported."""
+    for position, message in enumerate(messages):
+        try:
+            event = decode_one(message)
+        except DecodeError as error:
+            report(error.at(position, message), on_error)
+            continue
+        yield event
 
 
 def report(error: CodecError, on_error: Callable[[Any], None] | None) -> None:

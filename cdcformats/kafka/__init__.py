@@ -16,6 +16,12 @@ index, then the body), with the canonical envelope registered through ``cdcforma
 byte what confluent-kafka's ``AvroSerializer`` / ``ProtobufSerializer`` write, so each side reads the other. The
 source formats write their native bytes; a Tablestore record (several rows) travels as ``ots-json`` lines in one
 message. ``None`` is a tombstone both ways.
+
+Formats whose record key is part of the format (``connect-json``, ``paimon-log``: their messages are
+``KafkaRecord(key, value)``) write their value with ``ChangeEventSerializer`` and their key with
+``ChangeEventKeySerializer(format)``; a delete's value may be ``None``, a tombstone that means the delete. Reading
+them needs the key and the value together, which confluent-kafka's deserializers never see at once: decode
+``KafkaRecord(message.key(), message.value())`` with the codec, or run ``cdcformats bridge``.
 """
 
 from __future__ import annotations
@@ -27,7 +33,8 @@ from typing import Any
 import msgspec
 
 from ..codecs import typed_text
-from ..errors import ConfigurationError, DecodeError
+from ..codecs.base import Codec, KafkaRecord
+from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
 from ..plugins import codec
 from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, connect, envelope_schema, subject_name
@@ -126,7 +133,7 @@ class ChangeEventSerializer:
     def __init__(self, format: str, schema_registry: Any = None, *, subject_name_strategy: str = "topic",
                  auto_register: bool = True, use_latest: bool = False, framing: bool = True, **options: Any) -> None:
         self.codec = codec(format, **options)
-        if self.codec.message_type is not bytes:
+        if self.codec.message_type not in (bytes, KafkaRecord):
             raise ConfigurationError(f"{format} writes tuples; Kafka carries bytes: use ots-json")
         self.framing = _Framing(format, schema_registry, subject_name_strategy, auto_register and not use_latest,
                                 use_latest) if format in ENVELOPES and framing else None
@@ -135,6 +142,8 @@ class ChangeEventSerializer:
         if event is None:
             return None
         messages = self.codec.encode_messages(event)
+        if self.codec.message_type is KafkaRecord:
+            return _only_record(self.codec, messages).value
         body = messages[0] if len(messages) == 1 else b"\n".join(messages)
         return body if self.framing is None else self.framing.frame(body, ctx)
 
@@ -149,6 +158,10 @@ class ChangeEventDeserializer:
 
     def __init__(self, format: str, schema_registry: Any = None, *, framing: bool = True, **options: Any) -> None:
         self.codec = codec(format, **options)
+        if self.codec.message_type is KafkaRecord:
+            raise ConfigurationError(
+                f"{format} reads the record key and value together, which a value deserializer never sees: decode "
+                f"KafkaRecord(message.key(), message.value()) with cdcformats.codec({format!r}), or run the bridge")
         if self.codec.message_type is not bytes:
             raise ConfigurationError(f"{format} reads tuples; Kafka carries bytes: use ots-json")
         self.framing = _Framing(format, schema_registry, "topic", False, False) if format in ENVELOPES and framing \
@@ -198,13 +211,32 @@ class ChangeEventKeySerializer:
 
     Equal keys give equal bytes, so a row's changes land in one partition and keep their order. Floats and decimals
     are written as their exact text, bytes as base64. An event without key cells has no key (None), which Kafka
-    spreads over partitions.
+    spreads over partitions. Given a format whose record key is part of the format (``connect-json``,
+    ``paimon-log``) and its options, it writes that format's key instead.
     """
 
+    def __init__(self, format: str | None = None, **options: Any) -> None:
+        self.codec: Codec | None = None
+        if format is not None:
+            self.codec = codec(format, **options)
+            if self.codec.message_type is not KafkaRecord:
+                raise ConfigurationError(f"{format} has no key of its own; leave the format out for the JSON key")
+
     def __call__(self, event: ChangeEvent | None, ctx: Any = None) -> bytes | None:
-        if event is None or not event.key:
+        if event is None:
+            return None
+        if self.codec is not None:
+            return _only_record(self.codec, self.codec.encode_messages(event)).key
+        if not event.key:
             return None
         return msgspec.json.encode({cell.name: _key_value(cell) for cell in event.key})
+
+
+def _only_record(record_codec: Codec, records: list[KafkaRecord]) -> KafkaRecord:
+    if len(records) != 1:
+        raise EncodeError(record_codec.name, f"this event takes {len(records)} records, and a serializer writes one: "
+                                             "the bridge produces each of them")
+    return records[0]
 
 
 def _key_value(cell: Cell) -> Any:

@@ -4,8 +4,9 @@ It consumes a batch, converts each message, produces the results, waits until th
 of them, and only then commits the consumed offsets. A crash at any point therefore replays, never skips: after a
 restart every input message ends up in the target topic or in the dead-letter topic, and a replayed message converts
 to the same bytes, with the same event id. Keys are kept as they are, and one producer writes in consumption order
-with idempotence on, so the order per key is kept. A message that cannot be converted goes to the dead-letter topic
-unchanged, with the error and its origin in headers (as the Tablestore sink connector's ``runtime.error.mode=kafka``
+with idempotence on, so the order per key is kept. Formats whose record key is part of the format (``connect-json``,
+``paimon-log``) are read from the key and value together and write their own keys; their tombstones are deletes,
+converted like any other change. A message that cannot be converted goes to the dead-letter topic unchanged, with the error and its origin in headers (as the Tablestore sink connector's ``runtime.error.mode=kafka``
 does).
 """
 
@@ -17,8 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from ..codecs.base import KafkaRecord
 from ..errors import CodecError
 from ..model import Op
+from ..plugins import codec
 from . import ChangeEventDeserializer, ChangeEventSerializer
 
 ERROR_HEADER = "cdcformats.error"
@@ -58,8 +61,12 @@ class Bridge:
     counts: BridgeCounts = field(default_factory=BridgeCounts)
 
     def __post_init__(self) -> None:
-        self.decode = ChangeEventDeserializer(self.source_format, self.schema_registry, **self.source_options)
-        self.encode = ChangeEventSerializer(self.target_format, self.schema_registry, **self.target_options)
+        self.source_codec = codec(self.source_format, **self.source_options)
+        self.target_codec = codec(self.target_format, **self.target_options)
+        if self.source_codec.message_type is not KafkaRecord:
+            self.decode = ChangeEventDeserializer(self.source_format, self.schema_registry, **self.source_options)
+        if self.target_codec.message_type is not KafkaRecord:
+            self.encode = ChangeEventSerializer(self.target_format, self.schema_registry, **self.target_options)
         self._stopping = False
 
     def stop(self, *_: Any) -> None:
@@ -122,13 +129,21 @@ class Bridge:
         self.counts.consumed += 1
         key = message.key()
         value = message.value()
-        if value is None:  # a tombstone deletes the key downstream too
+        keyed_source = self.source_codec.message_type is KafkaRecord
+        if value is None and not keyed_source:  # a tombstone deletes the key downstream too
             producer.produce(self.target_topic, key=key, value=None, on_delivery=delivered)
             self.counts.tombstones += 1
             return
         try:
-            event = self.decode(value, SerializationContext(message.topic(), MessageField.VALUE))
-            converted = self.encode(event, SerializationContext(self.target_topic, MessageField.VALUE))
+            if keyed_source:  # the key is part of the message, and a tombstone is a delete
+                event = self.source_codec.decode_message(KafkaRecord(key, value))
+            else:
+                event = self.decode(value, SerializationContext(message.topic(), MessageField.VALUE))
+            if self.target_codec.message_type is KafkaRecord:
+                records = self.target_codec.encode_messages(event)
+            else:
+                records = [KafkaRecord(key, self.encode(event, SerializationContext(self.target_topic,
+                                                                                  MessageField.VALUE)))]
         except CodecError as error:
             if self.dead_letter_topic is None:
                 raise
@@ -137,11 +152,14 @@ class Bridge:
                              headers=[(ERROR_HEADER, str(error).encode()), (ORIGIN_HEADER, origin.encode())])
             self.counts.dead_lettered += 1
             return
-        producer.produce(self.target_topic, key=key, value=converted, on_delivery=delivered)
-        self.counts.produced += 1
-        if self.tombstones and event is not None and event.op is Op.DELETE:
-            producer.produce(self.target_topic, key=key, value=None, on_delivery=delivered)
-            self.counts.tombstones += 1
+        if self.tombstones and event.op is Op.DELETE and records[-1].value is not None:
+            records.append(KafkaRecord(records[-1].key, None))
+        for record in records:
+            producer.produce(self.target_topic, key=record.key, value=record.value, on_delivery=delivered)
+            if record.value is None:
+                self.counts.tombstones += 1
+            else:
+                self.counts.produced += 1
 
 
 def _last_per_partition(messages: list[Any]) -> list[Any]:

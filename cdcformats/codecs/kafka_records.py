@@ -1,0 +1,67 @@
+"""Formats whose Kafka record key is part of the format (Kafka Connect JSON for sinks, the Paimon log): a message is a
+``KafkaRecord(key, value)``, and a null value, a tombstone, says something (a delete) instead of nothing.
+
+Their file form is JSON lines of the two parts, each written as the JSON it is (both formats write JSON keys and
+values), ``null`` for a missing key or a tombstone::
+
+    {"key": {"id": 7}, "value": {"before": null, "after": {"id": 7, "name": "x"}, "op": "c"}}
+    {"key": {"id": 7}, "value": null}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO
+
+import msgspec
+
+from ..errors import DecodeError, EncodeError
+from ..model import ChangeEvent
+from .base import Codec, KafkaRecord, decoded_each
+
+
+class _Line(msgspec.Struct, forbid_unknown_fields=True):
+    key: msgspec.Raw = msgspec.Raw(b"null")
+    value: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_read_line = msgspec.json.Decoder(_Line).decode
+_NULL = b"null"
+
+
+class KafkaRecordCodec(Codec):
+    """Base of the formats whose messages are Kafka records: a subclass implements ``decode_record``."""
+
+    message_type = KafkaRecord
+
+    def decode_message(self, message: Any) -> ChangeEvent:
+        if not (isinstance(message, tuple) and len(message) == 2
+                and all(part is None or isinstance(part, bytes) for part in message)):
+            raise DecodeError(self.name, f"expected a KafkaRecord(key, value) of bytes or None, got "
+                                         f"{type(message).__name__}")
+        return self.decode_record(*message)
+
+    def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
+        raise NotImplementedError
+
+    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
+                  ) -> Iterator[ChangeEvent]:
+        lines = (line.rstrip(b"\r\n") for line in stream if line.strip())
+        return decoded_each(lines, lambda line: self.decode_message(self._record_of_line(line)), on_error)
+
+    def _record_of_line(self, line: bytes) -> KafkaRecord:
+        try:
+            parts = _read_line(line)
+        except (msgspec.DecodeError, UnicodeDecodeError) as error:
+            raise DecodeError(self.name, f"not a line of the form {{\"key\": ..., \"value\": ...}}: {error}") from None
+        key, value = bytes(parts.key), bytes(parts.value)
+        return KafkaRecord(None if key == _NULL else key, None if value == _NULL else value)
+
+    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
+                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
+        for records in self.encoded(events, on_error):
+            for record in records:
+                stream.write(msgspec.json.encode({"key": msgspec.Raw(record.key or _NULL),
+                                                  "value": msgspec.Raw(record.value or _NULL)}))
+                stream.write(b"\n")
+            yield len(records)

@@ -1,0 +1,125 @@
+"""``paimon-log``: the Kafka log of a Flink Table Store / Apache Paimon table (``'log.system' = 'kafka'``).
+
+Every change written to the table's files is also written to Kafka as one record (``KafkaLogSerializationSchema``):
+
+* key: the primary key as JSON, ``{"id": 7}``, columns in key order (none for a table without a primary key);
+* value: the row in ``debezium-json`` (the default ``log.format``);
+* ``log.changelog-mode`` (the option ``changelog_mode``) decides what is written:
+
+  ``all``: every change, as its debezium-json envelope. (Flink writes an update as two records, a ``d`` of the old
+  row and a ``c`` of the new one; a ``u`` envelope with both rows is what Flink's reader turns into the same two row
+  kinds, so one record here says the same and keeps the update an UPDATE.)
+
+  ``upsert``: no update-before. A change that leaves a row is written as ``c`` with the new row only, and a delete as
+  a tombstone: the key with a null value. A table without a primary key cannot use it, as in Paimon.
+
+Decoding reads the key's columns as the event's ``key`` (JSON scalars as they are) and the value as debezium-json
+does (see that module for the envelope). In upsert mode a ``c`` is an UPSERT, the row as it now is, and a tombstone a
+DELETE of the key with no images; a tombstone in ``all`` mode (which Paimon does not write, but Kafka compaction
+understands) is read the same way.
+
+The value is written as this project's debezium-json writes it, ``source`` included, which Flink's reader ignores;
+Paimon's ``auto`` mode (upsert for tables with a primary key) is a table property, not something one record shows:
+name the mode. Which partition (bucket) a record goes to is the producer's business, not the message's.
+
+Normal form: ``{"id": 7}`` keys as written above (an empty key object is no key), values as debezium-json's normal
+form; in upsert mode, any change with a new row becomes ``c`` without ``before``, and any delete a tombstone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..model import Cell, ChangeEvent, Op
+from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object
+from .base import ABSENT, PRESENT, Option, Shape, features_of
+from .debezium import DebeziumJsonCodec
+from .kafka_records import KafkaRecord, KafkaRecordCodec
+
+NAME = "paimon-log"
+ALL, UPSERT = "all", "upsert"
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _changelog_mode(value: Any) -> str:
+    if value not in (ALL, UPSERT):
+        raise ValueError(f"expected {ALL!r} or {UPSERT!r}, got {value!r}")
+    return value
+
+
+class PaimonLogCodec(KafkaRecordCodec):
+    name = NAME
+    description = "the Kafka log of a Flink Table Store / Paimon table: primary key JSON, debezium-json value"
+    carries = DebeziumJsonCodec.carries | {"key"}
+    own_attributes = DebeziumJsonCodec.own_attributes
+    options = (
+        Option("changelog_mode", "'all' (every change, update-before included) or 'upsert' (new rows, and a "
+                                 "tombstone for each delete)", ALL, _changelog_mode),
+        MAX_MESSAGE_BYTES,
+    )
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.upsert = self.config["changelog_mode"] == UPSERT
+        self.values = DebeziumJsonCodec(max_message_bytes=self.config["max_message_bytes"])
+        if self.upsert:
+            self.carries = (self.carries - {"op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE"}) | {"op.UPSERT"}
+            # The new row as it now is; a delete is the key alone.
+            self.shapes = (Shape(Op.UPSERT, after=PRESENT), Shape(Op.DELETE, before=ABSENT, after=ABSENT))
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
+        key_cells = self._key(key)
+        if value is None:
+            return ChangeEvent(Op.DELETE, key=key_cells)
+        try:
+            event = self.values.decode_message(value)
+        except DecodeError as error:
+            error.field = f"value.{error.field}" if error.field else "value"
+            raise error.relabeled(NAME) from None
+        if self.upsert and event.op is Op.INSERT:
+            event = replace(event, op=Op.UPSERT)
+        return replace(event, key=key_cells)
+
+    def _key(self, key: bytes | None) -> tuple[Cell, ...]:
+        if key is None:
+            return ()
+        try:
+            columns = load_object(NAME, key, self.config["max_message_bytes"])
+        except DecodeError as error:
+            error.field = "key"
+            raise
+        for name, value in columns.items():
+            if type(value) not in _SCALARS:
+                raise DecodeError(NAME, f"expected a scalar key value, got {json_type(value)}", field=f"key.{name}")
+        try:
+            return tuple(Cell(name, value) for name, value in columns.items())
+        except ValueError as error:  # an integer beyond 64 bits
+            raise DecodeError(NAME, str(error), field="key") from None
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_event(self, event: ChangeEvent) -> KafkaRecord:
+        key = encode({cell.name: cell.value for cell in event.key}) if event.key else None
+        if not self.upsert:
+            return KafkaRecord(key, self.values.encode_event(event))
+        if key is None:
+            raise EncodeError(NAME, "upsert mode needs the primary key, which is the record key", field="key")
+        if event.op is Op.DELETE:
+            return KafkaRecord(key, None)
+        if event.after is None:
+            raise EncodeError(NAME, f"upsert mode writes the new row, and this {event.op.value} has none",
+                              field="after")
+        return KafkaRecord(key, self.values.encode_event(replace(event, op=Op.UPSERT, before=None)))
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        lost = list(self.values.dropped_details(event))
+        if self.upsert and not event.key:
+            lost.append(("key", "key (upsert mode writes the primary key as the record key)"))
+        if self.upsert and event.op is Op.DELETE:  # a tombstone holds the key alone
+            lost.extend((feature, f"{path} (a tombstone holds only the key)") for feature, path in features_of(event)
+                        if path != "op" and not path.startswith("key"))
+        return lost
