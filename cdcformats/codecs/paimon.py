@@ -15,7 +15,8 @@ Every change written to the table's files is also written to Kafka as one record
 
 Decoding reads the key's columns as the event's ``key`` (JSON scalars as they are) and the value as debezium-json
 does (see that module for the envelope). In upsert mode a ``c`` is an UPSERT, the row as it now is, and a tombstone a
-DELETE of the key with no images; a tombstone in ``all`` mode (which Paimon does not write, but Kafka compaction
+DELETE of the key with no images (any other op, or a record without a key, is refused there: Paimon's upsert log
+holds neither); a tombstone in ``all`` mode (which Paimon does not write, but Kafka compaction
 understands) is read the same way.
 
 The value is written as this project's debezium-json writes it, ``source`` included, which Flink's reader ignores;
@@ -23,7 +24,7 @@ Paimon's ``auto`` mode (upsert for tables with a primary key) is a table propert
 name the mode. Which partition (bucket) a record goes to is the producer's business, not the message's.
 
 Normal form: ``{"id": 7}`` keys as written above (an empty key object is no key), values as debezium-json's normal
-form; in upsert mode, any change with a new row becomes ``c`` without ``before``, and any delete a tombstone.
+form; in upsert mode, ``c`` values without ``before``.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ class PaimonLogCodec(KafkaRecordCodec):
 
     def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
         key_cells = self._key(key)
+        if self.upsert and not key_cells:
+            raise DecodeError(NAME, "upsert mode needs the primary key, which is the record key", field="key")
         if value is None:
             return ChangeEvent(Op.DELETE, key=key_cells)
         try:
@@ -80,8 +83,14 @@ class PaimonLogCodec(KafkaRecordCodec):
         except DecodeError as error:
             error.field = f"value.{error.field}" if error.field else "value"
             raise error.relabeled(NAME) from None
-        if self.upsert and event.op is Op.INSERT:
-            event = replace(event, op=Op.UPSERT)
+        if self.upsert:
+            if event.op is not Op.INSERT:
+                raise DecodeError(NAME, f"an upsert log holds new rows (op c) and tombstones, not {event.op.value}",
+                                  field="value.op")
+            if event.after is None:
+                raise DecodeError(NAME, "an upsert log's c holds the new row, and this one has none",
+                                  field="value.after")
+            event = replace(event, op=Op.UPSERT, before=None)
         return replace(event, key=key_cells)
 
     def _key(self, key: bytes | None) -> tuple[Cell, ...]:

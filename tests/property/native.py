@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
+from cdcformats.codecs.base import KafkaRecord
 from cdcformats.model import INT64_MAX
 
 from .strategies import TYPE_NAMES, int64s, names
@@ -180,6 +181,34 @@ def debezium_normal_form(document: dict[str, Any]) -> dict[str, Any]:
     return normal
 
 
+# -- Paimon log -------------------------------------------------------------------------------------------------------
+
+paimon_keys = st.dictionaries(names, st.one_of(st.none(), st.booleans(), int64s, finite_floats, st.text(max_size=6)),
+                              max_size=3)
+
+
+def paimon_records(upsert: bool) -> st.SearchStrategy[KafkaRecord]:
+    """Records of the Paimon log: an upsert log always has a key, and holds ``c`` values or tombstones."""
+    if upsert:
+        keys = paimon_keys.filter(bool).map(encode_json)
+        values = st.none() | st.tuples(debezium_documents, debezium_rows).map(
+            lambda parts: {**parts[0], "op": "c", "after": parts[1]}).map(encode_json)
+    else:
+        keys = st.none() | paimon_keys.map(encode_json)
+        values = st.none() | debezium_documents.map(encode_json)
+    return st.builds(KafkaRecord, keys, values)
+
+
+def paimon_normal_form(record: KafkaRecord, upsert: bool) -> KafkaRecord:
+    key = decode_json(record.key) if record.key is not None else None
+    value = decode_json(record.value) if record.value is not None else None
+    if value is None and not upsert:  # a tombstone is a delete of the key, which the all log writes as a d envelope
+        value = {"before": None, "after": None, "source": {}, "op": "d"}
+    if value is not None:
+        value = debezium_normal_form({**value, "before": None} if upsert else value)
+    return KafkaRecord(encode_json(key) if key else None, None if value is None else encode_json(value))
+
+
 # -- Tablestore -------------------------------------------------------------------------------------------------------
 
 key_values = st.one_of(st.text(max_size=6), int64s, st.binary(max_size=6))
@@ -244,6 +273,8 @@ def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
         documents = arcion_realtime | arcion_rows.filter(lambda row: "opType" not in row)
     elif configuration.startswith("debezium-json"):
         documents = debezium_documents
+    elif configuration.startswith("paimon-log"):
+        return st.lists(paimon_records(configuration.endswith("upsert")), max_size=4)
     elif configuration == "ots":
         return ots_streams(2)
     elif configuration == "ots-json":
@@ -260,6 +291,8 @@ def normal_form(configuration: str, messages: list[Any]) -> list[Any]:
         return [encode_json(arcion_normal_form(decode_json(message))) for message in messages]
     if configuration.startswith("debezium-json"):
         return [encode_json(debezium_normal_form(decode_json(message))) for message in messages]
+    if configuration.startswith("paimon-log"):
+        return [paimon_normal_form(record, configuration.endswith("upsert")) for record in messages]
     if configuration == "ots+single":
         return messages  # rows are written back as they are
     return messages  # generated Tablestore rows are in normal form already
@@ -269,6 +302,9 @@ def same(configuration: str, left: list[Any], right: list[Any]) -> bool:
     """Equal as the format's values: JSON messages compare as JSON values, tuples field by field (NaN == NaN)."""
     if configuration.startswith(("lindorm", "arcion", "debezium-json")) or configuration == "ots-json":
         return [decode_json(message) for message in left] == [decode_json(message) for message in right]
+    if configuration.startswith("paimon-log"):
+        return [[None if part is None else decode_json(part) for part in record] for record in left] == [
+            [None if part is None else decode_json(part) for part in record] for record in right]
     return [repr(row) for row in left] == [repr(row) for row in right]
 
 
@@ -281,7 +317,12 @@ def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
         return st.lists(st.one_of(rows, st.binary(max_size=8), st.none()), max_size=6)
     json_like = st.one_of(json_values.map(encode_json), lindorm_documents.map(encode_json),
                           arcion_realtime.map(encode_json), debezium_documents.map(encode_json))
-    return st.lists(st.one_of(st.binary(max_size=64), json_like,
+    garbage_bytes = st.one_of(st.binary(max_size=64), json_like,
                               json_like.map(lambda message: message[: len(message) // 2]),
                               st.sampled_from([b"[" * 5000, b"{\"op\": \"Put\", \"ts\": 1" + b"0" * 400 + b"}",
-                                               b"\"\\ud800\"", b"{\"a\": 1e400}"])), max_size=5)
+                                               b"\"\\ud800\"", b"{\"a\": 1e400}"]))
+    if configuration.startswith("paimon-log"):  # Kafka records of garbage, and things that are no record at all
+        parts = st.none() | garbage_bytes | paimon_keys.map(encode_json)
+        return st.lists(st.one_of(st.builds(KafkaRecord, parts, parts), garbage_bytes, st.tuples(st.integers())),
+                        max_size=5)
+    return st.lists(garbage_bytes, max_size=5)

@@ -24,6 +24,8 @@ CODECS = {
     "ots": dict(primary_key=["pk1", "pk2"]),
     "ots-json": dict(primary_key=["id"]),
     "ots+single": dict(primary_key=["id"], mode=SINGLE_VERSION, columns=["id", "name", "col_a", "x"]),
+    "paimon-log": dict(),
+    "paimon-log+upsert": dict(changelog_mode="upsert"),
 }
 
 
@@ -76,8 +78,12 @@ def test_garbage_raises_only_decode_error(configuration: str, data: st.DataObjec
         assert error.format in (codec.name, "ots-json") and error.position is not None and error.reason
 
 
-PAIRS = [(source, target) for source in CODECS for target in ("lindorm", "arcion", "ots", "debezium-json", "avro")
-         if source.split("+")[0] != target]
+TARGETS = {"lindorm": dict(), "arcion": dict(), "ots": dict(primary_key=["pk1", "pk2"]), "debezium-json": dict(),
+           "avro": dict()}
+# The formats that carry converted events on to other systems, from the source formats.
+INTEROP_TARGETS = {"paimon-log": dict(), "paimon-log+upsert": dict(changelog_mode="upsert")}
+PAIRS = [(source, target) for source in CODECS for target in TARGETS if source.split("+")[0] != target] + [
+    (source, target) for source in ("lindorm+keys", "arcion", "ots", "debezium-json") for target in INTEROP_TARGETS]
 
 
 @pytest.mark.parametrize("source, target", PAIRS)
@@ -86,7 +92,7 @@ def test_what_dropped_calls_kept_survives_a_conversion(source: str, target: str,
     """For events of one format written by another: when the target reports nothing dropped, nothing is; when it
     refuses an event, it had reported a loss for it."""
     source_codec = make(source)
-    target_codec = cf.codec(target, **({"primary_key": ["pk1", "pk2"]} if target == "ots" else {}))
+    target_codec = cf.codec(target.split("+")[0], **{**TARGETS, **INTEROP_TARGETS}[target])
     event = data.draw(events_for(source_codec))
     dropped = target_codec.dropped(event)
     try:
