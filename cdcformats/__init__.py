@@ -10,7 +10,7 @@
 Importing this package is cheap: formats and adapters (Spark, Kafka) load when first asked for.
 """
 
-from .codecs.base import FEATURES, Codec, Option
+from .codecs.base import FEATURES, Codec, KafkaRecord, Option
 from .convert import ConversionStats, convert, convert_file, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
@@ -20,6 +20,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "ConfigurationError",
-    "ConversionStats", "DecodeError", "EncodeError", "LossyConversionError", "Op", "Option", "Source", "Table",
+    "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "LossyConversionError", "Op", "Option", "Source", "Table",
     "Value", "codec", "convert", "convert_file", "formats", "loss", "register",
 ]
