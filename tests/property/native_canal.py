@@ -1,0 +1,134 @@
+"""Native canal-json messages, and their normal form written out from Canal's and Flink's docs (FlatMessage: ``data``
+rows of text, ``old`` holding the previous values of the changed columns, ``mysqlType``, ``pkNames``, ``es``, ``ts``)
+and the choices the codec's docstring spells out, independently of the codec.
+
+``messages`` are row changes only; ``messages_with_ddl`` adds the messages that change no row, which the codec skips
+with ``skip_ddl`` (and refuses without it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from .native import decode_json, encode_json, finite_floats, json_values, milliseconds, text_values, typed_looking_texts
+from .strategies import TYPE_NAMES, int64s, names
+
+ROW_TYPES = ("INSERT", "UPDATE", "DELETE")
+NO_ROW_TYPES = ("CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX", "DINDEX", "GTID", "XACOMMIT", "XAROLLBACK",
+                "MHEARTBEAT")
+CANAL_FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType",
+                "table", "ts", "type")
+MYSQL_TYPES = ["int(11)", "bigint(20)", "bigint(20) unsigned", "tinyint(1)", "decimal(10,2)", "float", "double",
+               "varchar(255)", "datetime", "INTEGER", "FLOAT", "VARCHAR(255)", *TYPE_NAMES]
+
+# Canal writes text or null; JSON numbers and booleans are read as their text.
+values = st.one_of(typed_looking_texts, text_values, st.none(), st.booleans(), int64s, finite_floats)
+column_lists = st.lists(names, max_size=5, unique=True)
+extra_fields = st.dictionaries(st.sampled_from(["canalId", "traceId", "comment", "userId"]) | st.text(max_size=6),
+                               json_values, max_size=2).map(
+    lambda fields: {name: value for name, value in fields.items() if name not in CANAL_FIELDS})
+
+
+def _rows(columns: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """A row over ``columns`` (as Canal writes them), or now and then over any names."""
+    same_columns = st.tuples(*(values for _ in columns)).map(lambda row: dict(zip(columns, row)))
+    return same_columns | st.dictionaries(names, values, max_size=4)
+
+
+def _column_types(columns: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """``mysqlType`` as Canal writes it: the type of every column."""
+    return st.tuples(*(st.sampled_from(MYSQL_TYPES) for _ in columns)).map(lambda types: dict(zip(columns, types)))
+
+
+@st.composite
+def documents(draw: st.DrawFn, with_ddl: bool = False) -> dict[str, Any]:
+    type_name = draw(st.sampled_from([*ROW_TYPES, "TRUNCATE", *(NO_ROW_TYPES if with_ddl else ())]))
+    columns = draw(column_lists)
+    column_names = st.sampled_from(columns) | names if columns else names
+    document: dict[str, Any] = {}
+    if type_name in ROW_TYPES:
+        rows = draw(st.lists(_rows(columns), max_size=3))
+        document["data"] = rows or draw(st.sampled_from([None, []]))
+        if type_name == "UPDATE":
+            document["old"] = [draw(st.dictionaries(st.sampled_from(sorted(row)) | names, values, max_size=4))
+                               if row else draw(st.dictionaries(names, values, max_size=2)) for row in rows]
+            if not rows:
+                document["old"] = draw(st.sampled_from([None, []]))
+        elif draw(st.booleans()):
+            document["old"] = draw(st.sampled_from([None, []]))
+        if draw(st.booleans()):
+            document["isDdl"] = False
+    else:
+        document.update(data=None, old=None, isDdl=True)
+    document["type"] = type_name
+    table = draw(st.none() | st.text(max_size=8))
+    document["table"] = table
+    document["database"] = None if table is None else draw(st.none() | st.text(max_size=8))
+    optional = draw(st.fixed_dictionaries({}, optional={
+        "es": st.none() | milliseconds, "ts": st.none() | milliseconds, "id": st.none() | int64s,
+        "gtid": st.none() | st.text(max_size=12),
+        "mysqlType": st.none() | _column_types(columns) | st.dictionaries(
+            column_names, st.none() | st.sampled_from(MYSQL_TYPES), max_size=6),
+        "sql": st.none() | st.just("") | st.text(max_size=20),
+        "sqlType": st.none() | st.dictionaries(names, st.integers(-7, 2005), max_size=4) | json_values,
+    }))
+    document.update(optional)
+    document["pkNames"] = draw(st.none() | st.lists(column_names, min_size=1, max_size=3) | st.just([]))
+    document.update(draw(extra_fields))
+    return document
+
+
+messages = st.lists(documents().map(encode_json), max_size=4)
+messages_with_ddl = st.lists(documents(with_ddl=True).map(encode_json), max_size=4)
+
+
+def _text(value: Any) -> str | None:
+    """A value as Canal writes it: text (JSON numbers and booleans as their text)."""
+    if value is None or type(value) is str:
+        return value
+    if type(value) is bool:
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _normal_row(document: dict[str, Any], data: Any, old: Any, types: Any, key_names: Any) -> bytes:
+    normal: dict[str, Any] = {"data": data, "database": document.get("database"), "es": document.get("es")}
+    for field in ("gtid", "id"):
+        if field in document:
+            normal[field] = document[field]
+    normal.update({"isDdl": document["type"] == "TRUNCATE", "mysqlType": types, "old": old, "pkNames": key_names,
+                   "sql": document.get("sql") or "", "sqlType": document.get("sqlType"),
+                   "table": document.get("table"), "ts": document.get("ts"), "type": document["type"]})
+    normal.update((name, value) for name, value in document.items() if name not in CANAL_FIELDS)
+    return encode_json(normal)
+
+
+def normal_form(messages: list[bytes]) -> list[bytes]:
+    """One message per row; an UPDATE's ``old`` keeps the columns whose value differs from the row's (in the row's
+    order), then those the row lacks; ``mysqlType`` and ``pkNames`` keep the columns the message still has."""
+    normal = []
+    for message in messages:
+        document = decode_json(message)
+        if document["type"] not in (*ROW_TYPES, "TRUNCATE"):
+            continue  # skipped: it changes no row
+        if document["type"] == "TRUNCATE":
+            normal.append(_normal_row(document, None, None, None, None))
+            continue
+        all_types = {name: type_name for name, type_name in (document.get("mysqlType") or {}).items()
+                     if type_name is not None}
+        for index, row in enumerate(document.get("data") or []):
+            row = {name: _text(value) for name, value in row.items()}
+            old = None
+            written_columns = list(row)
+            if document["type"] == "UPDATE":
+                previous = {name: _text(value) for name, value in document["old"][index].items()}
+                changed = {name: previous[name] for name in row if name in previous and previous[name] != row[name]}
+                changed.update((name, value) for name, value in previous.items() if name not in row)
+                old = [changed]
+                written_columns += [name for name in changed if name not in row]
+            types = {name: all_types[name] for name in written_columns if name in all_types}
+            key_names = [name for name in document.get("pkNames") or [] if name in row]
+            normal.append(_normal_row(document, [row], old, types or None, key_names or None))
+    return normal
