@@ -171,16 +171,21 @@ class ChangeEventDeserializer:
     def __call__(self, data: bytes | None, ctx: Any = None) -> ChangeEvent | None:
         if data is None:
             return None
+        events = self.events(data)
+        if len(events) != 1:
+            raise DecodeError(self.codec.name, f"a message holds one change, this one {len(events)}: read it with "
+                                               "events(), as the bridge does")
+        return events[0]
+
+    def events(self, data: bytes) -> list[ChangeEvent]:
+        """Every change in one message: formats such as canal-json put several rows, or none (DDL), in one."""
         if self.framing is None:
             lines = data.split(b"\n") if self.codec.name == "ots-json" else [data]
-            events = list(self.codec.decode(lines))
-            if len(events) != 1:
-                raise DecodeError(self.codec.name, f"a message holds one change, this one {len(events)}")
-            return events[0]
+            return list(self.codec.decode(lines))
         schema_id, body = self.framing.unframe(data)
         if self.codec.name == "avro":
-            return self._decode_avro(schema_id, body)
-        return self.codec.decode_message(body)
+            return [self._decode_avro(schema_id, body)]
+        return [self.codec.decode_message(body)]
 
     def _decode_avro(self, schema_id: int, body: bytes) -> ChangeEvent:
         if schema_id not in self._writers:

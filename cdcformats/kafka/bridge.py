@@ -1,13 +1,14 @@
 """A topic-to-topic converter with at-least-once delivery.
 
-It consumes a batch, converts each message, produces the results, waits until the broker has acknowledged every one
-of them, and only then commits the consumed offsets. A crash at any point therefore replays, never skips: after a
-restart every input message ends up in the target topic or in the dead-letter topic, and a replayed message converts
-to the same bytes, with the same event id. Keys are kept as they are, and one producer writes in consumption order
-with idempotence on, so the order per key is kept. Formats whose record key is part of the format (``connect-json``,
-``paimon-log``) are read from the key and value together and write their own keys; their tombstones are deletes,
-converted like any other change. A message that cannot be converted goes to the dead-letter topic unchanged, with the error and its origin in headers (as the Tablestore sink connector's ``runtime.error.mode=kafka``
-does).
+It consumes a batch, converts each message, produces the results, waits until the broker has acknowledged every one of
+them, and only then commits the consumed offsets. A crash at any point therefore replays, never skips: after a restart
+every input message ends up in the target topic or in the dead-letter topic, and a replayed message converts to the same
+bytes, with the same event id. Keys are kept as they are, and one producer writes in consumption order with idempotence
+on, so the order per key is kept. Formats whose record key is part of the format (``connect-json``, ``paimon-log``) are
+read from the key and value together and write their own keys; their tombstones are deletes, converted like any other
+change. Every change of a message is converted (a Canal message holds several rows); a message that cannot be converted
+goes to the dead-letter topic unchanged, with the error and its origin in headers (as the Tablestore sink connector's
+``runtime.error.mode=kafka`` does).
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ class Bridge:
     def _convert(self, message: Any, producer: Any, delivered: Callable[[Any, Any], None]) -> None:
         from confluent_kafka.serialization import MessageField, SerializationContext
 
+        context = SerializationContext(self.target_topic, MessageField.VALUE)
         self.counts.consumed += 1
         key = message.key()
         value = message.value()
@@ -136,14 +138,18 @@ class Bridge:
             return
         try:
             if keyed_source:  # the key is part of the message, and a tombstone is a delete
-                event = self.source_codec.decode_message(KafkaRecord(key, value))
+                events = [self.source_codec.decode_message(KafkaRecord(key, value))]
             else:
-                event = self.decode(value, SerializationContext(message.topic(), MessageField.VALUE))
-            if self.target_codec.message_type is KafkaRecord:
-                records = self.target_codec.encode_messages(event)
-            else:
-                records = [KafkaRecord(key, self.encode(event, SerializationContext(self.target_topic,
-                                                                                  MessageField.VALUE)))]
+                events = self.decode.events(value)
+            records = []
+            for event in events:
+                if self.target_codec.message_type is KafkaRecord:
+                    converted = self.target_codec.encode_messages(event)
+                else:
+                    converted = [KafkaRecord(key, self.encode(event, context))]
+                if self.tombstones and event.op is Op.DELETE and converted[-1].value is not None:
+                    converted.append(KafkaRecord(converted[-1].key, None))
+                records += converted
         except CodecError as error:
             if self.dead_letter_topic is None:
                 raise
@@ -152,8 +158,6 @@ class Bridge:
                              headers=[(ERROR_HEADER, str(error).encode()), (ORIGIN_HEADER, origin.encode())])
             self.counts.dead_lettered += 1
             return
-        if self.tombstones and event.op is Op.DELETE and records[-1].value is not None:
-            records.append(KafkaRecord(records[-1].key, None))
         for record in records:
             producer.produce(self.target_topic, key=record.key, value=record.value, on_delivery=delivered)
             if record.value is None:

@@ -247,3 +247,18 @@ def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bo
     back = Bridge(f"log-{run}", "paimon-log", f"back-{run}", "lindorm", bootstrap, group_id=f"b-{run}",
                   source_options={"changelog_mode": "upsert"}, idle_timeout=3).run()
     assert (back.consumed, back.produced, back.tombstones) == (30, 30, 0)  # each tombstone became a delete
+
+
+def test_the_bridge_converts_every_row_of_a_canal_message(bootstrap: str, tmp_path: Path) -> None:
+    from cdcformats.kafka.bridge import Bridge
+
+    run = uuid.uuid4().hex[:8]
+    lines = (Path(__file__).parent.parent / "fixtures" / "canal" / "flink-canal-data.txt").read_bytes().splitlines()
+    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
+    for line in lines:
+        producer.produce(f"canal-{run}", value=line)
+    producer.flush()
+    counts = Bridge(f"canal-{run}", "canal-json", f"avro-{run}", "avro", bootstrap, group_id=f"c-{run}",
+                    schema_registry=tmp_path / "registry.sqlite", source_options={"skip_ddl": True}, idle_timeout=3).run()
+    rows = list(cf.codec("canal-json", skip_ddl=True).decode(lines))
+    assert counts.consumed == len(lines) and counts.produced == len(rows) > len(lines)
