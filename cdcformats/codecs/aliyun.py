@@ -1,0 +1,543 @@
+"""``aliyun-json``: the change messages Alibaba Cloud DataWorks writes to Kafka when it synchronizes a database, as
+Apache Paimon's Kafka CDC ingestion reads them (format ``aliyun-json``).
+
+    {"schema": {"dataColumn": [{"name": "id", "type": "LONG"}, {"name": "val", "type": "DOUBLE"}],
+                "primaryKey": ["id"],
+                "source": {"dbType": "MySQL", "dbName": "bigdata_test", "tableName": "sync_test_table"}},
+     "payload": {"before": {"dataColumn": {"id": 2, "val": "1.100000"}},
+                 "after": {"dataColumn": {"id": 2, "val": "2.200000"}},
+                 "sequenceId": "1731663842292000001",
+                 "timestamp": {"eventTime": 1731662097000, "systemTime": 1731663848979,
+                               "checkpointTime": 1731662097000},
+                 "op": "UPDATE_AFTER", "ddl": null},
+     "version": "0.0.1"}
+
+Sources: DataWorks' "Appendix: Message formats" (the layout, the six column types and how each is written) and
+Paimon's ``AliyunRecordParser`` with its test messages (which image each op is read from, which fields are required).
+
+How the message maps onto the canonical event:
+
+* ``payload.op``: ``INSERT`` is INSERT (its row in ``after``), ``DELETE`` is DELETE (its row in ``before``),
+  ``UPDATE_AFTER`` is UPDATE (its row in ``after``; ``before`` may carry the old row in the same message, as in
+  Paimon's "update in one" example), ``UPDATE_BEFORE`` is UPDATE with only the old row (in ``before``). As Paimon
+  does, the image an op is not read from is ignored (an INSERT's ``before``, a DELETE's ``after``); the one it is read
+  from must be there. Other ops (DataWorks' heartbeats ``MHEARTBEAT``, transaction and DDL records) are no row
+  change and are refused.
+* Not documented: whether an update is one message or two. Both are read. An ``UPDATE_BEFORE`` directly followed by
+  its ``UPDATE_AFTER`` (the next message, without a ``before``, identical to it in everything but the op and the
+  images) is one UPDATE event with both images. An ``UPDATE_BEFORE`` not followed by its pair stays an UPDATE with
+  only a before image; an ``UPDATE_AFTER`` alone an UPDATE with only an after image (or both, when it carries them).
+  Written: one ``UPDATE_AFTER`` message with both images by default; with ``split_updates=True``, an
+  ``UPDATE_BEFORE`` and then an ``UPDATE_AFTER``, the pair the decoder joins again (still one message where the
+  before image lacks a key column, which an ``UPDATE_BEFORE`` reads its key from). So an UPDATE with only a before
+  image written just before an UPDATE with only an after image and the same metadata reads back as one event.
+* ``payload.before|after.dataColumn``: the row, column -> value. Cells come in the order of ``schema.dataColumn``
+  (JSON object order is not significant; array order is); a column the schema does not list is refused (DataWorks
+  lists every column, and Paimon types the row by that list). A cell's type is its ``schema.dataColumn[].type``,
+  verbatim (DataWorks maps every column to ``BOOLEAN``, ``DOUBLE``, ``DATE``, ``BYTES``, ``LONG`` or ``STRING``);
+  an entry without a type gives no type. Values are the JSON values as written: the docs make DOUBLE a JSON number
+  and Paimon's example writes ``"1.100000"``, so both are kept as they are; DATE is a millisecond number. A
+  ``BYTES`` column's text is base64: it becomes bytes where it is base64 exactly as it would be written back, and
+  stays text otherwise. Nested objects or arrays as values are refused.
+* ``schema.primaryKey``: the key is the cells of those columns, in that order, read out of the row the op is read
+  from; a key column missing from that row is refused.
+* ``schema.source``: ``dbType`` is the source system; ``tableName`` the table, in ``schemaName`` (then ``dbName``
+  is the catalog, as for PostgreSQL or Oracle) or else in ``dbName`` (as for MySQL). Without a ``tableName`` there
+  is no table, and ``dbName`` / ``schemaName`` are kept as unknown fields.
+* ``payload.timestamp``: ``eventTime`` is the commit time and ``systemTime`` the capture time, both milliseconds
+  (Paimon takes ``systemTime`` as the record's time). Not documented: ``-1``, which Paimon's insert example has for
+  ``eventTime`` and ``checkpointTime`` (with ``sequenceId`` "-1": a row of the initial load, it seems). A time of
+  -1, null or absent is read as no time. The other timestamp fields (``checkpointTime``) follow
+  ``payload.sequenceId`` in the source position, verbatim and in order.
+* Every other field is kept verbatim as JSON text, by where it is: ``aliyun.field.<name>`` (top level, such as
+  ``version``), ``aliyun.schema.<name>``, ``aliyun.source.<name>`` (in ``schema.source``, such as ``dbVersion``) and
+  ``aliyun.payload.<name>`` (such as ``ddl``). Not kept: other keys of a ``dataColumn`` entry or of an image
+  object, a repeated ``dataColumn`` entry, and schema columns that no image read has.
+
+Written from other formats: an UPSERT or a READ becomes ``INSERT``, the nearest op here (a snapshot row is an insert
+to Paimon); bytes are base64 text, which reads back as bytes only in a ``BYTES`` column; decimals, NaN and
+infinities their text. Cell versions are not written. A deleted cell (a Lindorm Delete, a Tablestore DO/DA), a
+column twice in one image, a key column missing from the row the op is read from and a TRUNCATE have no form here
+and are refused. One ``schema.dataColumn`` serves both images, so a column typed differently in the two images
+loses the before image's type, and the after image is read back in the ``dataColumn`` order (below).
+
+Normal form (what ``encode`` writes): ``schema`` then ``payload`` then the kept top-level fields. ``schema`` holds
+``dataColumn`` (the columns of ``before`` in order, then those only ``after`` has; ``type`` only where there is
+one), ``primaryKey`` (always, ``[]`` without a key), ``source`` (``dbType``, ``dbName``, ``schemaName``,
+``tableName`` where there are such, then the kept fields), then the kept schema fields. ``payload`` holds
+``before`` and ``after`` (null where the op does not read them), ``sequenceId`` when there is one, ``timestamp``
+(``eventTime`` and ``systemTime``, -1 when unknown, then the rest of the position), ``op``, then the kept payload
+fields.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
+from . import typed_text
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from .base import ABSENT, OPTIONAL, PRESENT, Codec, Option, Shape, report
+
+NAME = "aliyun-json"
+FIELD_ATTRIBUTE = "aliyun.field."
+SCHEMA_ATTRIBUTE = "aliyun.schema."
+SOURCE_ATTRIBUTE = "aliyun.source."
+PAYLOAD_ATTRIBUTE = "aliyun.payload."
+
+INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"
+# The image each op is read from (as Paimon reads it); an UPDATE_AFTER may carry the old row in "before" too.
+_IMAGE_OF_OP = {INSERT: "after", UPDATE_BEFORE: "before", UPDATE_AFTER: "after", DELETE: "before"}
+_OP_OF_CODE = {INSERT: Op.INSERT, UPDATE_BEFORE: Op.UPDATE, UPDATE_AFTER: Op.UPDATE, DELETE: Op.DELETE}
+# An UPSERT is the row as it now is, a READ a row of a snapshot: both are inserts to a reader such as Paimon.
+_CODE_OF_OP = {Op.INSERT: INSERT, Op.UPSERT: INSERT, Op.READ: INSERT, Op.DELETE: DELETE}
+
+_TOP_FIELDS = ("schema", "payload")
+_SCHEMA_FIELDS = ("dataColumn", "primaryKey", "source")
+_PAYLOAD_FIELDS = ("before", "after", "sequenceId", "timestamp", "op")
+_TABLE_FIELDS = ("dbName", "schemaName", "tableName")
+_TIMES = ("eventTime", "systemTime")  # in payload.timestamp; its other fields belong to the position
+_UNKNOWN_TIME = -1
+_SEQUENCE_ID = "sequenceId"
+_BYTES_TYPE = "BYTES"
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _flag(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"expected True or False, got {value!r}")
+    return value
+
+
+SPLIT_UPDATES = Option(
+    "split_updates", "write an UPDATE with both images as an UPDATE_BEFORE and an UPDATE_AFTER message instead of "
+    "one UPDATE_AFTER message that carries both", False, _flag)
+
+
+class AliyunJsonCodec(Codec):
+    name = NAME
+    description = "Alibaba Cloud DataWorks change messages for Kafka, as Paimon reads them (aliyun-json)"
+    carries = frozenset({
+        "op.INSERT", "op.UPDATE", "op.DELETE", "table", "table.schema", "table.catalog", "key", "before", "after",
+        "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.bytes",
+        "value.off_type", "source.system", "source.position", "source.commit_time", "source.capture_time",
+    })
+    shapes = (Shape(Op.INSERT, after=PRESENT), Shape(Op.DELETE, before=PRESENT),
+              Shape(Op.UPDATE, before=OPTIONAL, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=ABSENT))
+    own_attributes = frozenset({FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE, SOURCE_ATTRIBUTE, PAYLOAD_ATTRIBUTE})
+    options = (SPLIT_UPDATES, MAX_MESSAGE_BYTES)
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
+               ) -> Iterator[ChangeEvent]:
+        """As ``Codec.decode``, with one message of look-ahead: an UPDATE_BEFORE waits for its UPDATE_AFTER."""
+        waiting: tuple[ChangeEvent, bytes] | None = None  # an UPDATE_BEFORE's event and its pairing key
+        for position, message in enumerate(messages):
+            try:
+                document = self._load(message)
+                event = _event(document)
+            except DecodeError as error:
+                if waiting is not None:
+                    yield waiting[0]
+                    waiting = None
+                report(error.at(position, message), on_error)
+                continue
+            code = document["payload"]["op"]
+            if waiting is not None:
+                before_event, pairing = waiting
+                waiting = None
+                if code == UPDATE_AFTER and event.before is None and _pairing_key(document) == pairing:
+                    yield replace(event, before=before_event.before)
+                    continue
+                yield before_event
+            if code == UPDATE_BEFORE:
+                waiting = (event, _pairing_key(document))
+            else:
+                yield event
+        if waiting is not None:
+            yield waiting[0]
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        """One message on its own (an UPDATE_BEFORE is not joined with what follows it: use ``decode``)."""
+        return _event(self._load(message))
+
+    def _load(self, message: Any) -> dict[str, Any]:
+        document = load_object(NAME, message, self.config["max_message_bytes"])
+        for field in _TOP_FIELDS:
+            if type(document.get(field)) is not dict:
+                raise DecodeError(NAME, f"expected an object, got {json_type(document.get(field))}", field=field)
+        code = document["payload"].get("op")
+        if code not in _OP_OF_CODE:
+            raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}",
+                              field="payload.op")
+        return document
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_messages(self, event: ChangeEvent) -> list[bytes]:
+        if event.op is Op.UPDATE:
+            if event.after is None:
+                codes = [UPDATE_BEFORE]
+            elif event.before is not None and self.config["split_updates"] and _has_key(event.before, event.key):
+                codes = [UPDATE_BEFORE, UPDATE_AFTER]
+            else:
+                codes = [UPDATE_AFTER]
+        elif event.op in _CODE_OF_OP:
+            codes = [_CODE_OF_OP[event.op]]
+        else:
+            raise EncodeError(NAME, f"a {event.op.value} has no form in aliyun-json", field="op")
+        schema = _schema(event)
+        top_fields = _kept(event, FIELD_ATTRIBUTE, _TOP_FIELDS)
+        messages = []
+        for code in codes:
+            payload = _payload(event, code, len(codes) == 2)
+            messages.append(encode({"schema": schema, "payload": payload, **top_fields}))
+        return messages
+
+    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
+        if type(cell.value) is bytes and cell.type != _BYTES_TYPE:
+            return [("value.bytes", f"value (base64 text reads back as bytes only in a {_BYTES_TYPE} column)")]
+        if type(cell.value) is str and cell.type == _BYTES_TYPE and _bytes_of(cell.value) is not None:
+            return [("value.str", f"value (base64 text in a {_BYTES_TYPE} column reads back as bytes)")]
+        return []
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        lost: list[tuple[str, str]] = []
+        if event.key != _key_of(event):
+            lost.append(("key", "key (read out of the row by schema.primaryKey)"))
+        lost.extend(_dropped_columns(event))
+        position = event.source.position
+        names = [name for name, _ in position]
+        if (len(set(names)) != len(names) or set(names) & set(_TIMES) or _SEQUENCE_ID in names[1:]
+                or any(type(value) not in _JSON_SCALARS for _, value in position)):
+            lost.append(("source.position", f"source.position ({_SEQUENCE_ID} first, then timestamp fields other "
+                                            f"than {' and '.join(_TIMES)}, once each, JSON values)"))
+        for feature, field in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
+            if getattr(event.source, field) == _UNKNOWN_TIME * 1000:
+                lost.append((feature, f"source.{field} (-1 ms means an unknown time)"))
+        if event.attributes != _attributes_as_decoded(event):
+            lost.append(("attributes", "attributes (aliyun.field.*, .schema.*, .source.*, .payload.* in that "
+                                       "order, once each, as JSON text, not naming a field of the format)"))
+        return lost
+
+
+# -- decoding helpers -------------------------------------------------------------------------------------------------
+
+def _event(document: dict[str, Any]) -> ChangeEvent:
+    """The event of one message; ``_load`` has checked the envelope and the op."""
+    schema, payload = document["schema"], document["payload"]
+    code = payload["op"]
+    types = _column_types(schema.get("dataColumn"))
+    images: dict[str, Image | None] = {"before": None, "after": None}
+    for image_name in ("before", "after") if code == UPDATE_AFTER else (_IMAGE_OF_OP[code],):
+        images[image_name] = _image(payload.get(image_name), f"payload.{image_name}", types,
+                                    required=image_name == _IMAGE_OF_OP[code])
+    key = _key(schema.get("primaryKey"), images[_IMAGE_OF_OP[code]] or ())
+    table, system, source_fields = _source(schema.get("source"))
+    commit_time, capture_time, position = _position(payload)
+    attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode())
+                  for name, value in document.items() if name not in _TOP_FIELDS]
+    attributes += [(SCHEMA_ATTRIBUTE + name, encode(value).decode())
+                   for name, value in schema.items() if name not in _SCHEMA_FIELDS]
+    attributes += [(SOURCE_ATTRIBUTE + name, encode(value).decode()) for name, value in source_fields]
+    attributes += [(PAYLOAD_ATTRIBUTE + name, encode(value).decode())
+                   for name, value in payload.items() if name not in _PAYLOAD_FIELDS]
+    try:
+        source = Source(system, position, commit_time, capture_time)
+    except ValueError as error:  # an integer beyond 64 bits in the position
+        raise DecodeError(NAME, str(error), field="payload") from None
+    return ChangeEvent(_OP_OF_CODE[code], table, key, images["before"], images["after"], source,
+                       attributes=attributes)
+
+
+def _pairing_key(document: dict[str, Any]) -> bytes:
+    """What an UPDATE_BEFORE and its UPDATE_AFTER have in common: everything but the op and the images."""
+    payload = {name: value for name, value in document["payload"].items() if name not in ("op", "before", "after")}
+    return encode({**document, "payload": payload})
+
+
+def _column_types(columns: Any) -> dict[str, str | None]:
+    """``schema.dataColumn`` as column name -> type name, in schema order."""
+    if type(columns) is not list:
+        raise DecodeError(NAME, f"expected an array, got {json_type(columns)}", field="schema.dataColumn")
+    types: dict[str, str | None] = {}
+    for index, column in enumerate(columns):
+        path = f"schema.dataColumn[{index}]"
+        if type(column) is not dict:
+            raise DecodeError(NAME, f"expected an object, got {json_type(column)}", field=path)
+        name, type_name = column.get("name"), column.get("type")
+        if type(name) is not str:
+            raise DecodeError(NAME, f"expected the column name, got {json_type(name)}", field=f"{path}.name")
+        if type_name is not None and type(type_name) is not str:
+            raise DecodeError(NAME, f"expected a type name, got {json_type(type_name)}", field=f"{path}.type")
+        types.setdefault(name, type_name)
+    return types
+
+
+def _image(container: Any, path: str, types: dict[str, str | None], required: bool) -> Image | None:
+    if container is None:
+        if required:
+            raise DecodeError(NAME, "the row of this op is missing", field=path)
+        return None
+    if type(container) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(container)}", field=path)
+    row = container.get("dataColumn")
+    if type(row) is not dict:
+        raise DecodeError(NAME, f"expected an object, got {json_type(row)}", field=f"{path}.dataColumn")
+    for name in row:
+        if name not in types:
+            raise DecodeError(NAME, "the column is not in schema.dataColumn", field=f"{path}.dataColumn.{name}")
+    cells = []
+    for name, type_name in types.items():
+        if name not in row:
+            continue
+        value, value_path = row[name], f"{path}.dataColumn.{name}"
+        if type(value) not in _JSON_SCALARS:
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=value_path)
+        if type_name == _BYTES_TYPE and type(value) is str:
+            data = _bytes_of(value)
+            value = value if data is None else data
+        try:
+            cells.append(Cell(name, value, type_name))
+        except ValueError as error:  # an integer beyond 64 bits
+            raise DecodeError(NAME, str(error), field=value_path) from None
+    return tuple(cells)
+
+
+def _bytes_of(text: str) -> bytes | None:
+    """The bytes of base64 text written exactly as ``encode`` writes bytes, else None."""
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):  # ValueError: text that is not ASCII
+        return None
+    return data if base64.b64encode(data).decode("ascii") == text else None
+
+
+def _key(primary_key: Any, image: Image) -> Image:
+    if primary_key is None:
+        return ()
+    if type(primary_key) is not list or not all(type(name) is str for name in primary_key):
+        raise DecodeError(NAME, "expected an array of column names", field="schema.primaryKey")
+    by_name = {cell.name: cell for cell in image}
+    for index, name in enumerate(primary_key):
+        if name not in by_name:
+            raise DecodeError(NAME, f"key column {name!r} is not in the row", field=f"schema.primaryKey[{index}]")
+    return tuple(by_name[name] for name in primary_key)
+
+
+def _source(source: Any) -> tuple[Table | None, str | None, list[tuple[str, Any]]]:
+    """The table, the system and the other fields of ``schema.source``."""
+    if source is None:
+        return None, None, []
+    if type(source) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(source)}", field="schema.source")
+    system = source.get("dbType")
+    if system is not None and type(system) is not str:
+        raise DecodeError(NAME, f"expected a string, got {json_type(system)}", field="schema.source.dbType")
+    table = None
+    structural: tuple[str, ...] = ("dbType", "tableName")
+    if source.get("tableName") is not None:
+        for field in _TABLE_FIELDS:
+            if source.get(field) is not None and type(source[field]) is not str:
+                raise DecodeError(NAME, f"expected a string, got {json_type(source[field])}",
+                                  field=f"schema.source.{field}")
+        name, db = source["tableName"], source.get("dbName")
+        table = Table(name, source["schemaName"], db) if "schemaName" in source else Table(name, db)
+        structural = ("dbType", *_TABLE_FIELDS)
+    return table, system, [(field, value) for field, value in source.items() if field not in structural]
+
+
+def _position(payload: dict[str, Any]) -> tuple[int | None, int | None, list[tuple[str, Any]]]:
+    """Commit and capture times, and the position: ``sequenceId``, then the other timestamp fields."""
+    position = []
+    if _SEQUENCE_ID in payload:
+        position.append((_SEQUENCE_ID, _scalar(payload[_SEQUENCE_ID], f"payload.{_SEQUENCE_ID}")))
+    timestamp = payload.get("timestamp")
+    if timestamp is None:
+        return None, None, position
+    if type(timestamp) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(timestamp)}", field="payload.timestamp")
+    commit_time, capture_time = (_time(timestamp.get(field), f"payload.timestamp.{field}") for field in _TIMES)
+    position += [(field, _scalar(value, f"payload.timestamp.{field}"))
+                 for field, value in timestamp.items() if field not in _TIMES]
+    return commit_time, capture_time, position
+
+
+def _time(milliseconds: Any, path: str) -> int | None:
+    if milliseconds is None or (type(milliseconds) is int and milliseconds == _UNKNOWN_TIME):
+        return None
+    if type(milliseconds) is not int or not INT64_MIN <= milliseconds * 1000 <= INT64_MAX:
+        raise DecodeError(NAME, f"expected a millisecond timestamp, got {milliseconds!r}", field=path)
+    return milliseconds * 1000
+
+
+def _scalar(value: Any, path: str) -> Value:
+    if type(value) not in _JSON_SCALARS:
+        raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
+    return value
+
+
+# -- encoding helpers -------------------------------------------------------------------------------------------------
+
+def _schema(event: ChangeEvent) -> dict[str, Any]:
+    columns = []
+    for name, type_name in _columns(event).items():
+        columns.append({"name": name} if type_name is None else {"name": name, "type": type_name})
+    return {"dataColumn": columns, "primaryKey": [cell.name for cell in event.key], "source": _source_fields(event),
+            **_kept(event, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
+
+
+def _columns(event: ChangeEvent) -> dict[str, str | None]:
+    """Column name -> type of both images: ``before``'s columns, then the ones only ``after`` has."""
+    for image_name in ("before", "after"):
+        seen: set[str] = set()
+        for index, cell in enumerate(getattr(event, image_name) or ()):
+            path = f"{image_name}[{index}]"
+            if cell.kind is not CellKind.PUT:
+                raise EncodeError(NAME, f"a {cell.kind.value} cell has no form in an aliyun-json row",
+                                  field=f"{path}.kind")
+            if cell.name in seen:
+                raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
+            seen.add(cell.name)
+    types: dict[str, str | None] = dict.fromkeys(_names(event.before) + _names(event.after))
+    for cell in (*(event.before or ()), *(event.after or ())):  # the after image's type wins where they differ
+        types[cell.name] = cell.type
+    return types
+
+
+def _names(image: Image | None) -> list[str]:
+    return [cell.name for cell in image or ()]
+
+
+def _source_fields(event: ChangeEvent) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    if event.source.system is not None:
+        fields["dbType"] = event.source.system
+    table = event.table
+    if table is not None:
+        if table.catalog is not None:
+            fields["dbName"], fields["schemaName"] = table.catalog, table.schema
+        elif table.schema is not None:
+            fields["dbName"] = table.schema
+        fields["tableName"] = table.name
+    reserved = ("dbType", *_TABLE_FIELDS) if table is not None else ("dbType", "tableName")
+    fields.update(_kept(event, SOURCE_ATTRIBUTE, reserved))
+    return fields
+
+
+def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
+    image_names = ("before", "after") if code == UPDATE_AFTER and not split else (_IMAGE_OF_OP[code],)
+    payload: dict[str, Any] = {"before": None, "after": None}
+    for image_name in image_names:
+        image = getattr(event, image_name)
+        if image is None:
+            if image_name == _IMAGE_OF_OP[code]:
+                raise EncodeError(NAME, f"an {event.op.value} needs its {image_name} image here", field=image_name)
+            continue
+        payload[image_name] = {"dataColumn": {cell.name: _json_value(cell.value) for cell in image}}
+        if image_name == _IMAGE_OF_OP[code] and not _has_key(image, event.key):
+            raise EncodeError(NAME, f"a key column is not in the {image_name} image", field="key")
+    position = list(event.source.position)
+    if position and position[0][0] == _SEQUENCE_ID:
+        payload[_SEQUENCE_ID] = _json_value(position.pop(0)[1])
+    timestamp = {time: _milliseconds(getattr(event.source, field), f"source.{field}")
+                 for time, field in zip(_TIMES, ("commit_time_us", "capture_time_us"))}
+    for index, (name, value) in enumerate(position):
+        if name in timestamp:
+            raise EncodeError(NAME, f"the position entry {name!r} would read back as a time",
+                              field=f"source.position[{index}]")
+        timestamp[name] = _json_value(value)
+    payload["timestamp"] = timestamp
+    payload["op"] = code
+    payload.update(_kept(event, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    return payload
+
+
+def _milliseconds(microseconds: int | None, field: str) -> int:
+    if microseconds is None:
+        return _UNKNOWN_TIME
+    milliseconds = microseconds // 1000
+    if milliseconds * 1000 < INT64_MIN:
+        raise EncodeError(NAME, "a time this early has no millisecond form that reads back", field=field)
+    return milliseconds
+
+
+def _has_key(image: Image, key: Image) -> bool:
+    names = {cell.name for cell in image}
+    return all(cell.name in names for cell in key)
+
+
+def _json_value(value: Value) -> Any:
+    """A value as JSON: bytes as base64 text; a decimal, NaN or an infinity as text."""
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii")
+    if type(value) is Decimal:
+        return str(value)
+    if type(value) is float and not math.isfinite(value):
+        return typed_text.render(value)
+    return value
+
+
+def _kept(event: ChangeEvent, prefix: str, reserved: tuple[str, ...]) -> dict[str, Any]:
+    """The fields kept verbatim under ``prefix``; one that would overwrite a field of the format is refused."""
+    fields: dict[str, Any] = {}
+    for index, (name, value) in enumerate(event.attributes):
+        if name.startswith(prefix):
+            field = name[len(prefix):]
+            if field in reserved:
+                raise EncodeError(NAME, f"{name} would overwrite the field {field!r}", field=f"attributes[{index}]")
+            fields[field] = raw(NAME, value, f"attributes[{index}]")
+    return fields
+
+
+# -- what a round trip keeps ------------------------------------------------------------------------------------------
+
+def _key_of(event: ChangeEvent) -> Image | None:
+    """The key that decoding this event's message gives back: cells of the row its op is read from."""
+    image = event.before if event.op is Op.DELETE or event.after is None else event.after
+    by_name: dict[str, Cell] = {}
+    for cell in image or ():
+        by_name.setdefault(cell.name, cell)
+    if any(cell.name not in by_name for cell in event.key):
+        return None
+    return tuple(by_name[cell.name] for cell in event.key)
+
+
+def _dropped_columns(event: ChangeEvent) -> list[tuple[str, str]]:
+    """What one ``schema.dataColumn`` for both images loses: the order or the type of a column."""
+    if event.before is None or event.after is None:
+        return []
+    lost = []
+    order = list(dict.fromkeys(_names(event.before) + _names(event.after)))
+    names = _names(event.after)
+    if [name for name in order if name in set(names)] != names:
+        lost.append(("after", "after (read back in the column order of before, then the columns only after has)"))
+    after_types = {cell.name: cell.type for cell in event.after}
+    lost.extend(("cell.type", f"before[{index}].type (the after image types the column differently)")
+                for index, cell in enumerate(event.before)
+                if cell.name in after_types and after_types[cell.name] != cell.type)
+    return lost
+
+
+def _attributes_as_decoded(event: ChangeEvent) -> tuple[tuple[str, Value], ...]:
+    """The attributes that decoding this event's message gives back, to tell which ones a round trip keeps."""
+    reserved_source = ("dbType", *_TABLE_FIELDS) if event.table is not None else ("dbType", "tableName")
+    groups = ((FIELD_ATTRIBUTE, _TOP_FIELDS), (SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS), (SOURCE_ATTRIBUTE, reserved_source),
+              (PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    kept: list[tuple[str, Value]] = []
+    for prefix, reserved in groups:
+        group = [(name, value) for name, value in event.attributes if name.startswith(prefix)]
+        fields = [name[len(prefix):] for name, _ in group]
+        if len(set(fields)) != len(fields) or set(fields) & set(reserved) or not all(
+                is_canonical(value) for _, value in group):
+            return ()
+        kept += group
+    return tuple(kept)
