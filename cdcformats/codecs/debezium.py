@@ -5,8 +5,8 @@
                 "snapshot": "false", "db": "inventory", "table": "customers", "file": "binlog.000008", "pos": 3693},
      "op": "c", "ts_ms": 1695277757016, "transaction": null}
 
-With ``schemas.enable=true`` the envelope is the ``payload`` of ``{"schema": ..., "payload": ...}``; both read.
-This is what Flink's and Paimon's ``debezium-json`` formats read.
+With ``schemas.enable=true`` the envelope is the ``payload`` of ``{"schema": ..., "payload": ...}``; both read, and
+the option ``schemas`` writes the wrapper. This is what Flink's and Paimon's ``debezium-json`` formats read.
 
 How the message maps onto the canonical event:
 
@@ -20,8 +20,9 @@ How the message maps onto the canonical event:
 * The envelope's own ``ts_ms`` (``ts_us``) is when the connector read the change: the capture time.
 * ``transaction`` fields become ``debezium.transaction.<field>`` attributes; other envelope fields are kept verbatim
   as ``debezium.field.<name>`` attributes. Both are written back.
-* With the schema wrapper, columns the schema declares as ``bytes`` are read as bytes (base64 in the JSON), and
-  ``org.apache.kafka.connect.data.Decimal`` columns as decimals. Other logical types keep their JSON value.
+* With the schema wrapper, ``before`` and ``after`` columns are read through their Connect schemas
+  (``connect_schema``): ``bytes`` columns as bytes (base64 in the JSON), ``org.apache.kafka.connect.data.Decimal``
+  columns as decimals, float columns as floats. Cell types are not kept.
 * Which columns form the primary key is in the message key, not the value: give ``key_columns``.
 
 Written from other formats: an UPSERT becomes ``c`` (the row as it now is); bytes become base64 text, decimals and
@@ -29,7 +30,17 @@ NaN or an infinity their text, as Debezium's ``binary.handling.mode=base64`` and
 write them. Cell types and versions are not written. A deleted cell (a Lindorm Delete, a Tablestore DO/DA) and a
 column twice in one image have no form here and are refused.
 
-Normal form (what ``encode`` writes): the envelope without the schema wrapper, fields in the order ``before``,
+With ``schemas=True`` the envelope is written inside the wrapper, with Debezium's envelope schema: a struct named
+``<server>.<db>.<table>.Envelope`` (the server is the position's ``name``) with the fields the payload has, in its
+order; ``before`` and ``after`` are optional structs named ``<server>.<db>.<table>.Value`` generated from the images'
+cells as ``connect_schema`` does (an absent image gets the other one's struct, as Debezium has one row schema),
+``source`` a struct named ``io.debezium.connector.<connector>.Source`` and ``transaction`` an optional struct, both
+typed from their JSON values. Decimals are then the Connect Decimal's base64 bytes, so bytes and decimals read back
+exactly. Kept envelope fields (``debezium.field.*``) are JSON of any shape: they are written in the payload but not
+described in the schema, so Connect readers skip them. A bytes or decimal value in the position has no typed form in
+``source`` (written as text), so it is reported as dropped.
+
+Normal form (what ``encode`` writes): the envelope, inside the wrapper with ``schemas``, fields in the order ``before``,
 ``after``, ``source``, ``op``, ``ts_ms``, then ``ts_us`` when the capture time has microseconds, ``transaction``
 when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (``ts_us``), ``db`` (``schema``),
 ``table``, then the position.
@@ -38,15 +49,15 @@ when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms
 from __future__ import annotations
 
 import base64
-import binascii
 import math
 from decimal import Decimal
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from . import typed_text
+from . import connect_schema, typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from .base import Option
 from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "debezium-json"
@@ -59,7 +70,18 @@ _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t"
 # An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
 _CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
 _JSON_SCALARS = (str, int, float, bool, type(None))
-_DECIMAL_TYPE = "org.apache.kafka.connect.data.Decimal"
+# What the schema wrapper makes readable: without it bytes and decimals are written as text.
+_TYPED_FEATURES = frozenset({"value.bytes", "value.decimal"})
+
+
+def _flag(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"expected True or False, got {value!r}")
+    return value
+
+
+SCHEMAS = Option("schemas", "write the schemas.enable=true wrapper {schema, payload} with Debezium's envelope "
+                            "schema, which types bytes and decimal columns", False, _flag)
 
 
 class DebeziumJsonCodec(KeyedByColumns):
@@ -71,7 +93,13 @@ class DebeziumJsonCodec(KeyedByColumns):
         "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE})
-    options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
+    options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.schemas: bool = self.config["schemas"]
+        if self.schemas:
+            self.carries = self.carries | _TYPED_FEATURES
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -102,7 +130,8 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         document: dict[str, Any] = {
-            "before": _fields(event.before, "before"), "after": _fields(event.after, "after"),
+            "before": _fields(event.before, "before", self.schemas),
+            "after": _fields(event.after, "after", self.schemas),
             "source": _source_fields(event), "op": _CODE_OF_OP[event.op],
         }
         _write_time(document, event.source.capture_time_us)
@@ -117,7 +146,14 @@ class DebeziumJsonCodec(KeyedByColumns):
                     raise EncodeError(NAME, f"{name} would overwrite the envelope field {field_name!r}",
                                       field=f"attributes[{index}]")
                 document[field_name] = raw(NAME, value, f"attributes[{index}]")
+        if self.schemas:
+            return encode({"schema": _envelope_schema(event, document), "payload": document})
         return encode(document)
+
+    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
+        if self.schemas and type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
+            return [("value.decimal", "value")]
+        return []
 
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
         lost = self.dropped_key(event, event.after or event.before)
@@ -126,6 +162,9 @@ class DebeziumJsonCodec(KeyedByColumns):
         if len(set(position_names)) != len(position_names) or set(position_names) & reserved:
             lost.append(("source.position", "source.position (names must be unique and not "
                                             f"{', '.join(sorted(reserved))})"))
+        if self.schemas:  # carried in images, but the source struct holds them as text
+            lost.extend(("value.bytes" if type(value) is bytes else "value.decimal", f"source.position[{index}]")
+                        for index, (_, value) in enumerate(event.source.position) if type(value) in (bytes, Decimal))
         if event.attributes and event.attributes != _attributes_as_decoded(event.attributes):
             lost.append(("attributes", "attributes (debezium.transaction.* first, then debezium.field.* once each "
                                        "as JSON text)"))
@@ -158,7 +197,9 @@ def _column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
     return columns
 
 
-def _image(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) -> Image | None:
+def _image(data: Any, image_name: str, columns: dict[str, dict[str, Any]], keep_types: bool = False
+           ) -> Image | None:
+    """An image's cells; with ``keep_types``, each typed as its column's Connect schema says (lindorm-subscription)."""
     if data is None:
         return None
     if type(data) is not dict:
@@ -168,31 +209,14 @@ def _image(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) -> Im
         path = f"{image_name}.{name}"
         if type(value) not in _JSON_SCALARS:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
-        if name in columns and value is not None:
-            value = _typed(value, columns[name], path)
+        type_name = None
+        if name in columns and (value is not None or keep_types):
+            value, type_name = connect_schema.read_value(value, columns[name], NAME, path)
         try:
-            cells.append(Cell(name, value))
+            cells.append(Cell(name, value, type_name if keep_types else None))
         except (TypeError, ValueError) as error:
             raise DecodeError(NAME, str(error), field=path) from None
     return tuple(cells)
-
-
-def _typed(value: Any, column: dict[str, Any], path: str) -> Value:
-    """A value read through its Connect schema: base64 text for bytes, a Decimal's unscaled bytes and scale."""
-    if column.get("type") != "bytes":
-        return value
-    if type(value) is not str:
-        raise DecodeError(NAME, f"expected base64 text for a bytes column, got {json_type(value)}", field=path)
-    try:
-        data = base64.b64decode(value, validate=True)
-    except binascii.Error:
-        raise DecodeError(NAME, "not base64 text", field=path) from None
-    if column.get("name") != _DECIMAL_TYPE:
-        return data
-    scale = (column.get("parameters") or {}).get("scale")
-    if type(scale) is not str or not scale.lstrip("-").isdigit():
-        raise DecodeError(NAME, f"a Decimal column needs its scale as a parameter, got {scale!r}", field=path)
-    return Decimal(int.from_bytes(data, "big", signed=True)).scaleb(-int(scale))
 
 
 def _time(document: dict[str, Any], path: str) -> int | None:
@@ -254,7 +278,8 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
-def _fields(cells: Image | None, image_name: str) -> dict[str, Any] | None:
+def _fields(cells: Image | None, image_name: str, schemas: bool = False) -> dict[str, Any] | None:
+    """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
     if cells is None:
         return None
     fields: dict[str, Any] = {}
@@ -265,8 +290,46 @@ def _fields(cells: Image | None, image_name: str) -> dict[str, Any] | None:
                               field=f"{path}.kind")
         if cell.name in fields:
             raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
-        fields[cell.name] = _json_value(cell.value)
+        if not schemas:
+            fields[cell.name] = _json_value(cell.value)
+        elif type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
+            raise EncodeError(NAME, f"a Connect Decimal cannot hold {cell.value}", field=f"{path}.value")
+        else:
+            fields[cell.name] = connect_schema.json_value(cell.value)
     return fields
+
+
+def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, Any]:
+    """Debezium's envelope schema for ``document``, the payload written for ``event``."""
+    server = dict(event.source.position).get("name")
+    parts = [server if type(server) is str else None]
+    if event.table is not None:
+        parts += [event.table.schema, event.table.name]
+    prefix = "".join(f"{part}." for part in parts if part is not None)
+    connector = document["source"].get("connector")
+    fields: list[dict[str, Any]] = []
+    for name, value in document.items():
+        if name in ("before", "after"):
+            other = event.after if name == "before" else event.before
+            cells = getattr(event, name) if getattr(event, name) is not None else other or ()
+            row = [connect_schema.field_schema(cell) for cell in cells]
+            fields.append({**connect_schema.struct_schema(row, True, f"{prefix}Value"), "field": name})
+        elif name == "source":
+            source_name = f"io.debezium.connector.{connector}.Source" if type(connector) is str else None
+            fields.append({**_json_struct(value, False, source_name), "field": name})
+        elif name == "transaction":
+            fields.append({**_json_struct(value, True, "event.block"), "field": name})
+        elif name == "op":
+            fields.append({"type": "string", "optional": False, "field": name})
+        elif name in ("ts_ms", "ts_us"):
+            fields.append({"type": "int64", "optional": True, "field": name})
+    return connect_schema.struct_schema(fields, False, f"{prefix}Envelope")
+
+
+def _json_struct(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:
+    """The struct schema of an object of JSON scalars, typed from the values."""
+    columns = [connect_schema.json_field_schema(column, value) for column, value in values.items()]
+    return connect_schema.struct_schema(columns, optional, name)
 
 
 def _json_value(value: Value) -> Any:

@@ -83,3 +83,43 @@ def test_lindorm_upserts_become_creates_and_cell_deletes_are_refused() -> None:
     assert "op.UPSERT" in cf.loss("lindorm", "debezium-json")
     with pytest.raises(cf.EncodeError, match="DELETE_VERSION cell has no form"):
         cf.codec("debezium-json").encode_event(delete)
+
+
+def test_schemas_writes_debeziums_envelope_schema() -> None:
+    event = cf.codec("debezium-json").decode_message(fixture("mysql-tutorial-update.json"))
+    written = json.loads(cf.codec("debezium-json", schemas=True).encode_event(event))
+    schema = written["schema"]
+    assert schema["name"] == "dbserver1.inventory.customers.Envelope" and schema["optional"] is False
+    assert [field["field"] for field in schema["fields"]] == ["before", "after", "source", "op", "ts_ms"]
+    before, after, source, op, ts_ms = schema["fields"]
+    assert before["name"] == after["name"] == "dbserver1.inventory.customers.Value" and before["optional"] is True
+    assert after["fields"][:2] == [{"type": "int64", "optional": False, "field": "id"},
+                                   {"type": "string", "optional": False, "field": "first_name"}]
+    assert source["name"] == "io.debezium.connector.mysql.Source"
+    assert {"type": "int64", "optional": False, "field": "server_id"} in source["fields"]
+    assert {"type": "string", "optional": True, "field": "gtid"} in source["fields"]
+    assert op == {"type": "string", "optional": False, "field": "op"}
+    assert ts_ms == {"type": "int64", "optional": True, "field": "ts_ms"}
+    assert written["payload"] == json.loads(cf.codec("debezium-json").encode_event(event))
+
+
+def test_schemas_carry_bytes_and_decimals() -> None:
+    codec = cf.codec("debezium-json", schemas=True)
+    event = codec.decode_message(fixture("types-wrapped.json"))
+    written = json.loads(codec.encode_event(event))
+    assert written["payload"]["after"] == {"id": 7, "photo": "iVBORw==", "price": "ATk="}
+    price = written["schema"]["fields"][1]["fields"][2]
+    assert price["name"] == "org.apache.kafka.connect.data.Decimal" and price["parameters"] == {"scale": "2"}
+    assert list(codec.decode(codec.encode([event]))) == [event]
+    assert "value.bytes" in cf.loss(codec, "debezium-json") and cf.loss(cf.codec("debezium-json"), codec) == []
+
+
+def test_without_schemas_decimals_are_text_and_with_them_exact() -> None:
+    event = ChangeEvent(Op.INSERT, after=row(amount=Decimal("12345678901234567890123456789.0123456789")))
+    plain = cf.codec("debezium-json")
+    assert json.loads(plain.encode_event(event))["after"]["amount"] == "12345678901234567890123456789.0123456789"
+    assert plain.dropped(event)
+    wrapped = cf.codec("debezium-json", schemas=True)
+    assert not wrapped.dropped(event) and list(wrapped.decode(wrapped.encode([event]))) == [event]
+    with pytest.raises(cf.EncodeError, match="cannot hold NaN"):
+        wrapped.encode_event(ChangeEvent(Op.INSERT, after=row(amount=Decimal("NaN"))))

@@ -1,0 +1,181 @@
+"""``connect-json``: rows as Kafka Connect's JsonConverter writes them, for sinks such as the Tablestore Sink Connector.
+
+A message is a Kafka record, ``KafkaRecord(key, value)``. The value is the row as it now is, a flat struct; the key
+is the row's primary key, a struct too (what the sink reads with ``primarykey.mode=record_key``). With
+``schemas.enable=true`` (option ``schemas``, the default) each is wrapped with its schema::
+
+    key:   {"schema": {"type": "struct", "fields": [{"type": "int32", "optional": false, "field": "id"}],
+                       "optional": false, "name": "dbserver1.inventory.customers.Key"},
+            "payload": {"id": 1004}}
+    value: {"schema": {"type": "struct", "fields": [{"type": "int32", "optional": false, "field": "id"},
+                                                     {"type": "string", "optional": true, "field": "email"}],
+                       "optional": false, "name": "dbserver1.inventory.customers.Value"},
+            "payload": {"id": 1004, "email": null}}
+
+and with ``schemas=False`` each is the bare JSON map (``{"id": 1004}``), which the sink accepts too. The schema
+language, and how values and cell type names map onto it, is in ``connect_schema``.
+
+How a record maps onto the canonical event:
+
+* A record with a value is an UPSERT (the sink puts the row, whether or not it existed) whose ``after`` image is the
+  value's fields, in schema order; a field the payload leaves out is null. A null field is a null cell: the sink
+  with ``insert.mode=update`` and column deletes on deletes that column.
+* A record with a null value, a tombstone, is a DELETE of the row the key names (``delete.mode=row``), with no
+  images.
+* The key is the key struct's fields. A record without a key (or with a key of no fields) takes its key out of the
+  value by ``key_columns`` (looked up without a table, since records name none); a record with one ignores the
+  option.
+* With schemas, a cell's value and type name are what its field's Connect type says (int8 .. int64 an int, float32 a
+  float rounded to single precision, bytes bytes, Decimal a decimal, ...), so bytes, decimals, non-finite floats and
+  type names read back exactly. Without schemas, values are the JSON values they are and cells have no type.
+* JsonConverter with schemas needs exactly ``schema`` and ``payload``; ``"schema": null`` (a schemaless payload in
+  the envelope) reads as without schemas. A key or value that is no struct (a bare string key), nested values
+  (structs, arrays, maps inside a row) and a field the payload has but the schema does not declare are refused;
+  schema names other than the Connect logical types, docs, defaults, versions and other parameters are not kept.
+
+Written from other formats: INSERT, UPDATE and READ become the row as it now is (an UPSERT); a DELETE becomes a
+tombstone with its key, its ``before`` image dropped. TRUNCATE, a row change without an ``after`` image, a cell
+that deletes one version, a column twice in one struct and a decimal Connect cannot hold (NaN, an infinity, -0) have
+no form and are refused. A cell that deletes all versions of a column becomes a null field, which is what the sink's
+column delete reads. No table, source, position, versions or attributes are written: the table is the topic.
+
+Normal form (what ``encode`` writes): with schemas, ``{"schema": ..., "payload": ...}`` for the key and the value,
+each struct named by the option ``key_schema_name`` / ``value_schema_name`` (no name without one), not optional,
+its fields in cell order, each field ``{"type", "optional" (whether the value is null), "name", "version",
+"parameters", "field"}`` as ``connect_schema`` chooses them; without schemas, the payload map. No key when the event
+has no key cells.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..model import Cell, CellKind, ChangeEvent, Image, Op
+from . import connect_schema
+from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object
+from .base import PRESENT, KafkaRecord, Option, Shape
+from .kafka_records import KafkaRecordCodec
+from .keys import KEY_COLUMNS, KeyColumns
+
+NAME = "connect-json"
+_JSON_SCALARS = (str, int, float, bool, type(None))
+# What only the schema says: without it these read back as text or untyped.
+_TYPED_FEATURES = frozenset({"cell.type", "value.bytes", "value.decimal", "value.float_nonfinite"})
+
+
+def _flag(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"expected True or False, got {value!r}")
+    return value
+
+
+def _optional_name(value: Any) -> str | None:
+    if value is not None and type(value) is not str:
+        raise TypeError(f"expected a schema name or None, got {value!r}")
+    return value
+
+
+SCHEMAS = Option("schemas", "write JsonConverter's schemas.enable=true envelope {schema, payload} (False: bare "
+                            "JSON maps); read the form it names", True, _flag)
+VALUE_SCHEMA_NAME = Option("value_schema_name", "the name of the value's struct schema", None, _optional_name)
+KEY_SCHEMA_NAME = Option("key_schema_name", "the name of the key's struct schema", None, _optional_name)
+
+
+class ConnectJsonCodec(KafkaRecordCodec):
+    name = NAME
+    description = "rows as Kafka Connect JsonConverter records (key and value), for sinks such as Tablestore's"
+    carries = frozenset({
+        "op.UPSERT", "op.DELETE", "key", "after", "cell.type", "value.null", "value.bool", "value.int",
+        "value.float", "value.str", "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type",
+    })
+    shapes = (Shape(Op.UPSERT, after=PRESENT), Shape(Op.DELETE))
+    options = (SCHEMAS, KEY_COLUMNS, VALUE_SCHEMA_NAME, KEY_SCHEMA_NAME, MAX_MESSAGE_BYTES)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.key_columns: KeyColumns = self.config["key_columns"]
+        self.schemas: bool = self.config["schemas"]
+        if not self.schemas:
+            self.carries = self.carries - _TYPED_FEATURES
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
+        key_cells = () if key is None else self._read(key, "key")
+        if value is None:
+            return ChangeEvent(Op.DELETE, key=key_cells)
+        after = self._read(value, "value")
+        if not key_cells:
+            key_cells = self.key_columns.key_of(None, after)
+        return ChangeEvent(Op.UPSERT, key=key_cells, after=after)
+
+    def _read(self, data: bytes, part: str) -> Image:
+        try:
+            document: Any = load_object(NAME, data, self.config["max_message_bytes"])
+        except DecodeError as error:
+            raise DecodeError(NAME, error.reason, field=part) from None
+        if self.schemas:
+            if set(document) != {"schema", "payload"}:
+                raise DecodeError(NAME, "with schemas, expected exactly the fields schema and payload", field=part)
+            if document["schema"] is not None:
+                return connect_schema.read_struct(document["schema"], document["payload"], NAME, part)
+            document = document["payload"]
+            if type(document) is not dict:
+                raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field=f"{part}.payload")
+        cells = []
+        for name, field_value in document.items():
+            if type(field_value) not in _JSON_SCALARS:
+                raise DecodeError(NAME, f"expected a scalar value, got {json_type(field_value)}",
+                                  field=f"{part}.{name}")
+            try:
+                cells.append(Cell(name, field_value))
+            except ValueError as error:  # an integer beyond 64 bits
+                raise DecodeError(NAME, str(error), field=f"{part}.{name}") from None
+        return tuple(cells)
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_event(self, event: ChangeEvent) -> KafkaRecord:
+        key = self._write(event.key, "key", self.config["key_schema_name"]) if event.key else None
+        if event.op is Op.DELETE:
+            return KafkaRecord(key, None)
+        if event.op is Op.TRUNCATE:
+            raise EncodeError(NAME, "a TRUNCATE has no form in Kafka Connect records", field="op")
+        if event.after is None:
+            raise EncodeError(NAME, f"an {event.op.value} without an after image has no form here", field="after")
+        return KafkaRecord(key, self._write(event.after, "after", self.config["value_schema_name"]))
+
+    def _write(self, cells: Image, image_name: str, schema_name: str | None) -> bytes:
+        fields: list[dict[str, Any]] = []
+        payload: dict[str, Any] = {}
+        for index, cell in enumerate(cells):
+            path = f"{image_name}[{index}]"
+            if cell.kind is CellKind.DELETE_VERSION:
+                raise EncodeError(NAME, "a DELETE_VERSION cell has no form in a Connect struct", field=f"{path}.kind")
+            if cell.kind is CellKind.DELETE_ALL_VERSIONS:
+                cell = Cell(cell.name, None, cell.type)  # a null field: the sink's column delete
+            if cell.name in payload:
+                raise EncodeError(NAME, f"column {cell.name!r} twice in one struct", field=f"{path}.name")
+            if type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
+                raise EncodeError(NAME, f"a Connect Decimal cannot hold {cell.value}", field=f"{path}.value")
+            payload[cell.name] = connect_schema.json_value(cell.value)
+            fields.append(connect_schema.field_schema(cell))
+        if not self.schemas:
+            return encode(payload)
+        return encode({"schema": connect_schema.struct_schema(fields, False, schema_name), "payload": payload})
+
+    # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
+        if type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
+            return [("value.decimal", "value")]
+        return []
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        lost = [(feature, f"key[{index}].{detail}") for index, cell in enumerate(event.key)
+                for feature, detail in self.dropped_cell(cell)]
+        if not event.key and self.key_columns and self.key_columns.key_of(None, event.after):
+            lost.append(("key", "key (a record without a key takes it out of the value by key_columns)"))
+        return lost

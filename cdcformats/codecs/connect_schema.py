@@ -1,0 +1,259 @@
+"""Kafka Connect schemas as JsonConverter writes them with ``schemas.enable=true``: struct schemas generated from row
+images, and values read back through them. Shared by ``connect-json`` and ``debezium-json``.
+
+A struct schema, as ``JsonConverter.asJsonSchema`` writes it (key order included)::
+
+    {"type": "struct",
+     "fields": [{"type": "int32", "optional": false, "field": "id"},
+                {"type": "bytes", "optional": true, "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
+                 "parameters": {"scale": "2"}, "field": "price"}],
+     "optional": false, "name": "shop.items.Value"}
+
+Values by Connect type: ``boolean`` a JSON boolean; ``int8`` .. ``int64`` a JSON integer in that type's range;
+``float32`` / ``float64`` a JSON number, or the text ``NaN``, ``Infinity``, ``-Infinity`` (Jackson quotes non-finite
+numbers); ``string`` text; ``bytes`` base64 text. Logical types: ``Decimal`` (bytes: the big-endian two's complement
+unscaled value, parameter ``scale``), ``Date`` and ``Time`` (int32), ``Timestamp`` (int64); their values stay the
+integers they are.
+
+Reading, a field becomes a cell of the value its type says: int8 .. int64, Date, Time and Timestamp an int; float32
+and float64 a float (a float32 rounded to single precision, as Connect holds it); a Decimal a ``Decimal``, exactly.
+The cell's type name is the source column type of Debezium's ``__debezium.source.column.type`` parameter when the
+field has one, else the Connect type (``int32``, or the logical name) when it is not the one a value of that kind
+gets by default, else none. Other schema names, docs, defaults, versions and parameters are not kept.
+
+Writing, a cell's Connect type is the one its type name asks for when its value fits it exactly: a Connect type name
+itself, or a SQL name (TINYINT int8, SMALLINT int16, INT/INTEGER int32, BIGINT int64, FLOAT/REAL float32, DOUBLE
+float64, BOOLEAN boolean, DECIMAL/NUMERIC Decimal, VARCHAR/CHAR/TEXT string, BINARY/VARBINARY bytes). Otherwise the
+value's kind decides: bool boolean, int int64, float float64, str string, bytes bytes, Decimal Decimal, and a null
+value a string. A null value's field is optional, every other one required. Where reading the field back would not
+give the cell's type name, the name is written as ``__debezium.source.column.type``, so that every type name
+survives. Decimals that Connect cannot hold (NaN, infinities, negative zero, a scale beyond 32 bits) have no form.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+import struct
+from decimal import Decimal
+from typing import Any
+
+from ..errors import DecodeError
+from ..model import Cell, Value
+from . import typed_text
+from ._json import json_type
+
+DECIMAL = "org.apache.kafka.connect.data.Decimal"
+DATE = "org.apache.kafka.connect.data.Date"
+TIME = "org.apache.kafka.connect.data.Time"
+TIMESTAMP = "org.apache.kafka.connect.data.Timestamp"
+SOURCE_TYPE = "__debezium.source.column.type"
+
+# Every Connect type a cell can have, by the name a cell's type carries: primitive names, and logical names with the
+# primitive type they are written as.
+_PRIMITIVE_OF = {
+    **{name: name for name in ("boolean", "int8", "int16", "int32", "int64", "float32", "float64", "string", "bytes")},
+    DECIMAL: "bytes", DATE: "int32", TIME: "int32", TIMESTAMP: "int64",
+}
+_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_SQL_TYPES = {
+    "TINYINT": "int8", "SMALLINT": "int16", "INT": "int32", "INTEGER": "int32", "BIGINT": "int64", "LONG": "int64",
+    "FLOAT": "float32", "REAL": "float32", "DOUBLE": "float64", "BOOLEAN": "boolean", "BOOL": "boolean",
+    "DECIMAL": DECIMAL, "NUMERIC": DECIMAL, "VARCHAR": "string", "CHAR": "string", "TEXT": "string",
+    "BINARY": "bytes", "VARBINARY": "bytes",
+}
+_DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "float64", str: "string",
+                    bytes: "bytes", Decimal: DECIMAL}
+_NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_SCALE = re.compile(r"-?[0-9]{1,10}")
+_INT32_MAX = 2**31 - 1
+
+
+# -- writing ----------------------------------------------------------------------------------------------------------
+
+def carries_decimal(value: Decimal) -> bool:
+    """Whether a Connect Decimal (an unscaled integer and a scale) holds ``value`` exactly."""
+    if not value.is_finite() or (value.is_zero() and value.is_signed()):
+        return False
+    return abs(_exponent(value)) <= _INT32_MAX
+
+
+def connect_type(cell: Cell) -> str:
+    """The Connect type (a primitive or a logical name) a cell is written as."""
+    wanted = cell.type if cell.type in _PRIMITIVE_OF else _sql_type(cell.type)
+    if wanted is not None and _fits(cell.value, wanted):
+        return wanted
+    return _DEFAULT_OF_KIND[type(cell.value)]
+
+
+def field_schema(cell: Cell) -> dict[str, Any]:
+    """The schema of the field that holds ``cell`` in a struct, as JsonConverter writes it."""
+    kind = connect_type(cell)
+    schema: dict[str, Any] = {"type": _PRIMITIVE_OF[kind], "optional": cell.value is None}
+    parameters: dict[str, str] = {}
+    if kind != _PRIMITIVE_OF[kind]:
+        schema["name"], schema["version"] = kind, 1
+        if kind == DECIMAL:
+            parameters["scale"] = str(-_exponent(cell.value)) if cell.value is not None else "0"
+    if cell.type != _implied_type(kind, cell.value):
+        parameters[SOURCE_TYPE] = cell.type  # type: ignore[assignment]  # None is always implied
+    if parameters:
+        schema["parameters"] = parameters
+    schema["field"] = cell.name
+    return schema
+
+
+def json_value(value: Value) -> Any:
+    """A value as JsonConverter writes it: bytes and decimals as base64, non-finite floats as Jackson's text."""
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii")
+    if type(value) is Decimal:
+        sign, digits, _ = value.as_tuple()
+        unscaled = int("".join(map(str, digits))) * (-1 if sign else 1)
+        size = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1  # BigInteger.toByteArray()
+        return base64.b64encode(unscaled.to_bytes(size, "big", signed=True)).decode("ascii")
+    if type(value) is float and not math.isfinite(value):
+        return typed_text.render(value)
+    return value
+
+
+def struct_schema(fields: list[dict[str, Any]], optional: bool, name: str | None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "struct", "fields": fields, "optional": optional}
+    if name is not None:
+        schema["name"] = name
+    return schema
+
+
+def json_field_schema(name: str, value: Any) -> dict[str, Any]:
+    """The schema of a field holding a JSON scalar that is no cell (Debezium's ``source`` and ``transaction``)."""
+    kind = {bool: "boolean", int: "int64", float: "float64"}.get(type(value), "string")
+    return {"type": kind, "optional": value is None, "field": name}
+
+
+def _sql_type(type_name: str | None) -> str | None:
+    if not type_name:
+        return None
+    return _SQL_TYPES.get(type_name.split("(", 1)[0].strip().upper())
+
+
+def _exponent(value: Decimal) -> int:
+    return value.as_tuple().exponent  # type: ignore[return-value]  # finite: carries_decimal() holds
+
+
+def _fits(value: Value, kind: str) -> bool:
+    """Whether ``value`` is written as ``kind`` and read back unchanged."""
+    if value is None:
+        return True
+    if _PRIMITIVE_OF[kind] in _INT_BITS:
+        bits = _INT_BITS[_PRIMITIVE_OF[kind]]
+        return type(value) is int and -(2 ** (bits - 1)) <= value < 2 ** (bits - 1)
+    if kind == "float32":
+        return type(value) is float and (not math.isfinite(value) or _float32(value) == value)
+    return _DEFAULT_OF_KIND[type(value)] == kind
+
+
+def _implied_type(kind: str, value: Value) -> str | None:
+    """The type name reading a field of Connect type ``kind`` gives its cell, without a source type parameter."""
+    return None if kind == _DEFAULT_OF_KIND[type(value)] else kind
+
+
+def _float32(value: float) -> float:
+    """``value`` rounded to single precision, as Java's ``(float)`` cast does."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+# -- reading ----------------------------------------------------------------------------------------------------------
+
+def struct_fields(schema: Any, format_name: str, path: str) -> list[dict[str, Any]]:
+    """The field schemas of a struct schema, each with a unique name."""
+    if type(schema) is not dict or schema.get("type") != "struct" or type(schema.get("fields")) is not list:
+        raise DecodeError(format_name, "expected a struct schema with fields", field=path)
+    names: set[str] = set()
+    for index, field in enumerate(schema["fields"]):
+        if type(field) is not dict or type(field.get("field")) is not str:
+            raise DecodeError(format_name, "expected a field schema with a name", field=f"{path}.fields[{index}]")
+        if field["field"] in names:
+            raise DecodeError(format_name, f"field {field['field']!r} twice", field=f"{path}.fields[{index}]")
+        names.add(field["field"])
+    return schema["fields"]
+
+
+def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple[Cell, ...]:
+    """The cells of a struct payload, in the schema's field order; a field the payload lacks is null."""
+    fields = struct_fields(schema, format_name, f"{path}.schema")
+    if type(payload) is not dict:
+        raise DecodeError(format_name, f"expected an object, got {json_type(payload)}", field=f"{path}.payload")
+    names = {field["field"] for field in fields}
+    for name in payload:
+        if name not in names:
+            raise DecodeError(format_name, "a field the schema does not declare", field=f"{path}.payload.{name}")
+    cells = []
+    for field in fields:
+        name = field["field"]
+        value, type_name = read_value(payload.get(name), field, format_name, f"{path}.payload.{name}")
+        cells.append(Cell(name, value, type_name))
+    return tuple(cells)
+
+
+def read_value(value: Any, field: dict[str, Any], format_name: str, path: str) -> tuple[Value, str | None]:
+    """A JSON value read through its field schema, and the type name of its cell."""
+    primitive, name = field.get("type"), field.get("name")
+    kind = name if name in _PRIMITIVE_OF and _PRIMITIVE_OF[name] == primitive else primitive
+    if kind not in _PRIMITIVE_OF:
+        reason = ("nested values are not carried" if primitive in ("struct", "array", "map")
+                  else f"unknown Connect type {primitive!r}")
+        raise DecodeError(format_name, reason, field=path)
+    parameters = field.get("parameters") or {}
+    if type(parameters) is not dict or any(type(text) is not str for text in parameters.values()):
+        raise DecodeError(format_name, "schema parameters must be text", field=path)
+    result = None if value is None else _typed(value, kind, parameters, format_name, path)
+    type_name = parameters[SOURCE_TYPE] if SOURCE_TYPE in parameters else _implied_type(kind, result)
+    return result, type_name
+
+
+def _typed(value: Any, kind: str, parameters: dict[str, str], format_name: str, path: str) -> Value:
+    def refuse(expected: str) -> DecodeError:
+        return DecodeError(format_name, f"expected {expected} for a {kind} field, got {json_type(value)}", field=path)
+
+    primitive = _PRIMITIVE_OF[kind]
+    if primitive in _INT_BITS:
+        if not _fits(value, primitive):
+            raise refuse(f"an integer of {_INT_BITS[primitive]} bits")
+        return value
+    if primitive in ("float32", "float64"):
+        if type(value) is str and value in _NONFINITE:
+            return _NONFINITE[value]
+        if type(value) not in (int, float):
+            raise refuse("a number")
+        try:
+            number = float(value)
+        except OverflowError:
+            raise refuse("a number within a double's range") from None
+        return _float32(number) if primitive == "float32" else number
+    if primitive == "boolean":
+        if type(value) is not bool:
+            raise refuse("a boolean")
+        return value
+    if primitive == "string":
+        if type(value) is not str:
+            raise refuse("text")
+        return value
+    if type(value) is not str:
+        raise refuse("base64 text")
+    try:
+        data = base64.b64decode(value, validate=True)
+    except binascii.Error:
+        raise DecodeError(format_name, "not base64 text", field=path) from None
+    if kind != DECIMAL:
+        return data
+    scale = parameters.get("scale")
+    if scale is None or not _SCALE.fullmatch(scale) or abs(int(scale)) > _INT32_MAX or not data:
+        raise DecodeError(format_name, f"a Decimal needs its unscaled bytes and its scale as a parameter, got scale "
+                                       f"{scale!r}", field=path)
+    sign, digits, _ = Decimal(int.from_bytes(data, "big", signed=True)).as_tuple()
+    return Decimal((sign, digits, -int(scale)))

@@ -1,0 +1,320 @@
+"""Native Kafka Connect JSON records (``connect-json``) and Debezium envelopes with their schema
+(``debezium-json`` with ``schemas=True``), and their normal forms written out from JsonConverter's schema language
+and the codecs' documented choices, independently of the codecs.
+
+``messages`` / ``normal_form`` are for ``connect-json`` with its defaults (schemas on); ``messages_for`` /
+``normal_form_for`` take a configuration name of tests/property/test_connect.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import struct
+from decimal import Decimal
+from typing import Any
+
+import msgspec
+from hypothesis import strategies as st
+
+from cdcformats.codecs.base import KafkaRecord
+
+from . import native
+from .strategies import int64s, names
+
+DECIMAL = "org.apache.kafka.connect.data.Decimal"
+DATE = "org.apache.kafka.connect.data.Date"
+TIME = "org.apache.kafka.connect.data.Time"
+TIMESTAMP = "org.apache.kafka.connect.data.Timestamp"
+SOURCE_TYPE = "__debezium.source.column.type"
+NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+# -- the Connect types, their JSON values and the values they read as -------------------------------------------------
+
+
+def ints(bits: int) -> st.SearchStrategy[int]:
+    return st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def unscaled_bytes(number: int) -> bytes:
+    """Java's BigInteger.toByteArray(): the shortest big-endian two's complement."""
+    length = 1
+    while not -(2 ** (8 * length - 1)) <= number < 2 ** (8 * length - 1):
+        length += 1
+    return number.to_bytes(length, "big", signed=True)
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+floats_json = st.one_of(st.floats(allow_nan=False, allow_infinity=False), int64s, st.sampled_from(list(NONFINITE)))
+# (primitive type, logical name or None, strategy of JSON values)
+CONNECT_TYPES: dict[str, tuple[str, str | None, st.SearchStrategy]] = {
+    "boolean": ("boolean", None, st.booleans()),
+    "int8": ("int8", None, ints(8)),
+    "int16": ("int16", None, ints(16)),
+    "int32": ("int32", None, ints(32)),
+    "int64": ("int64", None, int64s),
+    "float32": ("float32", None, floats_json),
+    "float64": ("float64", None, floats_json),
+    "string": ("string", None, native.text_values),
+    "bytes": ("bytes", None, st.binary(max_size=8).map(b64)),
+    DECIMAL: ("bytes", DECIMAL, st.integers(-(10**30), 10**30).map(lambda n: b64(unscaled_bytes(n)))),
+    DATE: ("int32", DATE, ints(32)),
+    TIME: ("int32", TIME, ints(32)),
+    TIMESTAMP: ("int64", TIMESTAMP, int64s),
+}
+SOURCE_TYPES = ["VARCHAR", "INT", "integer", "BIGINT", "TINYINT", "FLOAT", "DOUBLE", "DECIMAL(10,2)", "BOOLEAN",
+                "VARBINARY", "x", "", "int32", "float32", "string", DATE]
+
+
+@st.composite
+def fields(draw: st.DrawFn) -> tuple[dict[str, Any], Any, bool]:
+    """A field schema, its JSON value, and whether the payload writes it (a field left out reads as null)."""
+    kind = draw(st.sampled_from(list(CONNECT_TYPES)))
+    primitive, logical, values = CONNECT_TYPES[kind]
+    schema: dict[str, Any] = {"type": primitive, "optional": draw(st.booleans())}
+    parameters: dict[str, str] = {}
+    if logical is not None:
+        schema["name"], schema["version"] = logical, 1
+        if logical == DECIMAL:
+            parameters["scale"] = str(draw(st.integers(-20, 20)))
+    elif draw(st.integers(0, 5)) == 0:  # a schema name that is no Connect logical type: not kept
+        schema["name"] = "io.debezium.time.Timestamp"
+    if draw(st.booleans()):
+        parameters[SOURCE_TYPE] = draw(st.sampled_from(SOURCE_TYPES))
+    if draw(st.integers(0, 5)) == 0:
+        parameters["__debezium.source.column.length"] = "10"
+    if parameters:
+        schema["parameters"] = parameters
+    if draw(st.integers(0, 5)) == 0:
+        schema["doc"] = "not kept"
+    schema["field"] = draw(names)
+    value = None if draw(st.integers(0, 4)) == 0 else draw(values)
+    return schema, value, draw(st.integers(0, 5)) > 0
+
+
+@st.composite
+def struct_records(draw: st.DrawFn, max_fields: int = 5) -> bytes:
+    drawn = draw(st.lists(fields(), max_size=max_fields, unique_by=lambda field: field[0]["field"]))
+    schema: dict[str, Any] = {"type": "struct", "fields": [field for field, _, _ in drawn], "optional": False}
+    if draw(st.booleans()):
+        schema["name"] = draw(st.text(max_size=10))
+    payload = {field["field"]: value for field, value, written in drawn if written}
+    payload = dict(draw(st.permutations(list(payload.items()))))
+    return msgspec.json.encode({"schema": schema, "payload": payload})
+
+
+scalars = st.one_of(st.none(), st.booleans(), int64s, st.floats(allow_nan=False, allow_infinity=False),
+                    native.text_values)
+maps = st.dictionaries(names, scalars, max_size=5)
+schemaless_enveloped = maps.map(lambda payload: msgspec.json.encode({"schema": None, "payload": payload}))
+
+
+def records(part: st.SearchStrategy[bytes]) -> st.SearchStrategy[list[KafkaRecord]]:
+    return st.lists(st.builds(KafkaRecord, st.none() | part, st.none() | part), max_size=4)
+
+
+# -- normal form of connect-json ---------------------------------------------------------------------------------------
+
+DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "float64", str: "string",
+                   bytes: "bytes", Decimal: DECIMAL}
+PRIMITIVE_OF = {name: primitive for name, (primitive, _, _) in CONNECT_TYPES.items()}
+SQL_TYPES = {"TINYINT": "int8", "SMALLINT": "int16", "INT": "int32", "INTEGER": "int32", "BIGINT": "int64",
+             "LONG": "int64", "FLOAT": "float32", "REAL": "float32", "DOUBLE": "float64", "BOOLEAN": "boolean",
+             "BOOL": "boolean", "DECIMAL": DECIMAL, "NUMERIC": DECIMAL, "VARCHAR": "string", "CHAR": "string",
+             "TEXT": "string", "BINARY": "bytes", "VARBINARY": "bytes"}
+INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+def float32(value: float) -> float:
+    try:
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def read(field: dict[str, Any], value: Any) -> tuple[Any, str | None]:
+    """What a field's JSON value is, and its cell's type name."""
+    kind = field["name"] if field.get("name") in (DECIMAL, DATE, TIME, TIMESTAMP) else field["type"]
+    if value is not None:
+        if kind in ("float32", "float64"):
+            value = NONFINITE[value] if type(value) is str else float(value)
+            value = float32(value) if kind == "float32" else value
+        elif kind == "bytes":
+            value = base64.b64decode(value)
+        elif kind == DECIMAL:
+            unscaled = Decimal(int.from_bytes(base64.b64decode(value), "big", signed=True)).as_tuple()
+            value = Decimal((unscaled.sign, unscaled.digits, -int(field["parameters"]["scale"])))
+    parameters = field.get("parameters", {})
+    if SOURCE_TYPE in parameters:
+        return value, parameters[SOURCE_TYPE]
+    return value, None if DEFAULT_OF_KIND[type(value)] == kind else kind
+
+
+def fits(value: Any, kind: str) -> bool:
+    if value is None:
+        return True
+    primitive = PRIMITIVE_OF[kind]
+    if primitive in INT_BITS and kind != DECIMAL:
+        return type(value) is int and -(2 ** (INT_BITS[primitive] - 1)) <= value < 2 ** (INT_BITS[primitive] - 1)
+    if kind == "float32":
+        return type(value) is float and (not math.isfinite(value) or float32(value) == value)
+    return DEFAULT_OF_KIND[type(value)] == kind
+
+
+def written(name: str, value: Any, type_name: str | None) -> tuple[dict[str, Any], Any]:
+    """The field schema and JSON value a cell is written as."""
+    wanted = type_name if type_name in PRIMITIVE_OF else SQL_TYPES.get((type_name or "").split("(")[0].upper())
+    kind = wanted if wanted is not None and fits(value, wanted) else DEFAULT_OF_KIND[type(value)]
+    field: dict[str, Any] = {"type": PRIMITIVE_OF[kind], "optional": value is None}
+    parameters = {}
+    if kind in (DECIMAL, DATE, TIME, TIMESTAMP):
+        field["name"], field["version"] = kind, 1
+    if kind == DECIMAL:
+        parameters["scale"] = "0" if value is None else str(-value.as_tuple().exponent)
+    implied = None if DEFAULT_OF_KIND[type(value)] == kind else kind
+    if type_name != implied:
+        parameters[SOURCE_TYPE] = type_name
+    if parameters:
+        field["parameters"] = parameters
+    field["field"] = name
+    if type(value) is bytes:
+        value = b64(value)
+    elif type(value) is Decimal:
+        sign, digits, _ = value.as_tuple()
+        value = b64(unscaled_bytes(int("".join(map(str, digits))) * (-1 if sign else 1)))
+    elif type(value) is float and not math.isfinite(value):
+        value = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+    return field, value
+
+
+def struct_normal_form(message: bytes, schema_name: str | None) -> dict[str, Any]:
+    document = msgspec.json.decode(message)
+    if document["schema"] is None:
+        cells = [(name, value, None) for name, value in document["payload"].items()]
+    else:
+        cells = [(field["field"], *read(field, document["payload"].get(field["field"])))
+                 for field in document["schema"]["fields"]]
+    schema: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
+    if schema_name is not None:
+        schema["name"] = schema_name
+    payload = {}
+    for name, value, type_name in cells:
+        field, payload[name] = written(name, value, type_name)
+        schema["fields"].append(field)
+    return {"schema": schema, "payload": payload}
+
+
+def normal_form(messages: list[KafkaRecord], schemas: bool = True, value_schema_name: str | None = None,
+                key_schema_name: str | None = None, key_columns: tuple[str, ...] = ()) -> list[KafkaRecord]:
+    """connect-json: every record as it is written back; a record without a key (or one of no fields) gets the
+    value's ``key_columns`` fields (in key order) as its key."""
+    def part(message: bytes | None, schema_name: str | None) -> bytes | None:
+        if message is None:
+            return None
+        normal = struct_normal_form(message, schema_name) if schemas else msgspec.json.decode(message)
+        return msgspec.json.encode(normal)
+
+    def fields_of(message: bytes | None) -> Any:
+        document = msgspec.json.decode(message)
+        return document["payload"] if schemas else document
+
+    def key_out_of(value: bytes) -> bytes:
+        document = msgspec.json.decode(value)
+        if not schemas:
+            return msgspec.json.encode({name: document[name] for name in key_columns if name in document})
+        by_name = {field["field"]: field for field in document["schema"]["fields"]}
+        key_fields = [by_name[name] for name in key_columns if name in by_name]
+        schema: dict[str, Any] = {"type": "struct", "fields": key_fields, "optional": False}
+        if key_schema_name is not None:
+            schema["name"] = key_schema_name
+        return msgspec.json.encode({"schema": schema, "payload": {field["field"]: document["payload"][field["field"]]
+                                                                  for field in schema["fields"]}})
+
+    normal = []
+    for key, value in messages:
+        normal_value = part(value, value_schema_name)
+        normal_key = part(key, key_schema_name)
+        if normal_key is not None and not fields_of(normal_key):
+            normal_key = None  # a key without fields is no key
+        if normal_key is None and normal_value is not None and key_columns:
+            normal_key = part(key_out_of(normal_value), key_schema_name)
+            normal_key = normal_key if fields_of(normal_key) else None
+        normal.append(KafkaRecord(normal_key, normal_value))
+    return normal
+
+
+messages = records(struct_records() | schemaless_enveloped)
+
+
+# -- debezium-json with schemas ---------------------------------------------------------------------------------------
+
+def _json_field(name: str, value: Any) -> dict[str, Any]:
+    kind = {bool: "boolean", int: "int64", float: "float64"}.get(type(value), "string")
+    return {"type": kind, "optional": value is None, "field": name}
+
+
+def _struct(fields: list[dict[str, Any]], optional: bool, name: str | None, field: str) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "struct", "fields": fields, "optional": optional}
+    if name is not None:
+        schema["name"] = name
+    return {**schema, "field": field}
+
+
+def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
+    """A Debezium envelope with the schema Debezium's converter would give it, as the codec documents it."""
+    payload = native.debezium_normal_form(document)
+    source = payload["source"]
+    server = source.get("name") if type(source.get("name")) is str else None
+    table_schema = (source["schema"] if "schema" in source else source.get("db")) if "table" in source else None
+    parts = [part for part in (server, table_schema, source.get("table")) if part is not None]
+    prefix = ".".join(parts) + "." if parts else ""  # an empty name is a part too
+    fields = []
+    for name, value in payload.items():
+        if name in ("before", "after"):
+            row = value if value is not None else payload["after" if name == "before" else "before"] or {}
+            fields.append(_struct([_json_field(column, column_value) for column, column_value in row.items()],
+                                  True, prefix + "Value", name))
+        elif name == "source":
+            connector = value.get("connector")
+            source_name = f"io.debezium.connector.{connector}.Source" if type(connector) is str else None
+            fields.append(_struct([_json_field(column, column_value) for column, column_value in value.items()],
+                                  False, source_name, name))
+        elif name == "transaction":
+            fields.append(_struct([_json_field(column, column_value) for column, column_value in value.items()],
+                                  True, "event.block", name))
+        elif name == "op":
+            fields.append({"type": "string", "optional": False, "field": name})
+        elif name in ("ts_ms", "ts_us"):
+            fields.append({"type": "int64", "optional": True, "field": name})
+    schema = {"type": "struct", "fields": fields, "optional": False, "name": prefix + "Envelope"}
+    return {"schema": schema, "payload": payload}
+
+
+# -- per configuration ------------------------------------------------------------------------------------------------
+
+def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
+    if configuration == "debezium-json+schemas":
+        return st.lists(native.debezium_documents.map(msgspec.json.encode), max_size=4)
+    if configuration == "connect-json+schemaless":
+        return records(maps.map(msgspec.json.encode))
+    return messages
+
+
+def normal_form_for(configuration: str, messages_in: list[Any]) -> list[Any]:
+    if configuration == "debezium-json+schemas":
+        return [msgspec.json.encode(debezium_wrapped_normal_form(msgspec.json.decode(message)))
+                for message in messages_in]
+    if configuration == "connect-json+schemaless":
+        return normal_form(messages_in, schemas=False)
+    return normal_form(messages_in)
+
+
+def as_json(messages_out: list[Any]) -> list[Any]:
+    """Messages as JSON values, to compare them whatever the spacing and number spelling."""
+    def part(data: bytes | None) -> Any:
+        return None if data is None else msgspec.json.decode(data)
+
+    return [tuple(map(part, message)) if isinstance(message, tuple) else part(message) for message in messages_out]

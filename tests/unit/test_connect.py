@@ -1,0 +1,140 @@
+"""connect-json on published examples, and the choices its module docstring spells out."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import cdcformats as cf
+from cdcformats import Cell, ChangeEvent, Op
+from cdcformats.codecs.base import KafkaRecord
+from cdcformats.codecs.connect_schema import DECIMAL, SOURCE_TYPE, TIMESTAMP
+from cdcformats.demo import EXAMPLES
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "connect"
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def test_the_tutorial_tombstone_is_a_delete_of_the_key() -> None:
+    record = KafkaRecord(fixture("debezium-tutorial-key.json"), None)
+    event = cf.codec("connect-json").decode_message(record)
+    assert event == ChangeEvent(Op.DELETE, key=(Cell("id", 1004, "int32"),))
+    written = cf.codec("connect-json", key_schema_name="dbserver1.inventory.customers.Key").encode_event(event)
+    assert written.value is None and json.loads(written.key) == json.loads(record.key)
+
+
+def test_a_value_with_logical_timestamps() -> None:
+    event = cf.codec("connect-json").decode_message(KafkaRecord(None, fixture("kip-timestamp-value.json")))
+    assert event == ChangeEvent(Op.UPSERT, after=(
+        Cell("c1", 10000, "int32"), Cell("c2", "bar"), Cell("create_ts", 1501834166000, TIMESTAMP),
+        Cell("update_ts", 1501834166000, TIMESTAMP)))
+    written = json.loads(cf.codec("connect-json", value_schema_name="foobar").encode_event(event).value)
+    original = json.loads(fixture("kip-timestamp-value.json"))
+    for field in original["schema"]["fields"]:
+        field["optional"] = False  # written back: optional exactly when the value is null
+    assert written == original
+
+
+def test_a_value_written_back_is_the_same_json() -> None:
+    message = fixture("streamkap-value.json")
+    event = cf.codec("connect-json", key_columns=["id"]).decode_message(KafkaRecord(None, message))
+    assert event == ChangeEvent(Op.UPSERT, key=(Cell("id", 1),),
+                                after=(Cell("id", 1), Cell("customer_id", 1234), Cell("customer_name", "John Doe")))
+    written = cf.codec("connect-json").encode_event(event)
+    assert json.loads(written.value) == json.loads(message)
+    assert json.loads(written.key)["payload"] == {"id": 1}
+
+
+def test_a_decimal_reads_exactly() -> None:
+    event = cf.codec("connect-json").decode_message(KafkaRecord(None, fixture("decimal-value.json")))
+    assert event.after == (Cell("id", 1), Cell("amount", Decimal("12.3400")))
+    field = json.loads(cf.codec("connect-json").encode_event(event).value)["schema"]["fields"][1]
+    assert field == {"type": "bytes", "optional": False, "name": DECIMAL, "version": 1, "parameters": {"scale": "4"},
+                     "field": "amount"}
+
+
+def test_a_schemaless_value() -> None:
+    codec = cf.codec("connect-json", schemas=False)
+    event = codec.decode_message(KafkaRecord(None, fixture("dalelane-schemaless.json")))
+    assert event.after == (Cell("id", 12345678), Cell("message", "Hello World"), Cell("isDemo", True))
+    assert json.loads(codec.encode_event(event).value) == json.loads(fixture("dalelane-schemaless.json"))
+    with pytest.raises(cf.DecodeError, match="exactly the fields schema and payload"):
+        cf.codec("connect-json").decode_message(KafkaRecord(None, fixture("dalelane-schemaless.json")))
+
+
+def test_type_names_are_narrowed_and_kept() -> None:
+    codec = cf.codec("connect-json")
+    event = ChangeEvent(Op.UPSERT, after=(Cell("small", 7, "TINYINT"), Cell("big", 300, "TINYINT"),
+                                          Cell("ratio", 0.5, "FLOAT"), Cell("third", 0.1, "FLOAT"),
+                                          Cell("gone", None, "BIGINT"), Cell("n", 5)))
+    fields = json.loads(codec.encode_event(event).value)["schema"]["fields"]
+    assert [(field["type"], field.get("parameters")) for field in fields] == [
+        ("int8", {SOURCE_TYPE: "TINYINT"}), ("int64", {SOURCE_TYPE: "TINYINT"}),
+        ("float32", {SOURCE_TYPE: "FLOAT"}), ("float64", {SOURCE_TYPE: "FLOAT"}),
+        ("int64", {SOURCE_TYPE: "BIGINT"}), ("int64", None)]
+    assert fields[4]["optional"] is True
+    assert list(codec.decode(codec.encode([event]))) == [event]
+
+
+def test_a_float32_reads_as_connect_holds_it() -> None:
+    value = (b'{"schema": {"type": "struct", "fields": [{"type": "float32", "optional": false, "field": "f"}]}, '
+             b'"payload": {"f": 0.1}}')
+    event = cf.codec("connect-json").decode_message(KafkaRecord(None, value))
+    assert event.after == (Cell("f", 0.10000000149011612, "float32"),)
+
+
+def test_lindorm_to_the_tablestore_sink() -> None:
+    """Puts become rows, a deleted column a null field (the sink's column delete), a row delete a tombstone."""
+    _twice, put, delete_version, delete_column, delete_row = cf.codec("lindorm", key_columns=["id"]).decode(
+        EXAMPLES[0].messages())
+    codec = cf.codec("connect-json")
+    record = codec.encode_event(put)
+    assert json.loads(record.key)["payload"] == {"id": "o-2"}
+    assert json.loads(record.value)["payload"] == {"id": "o-2", "amount": "AfQ=", "status": "NEW", "gift": True}
+    assert json.loads(codec.encode_event(delete_column).value)["payload"] == {"id": "o-2", "gift": None}
+    assert codec.encode_event(delete_row) == KafkaRecord(record.key, None)
+    with pytest.raises(cf.EncodeError, match="DELETE_VERSION cell has no form") as error:
+        codec.encode_event(delete_version)
+    assert error.value.field == "after[1].kind"
+    assert "op.UPSERT" not in cf.loss("lindorm", "connect-json") and "before" in cf.loss("arcion", "connect-json")
+
+
+@pytest.mark.parametrize("event, field", [
+    (ChangeEvent(Op.TRUNCATE), "op"),
+    (ChangeEvent(Op.UPDATE, before=()), "after"),
+    (ChangeEvent(Op.UPSERT, after=(Cell("a", 1), Cell("a", 2))), "after[1].name"),
+    (ChangeEvent(Op.UPSERT, after=(Cell("d", Decimal("NaN")),)), "after[0].value"),
+])
+def test_what_has_no_form_is_refused(event: ChangeEvent, field: str) -> None:
+    with pytest.raises(cf.EncodeError) as error:
+        cf.codec("connect-json").encode_event(event)
+    assert error.value.field == field and cf.codec("connect-json").dropped(event)
+
+
+def _value(fields: str, payload: str) -> bytes:
+    return f'{{"schema": {{"type": "struct", "fields": [{fields}]}}, "payload": {payload}}}'.encode()
+
+
+@pytest.mark.parametrize("record, field", [
+    (KafkaRecord(None, b'{"schema": null, "payload": {}, "x": 1}'), "value"),
+    (KafkaRecord(b"[1]", None), "key"),
+    (KafkaRecord(None, _value('{"type": "struct", "fields": [], "field": "a"}', '{"a": {}}')), "value.payload.a"),
+    (KafkaRecord(None, _value('{"type": "int8", "field": "a"}', '{"a": 300}')), "value.payload.a"),
+    (KafkaRecord(None, _value('{"type": "int8", "field": "a"}', '{"b": 1}')), "value.payload.b"),
+    (KafkaRecord(None, _value('{"type": "int8", "field": "a"}, {"type": "int8", "field": "a"}', "{}")),
+     "value.schema.fields[1]"),
+    (KafkaRecord(None, _value(f'{{"type": "bytes", "name": "{DECIMAL}", "field": "d"}}', '{"d": "AQ=="}')),
+     "value.payload.d"),
+    (KafkaRecord(None, _value('{"type": "bytes", "field": "b"}', '{"b": "not base64!"}')), "value.payload.b"),
+    (KafkaRecord(None, b'{"schema": null, "payload": {"a": [1]}}'), "value.a"),
+])
+def test_what_is_refused_is_named(record: KafkaRecord, field: str) -> None:
+    with pytest.raises(cf.DecodeError) as error:
+        list(cf.codec("connect-json").decode([record]))
+    assert error.value.field == field and error.value.position == 0
