@@ -1,0 +1,259 @@
+"""``lindorm-subscription``: the change records of LindormTable's data subscription (change tracking to Kafka).
+
+LindormTable publishes each row change as a Debezium-style envelope, inside Kafka Connect's schema wrapper:
+
+    {"payload": {"op": "u", "ts_ms": 1465491411815,
+                 "before": {"id": 1004, "name": "Jane"}, "after": {"id": 1004, "name": "Anne"},
+                 "source": {"version": "v1.0", "db": "ld-xxxx", "namespace": "default", "table": "customers",
+                            "ts_ms": 1465491411807}},
+     "schema": {"type": "struct", "fields": [...]}}
+
+What the documentation says: ``op`` is ``c`` (insert), ``u`` (update), ``d`` (delete) or ``r`` (full export, "not
+available" yet); ``payload.ts_ms`` is when the record was written to Kafka; ``before`` is null for an insert and
+``after`` null for a delete; ``source`` names the instance (``db``, an instance id such as ``ld-xxxx``), the
+namespace and the table. The schema is a Connect struct schema of the envelope, with the columns' Connect types.
+
+How the message maps onto the canonical event, as debezium-json does wherever Lindorm does not differ:
+
+* ``op`` c, u, d, r is INSERT, UPDATE, DELETE, READ. Any other code is refused: Debezium's ``t`` (truncate) and
+  ``m`` (message) are not Lindorm ops.
+* ``before`` / ``after`` null is an absent image; an object is an image whose cells are its fields in order, each
+  value the JSON value it is. Through the schema wrapper each column is read through its Connect schema, as
+  ``connect_schema`` reads it (``bytes`` as bytes, a Connect ``Decimal`` as a decimal, exactly; ``float32`` /
+  ``float64`` as floats), and the cell keeps the Connect type when it is not the one its value gets by default
+  (``int32``: the documented ``id`` column), so that the schema is written back as it was.
+* The table is ``Table(source.table, source.namespace, source.db)``: the instance id is the catalog, the namespace
+  the schema. ``db`` and ``namespace`` are read as the table's only when ``source`` has a ``table``.
+* ``source.ts_ms`` is the commit time (the page's field table for it could not be read; in its example it is 8 ms
+  before ``payload.ts_ms``, when Lindorm made the change); ``payload.ts_ms`` the capture time.
+* Not documented, and read as debezium-json reads them so that nothing is lost: ``ts_us`` beside a ``ts_ms`` (the
+  time in microseconds, as Debezium 2 writes it) wins over it; ``source.connector`` is the source system; every other
+  ``source`` field (``version`` first of all) is kept verbatim and in order as the source position; every other
+  envelope field is kept verbatim as a ``debezium.field.<name>`` attribute (the name debezium-json gives them, so that
+  the two formats hand such fields to each other).
+* Which columns form the primary key is in the Kafka record key, not the value: give ``key_columns``.
+
+Written from other formats: an UPSERT becomes ``c`` (the row as it now is); a TRUNCATE has no op code and is refused.
+Cell versions, deleted cells and repeated columns have no form here, as in debezium-json.
+
+The option ``schemas`` (default on, the documented form) writes the wrapper. Its schema is generated from the event
+as the documented one is laid out: an unnamed struct with ``op`` (string), ``ts_ms`` (int64; and ``ts_us`` where it
+is written), ``before`` and ``after`` (optional structs of the images' columns, each column's schema as
+``connect_schema`` generates it from the cell, so bytes, decimals, NaN and infinities and every cell type read back
+exactly; an absent image gets the other image's struct, as a table has one row schema) and ``source`` (a struct
+typed from its JSON values). Kept envelope fields are written in the payload but not described in the schema. A null
+decimal's column is written with scale 0, since the value does not say its scale. A bytes or decimal value, or NaN
+or an infinity, in the source position is written as text there, so it is reported as dropped.
+
+With ``schemas=False`` only the payload (the bare envelope) is written, values as debezium-json writes them without
+the wrapper (bytes as base64 text, decimals and NaN or an infinity as text) and cell types are not written; both
+forms are read either way.
+
+Normal form (what ``encode`` writes): the wrapper ``{"payload", "schema"}`` (with ``schemas=False``, the payload
+alone). The payload's fields in the documented order ``op``, ``ts_ms`` (then ``ts_us`` when the capture time has
+microseconds), ``before``, ``after``, ``source``, then the kept fields; ``source`` holds ``connector`` when there is
+a system, the position, then ``db``, ``namespace`` and ``table`` when there is a table (a missing part as null),
+then ``ts_ms`` (``ts_us``).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any
+
+from ..errors import DecodeError, EncodeError
+from ..model import Cell, ChangeEvent, Image, Op, Source, Table, Value
+from . import connect_schema
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from .base import Option
+from .debezium import (FIELD_ATTRIBUTE, _column_schemas, _fields, _flag, _image, _json_struct, _json_value, _source,
+                       _time, _write_time)
+from .keys import KEY_COLUMNS, KeyedByColumns
+
+NAME = "lindorm-subscription"
+_OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ}
+# An UPSERT is the row as it now is, whether or not it existed: the closest op is a create.
+_CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
+_ENVELOPE_FIELDS = ("op", "ts_ms", "ts_us", "before", "after", "source")
+_TABLE_FIELDS = ("db", "namespace", "table")
+_SYSTEM_AND_TIME_FIELDS = ("connector", "ts_ms", "ts_us")  # source fields that are never the position
+# What the wrapper's column schemas make readable; without it these are written as text, or not at all.
+_TYPED_FEATURES = frozenset({"value.bytes", "value.decimal", "value.float_nonfinite", "cell.type"})
+
+SCHEMAS = Option("schemas", "write the documented wrapper {payload, schema}, with a Connect schema that types each "
+                            "column; False writes the payload alone", True, _flag)
+
+
+class LindormSubscriptionCodec(KeyedByColumns):
+    name = NAME
+    description = "LindormTable data subscription: Debezium-style change records in Kafka Connect's schema wrapper"
+    carries = frozenset({
+        "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
+        "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
+        "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
+        *_TYPED_FEATURES,
+    })
+    own_attributes = frozenset({FIELD_ATTRIBUTE})
+    options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.schemas: bool = self.config["schemas"]
+        if not self.schemas:
+            self.carries = self.carries - _TYPED_FEATURES
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        document = load_object(NAME, message, self.config["max_message_bytes"])
+        if "payload" in document and "schema" in document and "op" not in document:
+            try:
+                columns = _column_schemas(document["schema"])
+            except DecodeError as error:
+                raise error.relabeled(NAME) from None
+            return self._event(document["payload"], columns, "payload.")
+        return self._event(document, {}, "")
+
+    def _event(self, envelope: Any, columns: dict[str, dict[str, Any]], path: str) -> ChangeEvent:
+        """The event of one envelope; ``path`` is where the envelope is in the message, for error fields."""
+        try:
+            if type(envelope) is not dict:
+                raise DecodeError(NAME, f"expected an object, got {json_type(envelope)}")
+            code = envelope.get("op")
+            if code not in _OP_OF_CODE:
+                raise DecodeError(NAME, f"op {code!r} is not a Lindorm row change; expected one of "
+                                        f"{', '.join(_OP_OF_CODE)}", field="op")
+            before = _image(envelope.get("before"), "before", columns.get("before", {}), keep_types=True)
+            after = _image(envelope.get("after"), "after", columns.get("after", {}), keep_types=True)
+            table, source = _table_and_source(envelope.get("source"))
+            capture_time = _time(envelope, "")
+        except DecodeError as error:
+            error.field = path + error.field if error.field else path.rstrip(".") or None
+            raise error.relabeled(NAME) from None
+        attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode())
+                      for name, value in envelope.items() if name not in _ENVELOPE_FIELDS]
+        source = Source(source.system, source.position, source.commit_time_us, capture_time)
+        return ChangeEvent(_OP_OF_CODE[code], table, self.key_columns.key_of(table, after or before), before, after,
+                           source, attributes=attributes)
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_event(self, event: ChangeEvent) -> bytes:
+        if event.op not in _CODE_OF_OP:
+            raise EncodeError(NAME, f"a {event.op.value} has no op code in a Lindorm change record", field="op")
+        payload: dict[str, Any] = {"op": _CODE_OF_OP[event.op]}
+        _write_time(payload, event.source.capture_time_us)
+        try:
+            payload["before"] = _fields(event.before, "before", self.schemas)
+            payload["after"] = _fields(event.after, "after", self.schemas)
+        except EncodeError as error:
+            raise error.relabeled(NAME) from None
+        payload["source"] = _source_fields(event)
+        for index, (name, value) in enumerate(event.attributes):
+            if name.startswith(FIELD_ATTRIBUTE):
+                field_name = name[len(FIELD_ATTRIBUTE):]
+                if field_name in _ENVELOPE_FIELDS:
+                    raise EncodeError(NAME, f"{name} would overwrite the envelope field {field_name!r}",
+                                      field=f"attributes[{index}]")
+                payload[field_name] = raw(NAME, value, f"attributes[{index}]")
+        if self.schemas:
+            return encode({"payload": payload, "schema": _envelope_schema(event, payload)})
+        return encode(payload)
+
+    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
+        if self.schemas and type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
+            return [("value.decimal", "value")]
+        return []
+
+    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
+        lost = self.dropped_key(event, event.after or event.before)
+        position_names = [name for name, _ in event.source.position]
+        reserved = _reserved(event.table)
+        if len(set(position_names)) != len(position_names) or set(position_names) & reserved:
+            lost.append(("source.position", "source.position (names must be unique and not "
+                                            f"{', '.join(sorted(reserved))})"))
+        if self.schemas:  # carried in images, but the source is plain JSON, where these are text
+            lost.extend((feature, f"source.position[{index}]")
+                        for index, (_, value) in enumerate(event.source.position)
+                        for feature in _typed_only(value))
+        if event.attributes and not _read_back(event.attributes):
+            lost.append(("attributes", f"attributes ({FIELD_ATTRIBUTE}* once each, as JSON text, not naming an "
+                                       "envelope field)"))
+        return lost
+
+
+def _typed_only(value: Value) -> list[str]:
+    """The features of a value that only a column schema makes readable."""
+    if type(value) is bytes:
+        return ["value.bytes"]
+    if type(value) is Decimal:
+        return ["value.decimal"]
+    if type(value) is float and not math.isfinite(value):
+        return ["value.float_nonfinite"]
+    return []
+
+
+def _read_back(attributes: tuple[tuple[str, Value], ...]) -> bool:
+    """Whether decoding gives ``attributes`` back: envelope fields kept verbatim, each once, in canonical JSON."""
+    names = [name for name, _ in attributes]
+    return len(set(names)) == len(names) and all(
+        name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS
+        and is_canonical(value) for name, value in attributes)
+
+
+def _table_and_source(source: Any) -> tuple[Table | None, Source]:
+    """The table named by ``db`` (instance), ``namespace`` and ``table``; the rest is read as debezium-json does."""
+    if type(source) is not dict or "table" not in source:
+        return None, _source(source)[1]
+    for field in _TABLE_FIELDS:
+        value = source.get(field)
+        if value is not None and type(value) is not str:
+            raise DecodeError(NAME, f"expected a string, got {json_type(value)}", field=f"source.{field}")
+    if source["table"] is None:
+        raise DecodeError(NAME, "expected the table name, got null", field="source.table")
+    table = Table(source["table"], source.get("namespace"), source.get("db"))
+    # Without a "table" field, debezium-json's reading takes no table fields out of the position.
+    return table, _source({field: value for field, value in source.items() if field not in _TABLE_FIELDS})[1]
+
+
+def _source_fields(event: ChangeEvent) -> dict[str, Any]:
+    source, table = event.source, event.table
+    fields: dict[str, Any] = {}
+    if source.system is not None:
+        fields["connector"] = source.system
+    reserved = _reserved(table)
+    for index, (name, value) in enumerate(source.position):
+        if name in fields or name in reserved:
+            raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
+                              field=f"source.position[{index}]")
+        fields[name] = _json_value(value)
+    if table is not None:
+        fields.update(db=table.catalog, namespace=table.schema, table=table.name)
+    _write_time(fields, source.commit_time_us)
+    return fields
+
+
+def _reserved(table: Table | None) -> frozenset[str]:
+    """The ``source`` fields that decoding reads as something other than the position."""
+    if table is None:
+        return frozenset((*_SYSTEM_AND_TIME_FIELDS, "table"))
+    return frozenset(_SYSTEM_AND_TIME_FIELDS + _TABLE_FIELDS)
+
+
+def _envelope_schema(event: ChangeEvent, payload: dict[str, Any]) -> dict[str, Any]:
+    """The wrapper's schema for ``payload``, laid out as the documented one: unnamed, the payload's fields in order."""
+    fields: list[dict[str, Any]] = []
+    for name, value in payload.items():
+        if name == "op":
+            fields.append({"type": "string", "optional": False, "field": name})
+        elif name in ("ts_ms", "ts_us"):
+            fields.append({"type": "int64", "optional": False, "field": name})
+        elif name in ("before", "after"):
+            image: Image | None = getattr(event, name)
+            cells = image if image is not None else (event.after if name == "before" else event.before) or ()
+            columns = [connect_schema.field_schema(cell) for cell in cells]
+            fields.append({**connect_schema.struct_schema(columns, True, None), "field": name})
+        elif name == "source":
+            fields.append({**_json_struct(value, False, None), "field": name})
+    return connect_schema.struct_schema(fields, False, None)
