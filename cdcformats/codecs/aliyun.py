@@ -84,7 +84,7 @@ from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import ABSENT, OPTIONAL, PRESENT, Codec, Option, Shape, report
+from .base import ABSENT, OPTIONAL, PRESENT, Codec, Option, Shape, flag, report
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
@@ -110,15 +110,9 @@ _BYTES_TYPE = "BYTES"
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
-def _flag(value: Any) -> bool:
-    if type(value) is not bool:
-        raise TypeError(f"expected True or False, got {value!r}")
-    return value
-
-
 SPLIT_UPDATES = Option(
     "split_updates", "write an UPDATE with both images as an UPDATE_BEFORE and an UPDATE_AFTER message instead of "
-    "one UPDATE_AFTER message that carries both", False, _flag)
+    "one UPDATE_AFTER message that carries both", False, flag)
 
 
 class AliyunJsonCodec(Codec):

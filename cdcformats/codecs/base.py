@@ -179,6 +179,13 @@ class Option:
     parse: Callable[[Any], Any] = staticmethod(lambda value: value)  # type: ignore[assignment]
 
 
+def flag(value: Any) -> bool:
+    """The parser of an on/off option."""
+    if type(value) is not bool:
+        raise TypeError(f"expected True or False, got {value!r}")
+    return value
+
+
 class Codec:
     """Base class of every format.
 

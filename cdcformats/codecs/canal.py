@@ -67,7 +67,7 @@ from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import ABSENT, PRESENT, Codec, Option, Shape, report
+from .base import ABSENT, PRESENT, Codec, Option, Shape, flag, report
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
@@ -87,14 +87,8 @@ _NO_ROW_TYPES = frozenset({"CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDE
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
-def _flag(value: Any) -> bool:
-    if type(value) is not bool:
-        raise TypeError(f"expected True or False, got {value!r}")
-    return value
-
-
 SKIP_DDL = Option("skip_ddl", "skip messages that change no row (CREATE, ALTER, QUERY...) instead of refusing them",
-                  False, _flag)
+                  False, flag)
 
 
 class CanalJsonCodec(Codec):

@@ -55,7 +55,7 @@ from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op
 from . import connect_schema
 from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object
-from .base import PRESENT, KafkaRecord, Option, Shape
+from .base import PRESENT, KafkaRecord, Option, Shape, flag
 from .kafka_records import KafkaRecordCodec
 from .keys import KEY_COLUMNS, KeyColumns
 
@@ -65,12 +65,6 @@ _JSON_SCALARS = (str, int, float, bool, type(None))
 _TYPED_FEATURES = frozenset({"cell.type", "value.bytes", "value.decimal", "value.float_nonfinite"})
 
 
-def _flag(value: Any) -> bool:
-    if type(value) is not bool:
-        raise TypeError(f"expected True or False, got {value!r}")
-    return value
-
-
 def _optional_name(value: Any) -> str | None:
     if value is not None and type(value) is not str:
         raise TypeError(f"expected a schema name or None, got {value!r}")
@@ -78,7 +72,7 @@ def _optional_name(value: Any) -> str | None:
 
 
 SCHEMAS = Option("schemas", "write JsonConverter's schemas.enable=true envelope {schema, payload} (False: bare "
-                            "JSON maps); read the form it names", True, _flag)
+                            "JSON maps); read the form it names", True, flag)
 VALUE_SCHEMA_NAME = Option("value_schema_name", "the name of the value's struct schema", None, _optional_name)
 KEY_SCHEMA_NAME = Option("key_schema_name", "the name of the key's struct schema", None, _optional_name)
 

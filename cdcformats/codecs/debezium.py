@@ -57,7 +57,7 @@ from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema, typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import Option
+from .base import Option, flag
 from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "debezium-json"
@@ -74,14 +74,8 @@ _JSON_SCALARS = (str, int, float, bool, type(None))
 _TYPED_FEATURES = frozenset({"value.bytes", "value.decimal"})
 
 
-def _flag(value: Any) -> bool:
-    if type(value) is not bool:
-        raise TypeError(f"expected True or False, got {value!r}")
-    return value
-
-
 SCHEMAS = Option("schemas", "write the schemas.enable=true wrapper {schema, payload} with Debezium's envelope "
-                            "schema, which types bytes and decimal columns", False, _flag)
+                            "schema, which types bytes and decimal columns", False, flag)
 
 
 class DebeziumJsonCodec(KeyedByColumns):
@@ -107,7 +101,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         document = load_object(NAME, message, self.config["max_message_bytes"])
         columns: dict[str, dict[str, Any]] = {}
         if "payload" in document and "schema" in document and "op" not in document:
-            columns = _column_schemas(document["schema"])
+            columns = column_schemas(document["schema"])
             document = document["payload"]
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field="payload")
@@ -115,10 +109,10 @@ class DebeziumJsonCodec(KeyedByColumns):
         if code not in _OP_OF_CODE:
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}",
                               field="op")
-        before = _image(document.get("before"), "before", columns.get("before", {}))
-        after = _image(document.get("after"), "after", columns.get("after", {}))
-        table, source = _source(document.get("source"))
-        capture_time = _time(document, "")
+        before = image_cells(document.get("before"), "before", columns.get("before", {}))
+        after = image_cells(document.get("after"), "after", columns.get("after", {}))
+        table, source = read_source(document.get("source"))
+        capture_time = read_time(document, "")
         attributes = _transaction(document.get("transaction"))
         attributes += [(FIELD_ATTRIBUTE + name, encode(value).decode())
                        for name, value in document.items() if name not in _ENVELOPE_FIELDS]
@@ -130,11 +124,11 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         document: dict[str, Any] = {
-            "before": _fields(event.before, "before", self.schemas),
-            "after": _fields(event.after, "after", self.schemas),
+            "before": image_fields(event.before, "before", self.schemas),
+            "after": image_fields(event.after, "after", self.schemas),
             "source": _source_fields(event), "op": _CODE_OF_OP[event.op],
         }
-        _write_time(document, event.source.capture_time_us)
+        write_time(document, event.source.capture_time_us)
         transaction = {name[len(TRANSACTION_ATTRIBUTE):]: value for name, value in event.attributes
                        if name.startswith(TRANSACTION_ATTRIBUTE)}
         if transaction:
@@ -185,7 +179,7 @@ def _attributes_as_decoded(attributes: tuple[tuple[str, Value], ...]) -> tuple[t
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
 
-def _column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
+def column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
     """For the schema wrapper: the Connect schema of each column of ``before`` and ``after``, by name."""
     if type(schema) is not dict or type(schema.get("fields")) is not list:
         raise DecodeError(NAME, "expected a struct schema with fields", field="schema")
@@ -197,7 +191,7 @@ def _column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
     return columns
 
 
-def _image(data: Any, image_name: str, columns: dict[str, dict[str, Any]], keep_types: bool = False
+def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]], keep_types: bool = False
            ) -> Image | None:
     """An image's cells; with ``keep_types``, each typed as its column's Connect schema says (lindorm-subscription)."""
     if data is None:
@@ -219,7 +213,7 @@ def _image(data: Any, image_name: str, columns: dict[str, dict[str, Any]], keep_
     return tuple(cells)
 
 
-def _time(document: dict[str, Any], path: str) -> int | None:
+def read_time(document: dict[str, Any], path: str) -> int | None:
     """Microseconds from ``ts_us`` where it is there, else from ``ts_ms``."""
     for field, factor in (("ts_us", 1), ("ts_ms", 1000)):
         value = document.get(field)
@@ -231,7 +225,7 @@ def _time(document: dict[str, Any], path: str) -> int | None:
     return None
 
 
-def _source(source: Any) -> tuple[Table | None, Source]:
+def read_source(source: Any) -> tuple[Table | None, Source]:
     if source is None:
         return None, Source()
     if type(source) is not dict:
@@ -258,7 +252,7 @@ def _source(source: Any) -> tuple[Table | None, Source]:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"source.{field}")
         position.append((field, value))
     try:
-        return table, Source(system, position, _time(source, "source."))
+        return table, Source(system, position, read_time(source, "source."))
     except ValueError as error:  # an integer beyond 64 bits in the position
         raise DecodeError(NAME, str(error), field="source") from None
 
@@ -278,7 +272,7 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
-def _fields(cells: Image | None, image_name: str, schemas: bool = False) -> dict[str, Any] | None:
+def image_fields(cells: Image | None, image_name: str, schemas: bool = False) -> dict[str, Any] | None:
     """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
     if cells is None:
         return None
@@ -291,7 +285,7 @@ def _fields(cells: Image | None, image_name: str, schemas: bool = False) -> dict
         if cell.name in fields:
             raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
         if not schemas:
-            fields[cell.name] = _json_value(cell.value)
+            fields[cell.name] = json_value(cell.value)
         elif type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
             raise EncodeError(NAME, f"a Connect Decimal cannot hold {cell.value}", field=f"{path}.value")
         else:
@@ -316,9 +310,9 @@ def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, 
             fields.append({**connect_schema.struct_schema(row, True, f"{prefix}Value"), "field": name})
         elif name == "source":
             source_name = f"io.debezium.connector.{connector}.Source" if type(connector) is str else None
-            fields.append({**_json_struct(value, False, source_name), "field": name})
+            fields.append({**json_struct_schema(value, False, source_name), "field": name})
         elif name == "transaction":
-            fields.append({**_json_struct(value, True, "event.block"), "field": name})
+            fields.append({**json_struct_schema(value, True, "event.block"), "field": name})
         elif name == "op":
             fields.append({"type": "string", "optional": False, "field": name})
         elif name in ("ts_ms", "ts_us"):
@@ -326,13 +320,13 @@ def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, 
     return connect_schema.struct_schema(fields, False, f"{prefix}Envelope")
 
 
-def _json_struct(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:
+def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:
     """The struct schema of an object of JSON scalars, typed from the values."""
     columns = [connect_schema.json_field_schema(column, value) for column, value in values.items()]
     return connect_schema.struct_schema(columns, optional, name)
 
 
-def _json_value(value: Value) -> Any:
+def json_value(value: Value) -> Any:
     """A value as Debezium's JSON writes it: bytes as base64 text; a decimal, NaN or an infinity as text."""
     if type(value) is bytes:
         return base64.b64encode(value).decode("ascii")
@@ -343,7 +337,7 @@ def _json_value(value: Value) -> Any:
     return value
 
 
-def _write_time(document: dict[str, Any], microseconds: int | None) -> None:
+def write_time(document: dict[str, Any], microseconds: int | None) -> None:
     if microseconds is not None:
         document["ts_ms"] = microseconds // 1000
         if microseconds % 1000:
@@ -355,7 +349,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if source.system is not None:
         fields["connector"] = source.system
-    _write_time(fields, source.commit_time_us)
+    write_time(fields, source.commit_time_us)
     table = event.table
     if table is not None:
         if table.catalog is not None:
@@ -368,7 +362,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         if name in fields or name in reserved:
             raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
                               field=f"source.position[{index}]")
-        fields[name] = _json_value(value)
+        fields[name] = json_value(value)
     return fields
 
 

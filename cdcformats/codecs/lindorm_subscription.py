@@ -66,9 +66,9 @@ from ..errors import DecodeError, EncodeError
 from ..model import Cell, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import Option
-from .debezium import (FIELD_ATTRIBUTE, _column_schemas, _fields, _flag, _image, _json_struct, _json_value, _source,
-                       _time, _write_time)
+from .base import Option, flag
+from .debezium import (FIELD_ATTRIBUTE, column_schemas, image_cells, image_fields, json_struct_schema, json_value,
+                       read_source, read_time, write_time)
 from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm-subscription"
@@ -82,7 +82,7 @@ _SYSTEM_AND_TIME_FIELDS = ("connector", "ts_ms", "ts_us")  # source fields that 
 _TYPED_FEATURES = frozenset({"value.bytes", "value.decimal", "value.float_nonfinite", "cell.type"})
 
 SCHEMAS = Option("schemas", "write the documented wrapper {payload, schema}, with a Connect schema that types each "
-                            "column; False writes the payload alone", True, _flag)
+                            "column; False writes the payload alone", True, flag)
 
 
 class LindormSubscriptionCodec(KeyedByColumns):
@@ -109,7 +109,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         document = load_object(NAME, message, self.config["max_message_bytes"])
         if "payload" in document and "schema" in document and "op" not in document:
             try:
-                columns = _column_schemas(document["schema"])
+                columns = column_schemas(document["schema"])
             except DecodeError as error:
                 raise error.relabeled(NAME) from None
             return self._event(document["payload"], columns, "payload.")
@@ -124,10 +124,10 @@ class LindormSubscriptionCodec(KeyedByColumns):
             if code not in _OP_OF_CODE:
                 raise DecodeError(NAME, f"op {code!r} is not a Lindorm row change; expected one of "
                                         f"{', '.join(_OP_OF_CODE)}", field="op")
-            before = _image(envelope.get("before"), "before", columns.get("before", {}), keep_types=True)
-            after = _image(envelope.get("after"), "after", columns.get("after", {}), keep_types=True)
+            before = image_cells(envelope.get("before"), "before", columns.get("before", {}), keep_types=True)
+            after = image_cells(envelope.get("after"), "after", columns.get("after", {}), keep_types=True)
             table, source = _table_and_source(envelope.get("source"))
-            capture_time = _time(envelope, "")
+            capture_time = read_time(envelope, "")
         except DecodeError as error:
             error.field = path + error.field if error.field else path.rstrip(".") or None
             raise error.relabeled(NAME) from None
@@ -143,10 +143,10 @@ class LindormSubscriptionCodec(KeyedByColumns):
         if event.op not in _CODE_OF_OP:
             raise EncodeError(NAME, f"a {event.op.value} has no op code in a Lindorm change record", field="op")
         payload: dict[str, Any] = {"op": _CODE_OF_OP[event.op]}
-        _write_time(payload, event.source.capture_time_us)
+        write_time(payload, event.source.capture_time_us)
         try:
-            payload["before"] = _fields(event.before, "before", self.schemas)
-            payload["after"] = _fields(event.after, "after", self.schemas)
+            payload["before"] = image_fields(event.before, "before", self.schemas)
+            payload["after"] = image_fields(event.after, "after", self.schemas)
         except EncodeError as error:
             raise error.relabeled(NAME) from None
         payload["source"] = _source_fields(event)
@@ -205,7 +205,7 @@ def _read_back(attributes: tuple[tuple[str, Value], ...]) -> bool:
 def _table_and_source(source: Any) -> tuple[Table | None, Source]:
     """The table named by ``db`` (instance), ``namespace`` and ``table``; the rest is read as debezium-json does."""
     if type(source) is not dict or "table" not in source:
-        return None, _source(source)[1]
+        return None, read_source(source)[1]
     for field in _TABLE_FIELDS:
         value = source.get(field)
         if value is not None and type(value) is not str:
@@ -214,7 +214,7 @@ def _table_and_source(source: Any) -> tuple[Table | None, Source]:
         raise DecodeError(NAME, "expected the table name, got null", field="source.table")
     table = Table(source["table"], source.get("namespace"), source.get("db"))
     # Without a "table" field, debezium-json's reading takes no table fields out of the position.
-    return table, _source({field: value for field, value in source.items() if field not in _TABLE_FIELDS})[1]
+    return table, read_source({field: value for field, value in source.items() if field not in _TABLE_FIELDS})[1]
 
 
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:
@@ -227,10 +227,10 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         if name in fields or name in reserved:
             raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
                               field=f"source.position[{index}]")
-        fields[name] = _json_value(value)
+        fields[name] = json_value(value)
     if table is not None:
         fields.update(db=table.catalog, namespace=table.schema, table=table.name)
-    _write_time(fields, source.commit_time_us)
+    write_time(fields, source.commit_time_us)
     return fields
 
 
@@ -255,5 +255,5 @@ def _envelope_schema(event: ChangeEvent, payload: dict[str, Any]) -> dict[str, A
             columns = [connect_schema.field_schema(cell) for cell in cells]
             fields.append({**connect_schema.struct_schema(columns, True, None), "field": name})
         elif name == "source":
-            fields.append({**_json_struct(value, False, None), "field": name})
+            fields.append({**json_struct_schema(value, False, None), "field": name})
     return connect_schema.struct_schema(fields, False, None)
