@@ -20,6 +20,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "ConfigurationError",
-    "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "LossyConversionError", "Op", "Option", "Source", "Table",
-    "Value", "codec", "convert", "convert_file", "formats", "loss", "register",
+    "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "LossyConversionError", "Op", "Option", "Source",
+    "Table", "Value", "codec", "convert", "convert_file", "formats", "loss", "register",
 ]

@@ -6,11 +6,16 @@ check instead of being rounded to a float, as some parsers do) and refuses NaN l
 
 from __future__ import annotations
 
+import base64
+import math
+from decimal import Decimal
 from typing import Any
 
 import msgspec
 
 from ..errors import DecodeError, EncodeError
+from ..model import Value
+from . import typed_text
 from .base import Option
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -82,3 +87,13 @@ def is_canonical(text: Any, nested_only: bool = False) -> bool:
     except (msgspec.DecodeError, RecursionError):
         return False
     return encode(value).decode() == text and (not nested_only or type(value) in (dict, list))
+
+
+def scalar(value: Value) -> Any:
+    """A value as the JSON formats without a schema write it: bytes as base64 text; a decimal, NaN or an infinity as
+    its text, which no JSON number holds exactly."""
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii")
+    if type(value) is Decimal or (type(value) is float and not math.isfinite(value)):
+        return typed_text.render(value)
+    return value

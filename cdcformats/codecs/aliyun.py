@@ -74,16 +74,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from decimal import Decimal
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import ABSENT, OPTIONAL, PRESENT, Codec, Option, Shape, flag, report
 
 NAME = "aliyun-json"
@@ -436,19 +433,19 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
             if image_name == _IMAGE_OF_OP[code]:
                 raise EncodeError(NAME, f"an {event.op.value} needs its {image_name} image here", field=image_name)
             continue
-        payload[image_name] = {"dataColumn": {cell.name: _json_value(cell.value) for cell in image}}
+        payload[image_name] = {"dataColumn": {cell.name: scalar(cell.value) for cell in image}}
         if image_name == _IMAGE_OF_OP[code] and not _has_key(image, event.key):
             raise EncodeError(NAME, f"a key column is not in the {image_name} image", field="key")
     position = list(event.source.position)
     if position and position[0][0] == _SEQUENCE_ID:
-        payload[_SEQUENCE_ID] = _json_value(position.pop(0)[1])
+        payload[_SEQUENCE_ID] = scalar(position.pop(0)[1])
     timestamp = {time: _milliseconds(getattr(event.source, field), f"source.{field}")
                  for time, field in zip(_TIMES, ("commit_time_us", "capture_time_us"))}
     for index, (name, value) in enumerate(position):
         if name in timestamp:
             raise EncodeError(NAME, f"the position entry {name!r} would read back as a time",
                               field=f"source.position[{index}]")
-        timestamp[name] = _json_value(value)
+        timestamp[name] = scalar(value)
     payload["timestamp"] = timestamp
     payload["op"] = code
     payload.update(_kept(event, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
@@ -468,16 +465,6 @@ def _has_key(image: Image, key: Image) -> bool:
     names = {cell.name for cell in image}
     return all(cell.name in names for cell in key)
 
-
-def _json_value(value: Value) -> Any:
-    """A value as JSON: bytes as base64 text; a decimal, NaN or an infinity as text."""
-    if type(value) is bytes:
-        return base64.b64encode(value).decode("ascii")
-    if type(value) is Decimal:
-        return str(value)
-    if type(value) is float and not math.isfinite(value):
-        return typed_text.render(value)
-    return value
 
 
 def _kept(event: ChangeEvent, prefix: str, reserved: tuple[str, ...]) -> dict[str, Any]:

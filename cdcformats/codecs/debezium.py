@@ -48,15 +48,13 @@ when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms
 
 from __future__ import annotations
 
-import base64
-import math
 from decimal import Decimal
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from . import connect_schema, typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from . import connect_schema
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import Option, flag
 from .keys import KEY_COLUMNS, KeyedByColumns
 
@@ -285,7 +283,7 @@ def image_fields(cells: Image | None, image_name: str, schemas: bool = False) ->
         if cell.name in fields:
             raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
         if not schemas:
-            fields[cell.name] = json_value(cell.value)
+            fields[cell.name] = scalar(cell.value)
         elif type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
             raise EncodeError(NAME, f"a Connect Decimal cannot hold {cell.value}", field=f"{path}.value")
         else:
@@ -326,16 +324,6 @@ def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None)
     return connect_schema.struct_schema(columns, optional, name)
 
 
-def json_value(value: Value) -> Any:
-    """A value as Debezium's JSON writes it: bytes as base64 text; a decimal, NaN or an infinity as text."""
-    if type(value) is bytes:
-        return base64.b64encode(value).decode("ascii")
-    if type(value) is Decimal:
-        return str(value)
-    if type(value) is float and not math.isfinite(value):
-        return typed_text.render(value)
-    return value
-
 
 def write_time(document: dict[str, Any], microseconds: int | None) -> None:
     if microseconds is not None:
@@ -362,7 +350,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         if name in fields or name in reserved:
             raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
                               field=f"source.position[{index}]")
-        fields[name] = json_value(value)
+        fields[name] = scalar(value)
     return fields
 
 

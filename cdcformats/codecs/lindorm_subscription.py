@@ -65,9 +65,9 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import Option, flag
-from .debezium import (FIELD_ATTRIBUTE, column_schemas, image_cells, image_fields, json_struct_schema, json_value,
+from .debezium import (FIELD_ATTRIBUTE, column_schemas, image_cells, image_fields, json_struct_schema,
                        read_source, read_time, write_time)
 from .keys import KEY_COLUMNS, KeyedByColumns
 
@@ -227,7 +227,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         if name in fields or name in reserved:
             raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
                               field=f"source.position[{index}]")
-        fields[name] = json_value(value)
+        fields[name] = scalar(value)
     if table is not None:
         fields.update(db=table.catalog, namespace=table.schema, table=table.name)
     write_time(fields, source.commit_time_us)

@@ -56,16 +56,12 @@ position fields, the kept fields, ``primary_key`` (with a key), ``primary_key_co
 
 from __future__ import annotations
 
-import base64
-import math
 import re
-from decimal import Decimal
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import PRESENT, Codec, Shape
 from .keys import KEY_COLUMNS, KeyColumns
 
@@ -158,7 +154,7 @@ class MaxwellJsonCodec(Codec):
             document["ts"] = _whole_seconds(event.source.commit_time_us)
         for name, value in event.source.position:
             if name in POSITION_FIELDS and name not in document:
-                document[name] = _json_value(value)
+                document[name] = scalar(value)
         reserved = self._reserved(event)
         for index, (name, value) in enumerate(event.attributes):
             if name.startswith(FIELD_ATTRIBUTE):
@@ -327,16 +323,8 @@ def _is_json_cell(cell: Cell) -> bool:
 
 
 def _cell_json(cell: Cell) -> Any:
-    return raw(NAME, cell.value, cell.name) if _is_json_cell(cell) else _json_value(cell.value)
+    return raw(NAME, cell.value, cell.name) if _is_json_cell(cell) else scalar(cell.value)
 
-
-def _json_value(value: Value) -> Any:
-    """A value as JSON: bytes as base64 text (as Maxwell writes blobs); a decimal, NaN or an infinity as text."""
-    if type(value) is bytes:
-        return base64.b64encode(value).decode("ascii")
-    if type(value) is Decimal or (type(value) is float and not math.isfinite(value)):
-        return typed_text.render(value)
-    return value
 
 
 def _fields(cells: Image | dict[int, Cell], image_name: str) -> dict[str, Any]:

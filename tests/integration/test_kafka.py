@@ -259,6 +259,7 @@ def test_the_bridge_converts_every_row_of_a_canal_message(bootstrap: str, tmp_pa
         producer.produce(f"canal-{run}", value=line)
     producer.flush()
     counts = Bridge(f"canal-{run}", "canal-json", f"avro-{run}", "avro", bootstrap, group_id=f"c-{run}",
-                    schema_registry=tmp_path / "registry.sqlite", source_options={"skip_ddl": True}, idle_timeout=3).run()
+                    schema_registry=tmp_path / "registry.sqlite", source_options={"skip_ddl": True},
+                    idle_timeout=3).run()
     rows = list(cf.codec("canal-json", skip_ddl=True).decode(lines))
     assert counts.consumed == len(lines) and counts.produced == len(rows) > len(lines)
