@@ -12,7 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .native import decode_json, encode_json, finite_floats, json_values, milliseconds, text_values, typed_looking_texts
+from .native import (decode_json, encode_json, finite_floats, garbage_for, json_values, milliseconds, text_values,
+                     typed_looking_texts)
 from .strategies import TYPE_NAMES, int64s, names
 
 ROW_TYPES = ("INSERT", "UPDATE", "DELETE")
@@ -132,3 +133,30 @@ def normal_form(messages: list[bytes]) -> list[bytes]:
             key_names = [name for name in document.get("pkNames") or [] if name in row]
             normal.append(_normal_row(document, [row], old, types or None, key_names or None))
     return normal
+
+
+# -- garbage ----------------------------------------------------------------------------------------------------------
+
+@st.composite
+def damaged_documents(draw: st.DrawFn) -> bytes:
+    """A canal message with one field replaced by any JSON value."""
+    document = draw(documents(with_ddl=True))
+    field = draw(st.sampled_from([*CANAL_FIELDS, "data.0", "old.0"]))
+    value = draw(json_values)
+    if field.endswith(".0"):
+        rows = document.get(field[:-2])
+        if rows:
+            rows[0] = value if draw(st.booleans()) else {"x": value}
+    else:
+        document[field] = value
+    return encode_json(document)
+
+
+truncated_documents = damaged_documents().map(lambda message: message[: len(message) // 2])
+canal_garbage = st.lists(st.one_of(damaged_documents(), truncated_documents,
+                                   st.sampled_from([b'{"type": "INSERT", "data": ' + b"[" * 2000,
+                                                    b'{"type": "INSERT", "es": 1' + b"0" * 400 + b"}",
+                                                    b'{"type": "INSERT", "id": 1' + b"0" * 30 + b"}",
+                                                    b'{"type": "UPDATE", "data": [{}], "old": []}'])), max_size=5)
+# Random bytes, truncated and deeply nested JSON, other formats' messages, and canal messages with a field damaged.
+garbage = garbage_for("debezium-json") | canal_garbage

@@ -318,3 +318,28 @@ def as_json(messages_out: list[Any]) -> list[Any]:
         return None if data is None else msgspec.json.decode(data)
 
     return [tuple(map(part, message)) if isinstance(message, tuple) else part(message) for message in messages_out]
+
+
+# -- garbage ----------------------------------------------------------------------------------------------------------
+
+json_garbage = st.one_of(
+    native.json_values.map(msgspec.json.encode), native.lindorm_documents.map(msgspec.json.encode),
+    native.arcion_realtime.map(msgspec.json.encode), native.debezium_documents.map(msgspec.json.encode),
+    st.tuples(native.json_values, native.json_values).map(
+        lambda parts: msgspec.json.encode({"schema": parts[0], "payload": parts[1]})),
+    st.tuples(st.sampled_from(["int8", "float32", "bytes", "struct", "array", "boolean"]), native.json_values).map(
+        lambda parts: msgspec.json.encode({"schema": {"type": "struct", "fields": [{"type": parts[0], "field": "a"}]},
+                                           "payload": {"a": parts[1]}})),
+    st.sampled_from([b"[" * 5000, b'{"schema": {"type": "struct", "fields": [], "parameters": 1}, "payload": {}}',
+                     b'{"schema": {"type": "struct", "fields": [{"type": "bytes", "field": "d", "name": '
+                     b'"org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "9999999999"}}]}, '
+                     b'"payload": {"d": "AQ=="}}', b'"\\ud800"', b'{"a": 1e400}']))
+garbage_parts = st.one_of(st.none(), st.binary(max_size=64), json_garbage,
+                          json_garbage.map(lambda message: message[: len(message) // 2]))
+
+
+def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
+    if configuration.startswith("debezium-json"):
+        return st.lists(garbage_parts.filter(lambda part: part is not None), max_size=5)
+    return st.lists(st.one_of(st.builds(KafkaRecord, garbage_parts, garbage_parts), garbage_parts,
+                              st.tuples(garbage_parts)), max_size=5)

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from .native import debezium_times, json_scalars, json_values, text_values
+from .native import debezium_times, garbage_for, json_scalars, json_values, text_values
 from .strategies import int64s, names
 
 encode_json = msgspec.json.encode
@@ -224,3 +224,29 @@ def _items(value: Any) -> Any:
     if type(value) is list:
         return [_items(item) for item in value]
     return value
+
+
+# -- garbage ----------------------------------------------------------------------------------------------------------
+
+def wrapped_after(value: bytes, column: bytes) -> bytes:
+    """A wrapped insert whose ``after`` has the one column ``p``, with this value and this column schema."""
+    return (b'{"payload": {"op": "c", "after": {"p": ' + value + b'}}, "schema": {"type": "struct", "fields": '
+            b'[{"field": "after", "type": "struct", "fields": [{"field": "p", ' + column + b'}]}]}}')
+
+
+BAD_MESSAGES = [
+    b'{"payload": ' + b"[" * 5000 + b', "schema": {}}', b'{"op": "c", "after": ' + b'{"a": ' * 5000 + b"}",
+    b'{"payload": {"op": "c"}, "schema": {"type": "struct", "fields": [{"field": "after", "fields": 7}]}}',
+    b'{"payload": {"op": "u", "source": {"table": null}}, "schema": {"type": "struct", "fields": []}}',
+    b'{"op": "c", "source": {"table": "t", "db": 5}}', b'{"op": "t"}', b'{"op": "c", "ts_ms": 1e3}',
+    wrapped_after(b'"%%%"', b'"type": "bytes"'), wrapped_after(b"2147483648", b'"type": "int32"'),
+    wrapped_after(b'"x"', b'"type": "map"'),
+    *(wrapped_after(b'"AQ=="', b'"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", '
+                                b'"parameters": {"scale": "' + scale + b'"}') for scale in (b"--2", "²".encode(),
+                                                                                           b"9" * 5000)),
+]
+garbage = st.lists(st.one_of(
+    garbage_for("lindorm"),
+    messages.map(lambda messages: [message[: len(message) // 2] for message in messages]),
+    st.lists(st.sampled_from(BAD_MESSAGES), max_size=3)), max_size=3).map(
+    lambda lists: [message for messages in lists for message in messages])

@@ -1,5 +1,4 @@
-"""maxwell-json: lossless both ways for what it declares it carries, exact through the envelopes, safe on garbage, and
-honest about what it drops from the other formats' events."""
+"""maxwell-json beyond the properties every format has (test_formats.py): the events as Maxwell sees them."""
 
 from __future__ import annotations
 
@@ -8,30 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cdcformats as cf
-from cdcformats import Cell, ChangeEvent, DecodeError, EncodeError, Op, Source
+from cdcformats import Cell, ChangeEvent, Op, Source
 from cdcformats.codecs.maxwell import POSITION_FIELDS
 from cdcformats.model import INT64_MAX
 
-from . import native_maxwell
-from .strategies import events, events_for, images, values
-
-# With and without the option for messages that do not name their key columns.
-KEY_COLUMNS = {"maxwell-json": (), "maxwell-json+keys": ("id",)}
-SOURCES = {"lindorm": dict(key_columns=["id"]), "arcion": dict(), "ots": dict(primary_key=["pk1", "pk2"]),
-           "debezium-json": dict()}
-
-
-def make(configuration: str) -> cf.Codec:
-    key_columns = KEY_COLUMNS[configuration]
-    return cf.codec("maxwell-json", **({"key_columns": list(key_columns)} if key_columns else {}))
-
-
-@pytest.mark.parametrize("configuration", KEY_COLUMNS)
-@given(data=st.data())
-def test_decode_inverts_encode_for_every_event_the_format_carries(configuration: str, data: st.DataObject) -> None:
-    codec = make(configuration)
-    event = data.draw(events_for(codec))
-    assert list(codec.decode(codec.encode([event]))) == [event]
+from .strategies import events, images, values
 
 
 @st.composite
@@ -57,63 +37,10 @@ def maxwell_events(draw: st.DrawFn, codec: cf.Codec) -> ChangeEvent:
     return drawn
 
 
-@pytest.mark.parametrize("configuration", KEY_COLUMNS)
+@pytest.mark.parametrize("options", [dict(), dict(key_columns=["id"])])
 @given(data=st.data())
-def test_maxwell_positions_times_and_updates_survive(configuration: str, data: st.DataObject) -> None:
-    codec = make(configuration)
+def test_maxwell_positions_times_and_updates_survive(options: dict, data: st.DataObject) -> None:
+    codec = cf.codec("maxwell-json", **options)
     event = data.draw(maxwell_events(codec))
     assert codec.dropped(event) == []
     assert list(codec.decode(codec.encode([event]))) == [event]
-
-
-@pytest.mark.parametrize("configuration", KEY_COLUMNS)
-@given(data=st.data())
-def test_encode_of_decode_is_the_normal_form(configuration: str, data: st.DataObject) -> None:
-    codec = make(configuration)
-    key_columns = KEY_COLUMNS[configuration]
-    messages = data.draw(native_maxwell.messages_for(key_columns))
-    assert native_maxwell.same(list(codec.encode(codec.decode(messages))),
-                               native_maxwell.normal_form(messages, key_columns))
-
-
-@pytest.mark.parametrize("configuration", KEY_COLUMNS)
-@pytest.mark.parametrize("envelope", ["avro", "protobuf"])
-@given(data=st.data())
-def test_native_to_envelope_and_back_is_the_normal_form(configuration: str, envelope: str,
-                                                        data: st.DataObject) -> None:
-    codec = make(configuration)
-    assert cf.loss(codec, envelope) == []
-    key_columns = KEY_COLUMNS[configuration]
-    messages = data.draw(native_maxwell.messages_for(key_columns))
-    through_envelope = list(cf.convert(cf.convert(messages, codec, envelope), envelope, codec))
-    assert native_maxwell.same(through_envelope, native_maxwell.normal_form(messages, key_columns))
-
-
-@pytest.mark.parametrize("configuration", KEY_COLUMNS)
-@given(data=st.data())
-def test_garbage_raises_only_decode_error(configuration: str, data: st.DataObject) -> None:
-    codec = make(configuration)
-    messages = data.draw(native_maxwell.garbage)
-    errors: list[DecodeError] = []
-    events = list(codec.decode(messages, on_error=errors.append))
-    assert all(isinstance(event, cf.ChangeEvent) for event in events)
-    for error in errors:
-        assert error.format == codec.name and error.position is not None and error.reason
-
-
-@pytest.mark.parametrize("configuration", KEY_COLUMNS)
-@pytest.mark.parametrize("source", SOURCES)
-@given(data=st.data())
-def test_what_dropped_calls_kept_survives_a_conversion(configuration: str, source: str, data: st.DataObject) -> None:
-    """Events of the other formats written as Maxwell JSON: when nothing is reported dropped, nothing is; when the
-    codec refuses an event, it had reported a loss for it."""
-    codec = make(configuration)
-    event = data.draw(events_for(cf.codec(source, **SOURCES[source])))
-    dropped = codec.dropped(event)
-    try:
-        converted = list(codec.decode(codec.encode([event])))
-    except EncodeError:
-        assert dropped, "maxwell-json refused an event without reporting what it would lose"
-        return
-    if not dropped:
-        assert converted == [event]
