@@ -3,7 +3,9 @@
 1. The product pages' examples converted between every pair of formats, with what each conversion kept and dropped.
 2. A realistic change stream per source format (``cdcformats.samples``) decoded into canonical events.
 3. The events written as Avro and Protobuf envelopes, with their schemas in an embedded schema registry, produced
-   to an embedded Kafka broker (librdkafka's mock cluster) with cdcformats' serializers, consumed back and compared.
+   to an embedded Kafka broker (librdkafka's mock cluster) with cdcformats' serializers, consumed back and compared;
+   and the Lindorm changes as records for the systems downstream (the Tablestore sink connector's Kafka Connect JSON,
+   a Paimon table's upsert log), through the broker and back.
 4. Spark SQL over the consumed Avro: ``cdc_decode`` then the latest state of every key.
 
 Each stage reports its counts, whether it lost anything, and its throughput.
@@ -25,9 +27,11 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import samples
+from .codecs.base import KafkaRecord
 from .convert import ConversionStats, convert
+from .errors import EncodeError
 from .model import ChangeEvent
-from .plugins import codec, formats
+from .plugins import codec, codec_class, formats
 
 
 @dataclass(frozen=True)
@@ -55,11 +59,12 @@ EXAMPLES = (
 
 
 def _target_options(target: str, example: Example) -> dict[str, Any]:
-    """Options that make a target keep the example's key: every format names key columns its own way."""
-    if target in ("ots", "ots-json"):
-        return {"primary_key": list(example.key)}
-    if target in ("lindorm", "arcion", "debezium-json"):
-        return {"key_columns": list(example.key)}
+    """Options that make a target keep the example's key, for the formats whose messages do not mark it: Tablestore
+    rows name it ``primary_key``, the formats that read it out of a row image ``key_columns``."""
+    declared = {option.name for option in codec_class(target).options}
+    for option in ("primary_key", "key_columns"):
+        if option in declared:
+            return {option: list(example.key)}
     return {}
 
 
@@ -201,7 +206,7 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
             stages.append(Stage(f"produce {name} ({envelope})", len(events), seconds, "acknowledged"))
 
             def consume() -> tuple[list[bytes], list[ChangeEvent]]:
-                values = _consume(bootstrap, topic, len(events))
+                values = [record.value for record in _consume(bootstrap, topic, len(events))]
                 return values, [deserializer(value, context) for value in values]
             (values, back), seconds = _timed(consume)
             # Partitions interleave keys, so compare as multisets; each key's changes keep their order.
@@ -210,26 +215,62 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
                                 "same events" if lossless else "[red]CHANGED[/red]"))
             if envelope == "avro":
                 avro_messages.extend(values)
+    _downstream_stages(bootstrap, decoded["lindorm"], stages)
     cluster.flush()
     return avro_messages
 
 
-def _consume(bootstrap: str, topic: str, count: int) -> list[bytes]:
-    """Every message of ``topic``, read from the start of each partition without joining a consumer group."""
+# Where converted changes land: (format, options, what reads the topic).
+DOWNSTREAM = (
+    ("connect-json", {}, "Tablestore sink"),  # JsonConverter, primarykey.mode=record_key, delete.mode=row
+    ("paimon-log", {"changelog_mode": "upsert"}, "Paimon upsert log"),
+)
+
+
+def _downstream_stages(bootstrap: str, events: list[ChangeEvent], stages: list[Stage]) -> None:
+    """Stage 3, continued: the Lindorm changes as records for the systems downstream, through the broker: each
+    record's key and value are the format's own, and reading them back gives what the format carries."""
+    from confluent_kafka import Producer
+
+    for name, options, reader in DOWNSTREAM:
+        target = codec(name, **options)
+        refused: list[EncodeError] = []
+        records = list(target.encode(events, on_error=refused.append))
+        topic = f"lindorm.{name}"
+        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "log_level": 0})
+
+        def produce() -> None:
+            for record in records:
+                producer.produce(topic, key=record.key, value=record.value)
+                producer.poll(0)
+            producer.flush(30)
+        _, seconds = _timed(produce)
+        tombstones = sum(record.value is None for record in records)
+        stages.append(Stage(f"produce lindorm -> {name} ({reader})", len(records), seconds,
+                            f"{tombstones:,} tombstones; {len(refused):,} changes it cannot carry refused"))
+        consumed, seconds = _timed(lambda: list(target.decode(_consume(bootstrap, topic, len(records)))))
+        lossless = Counter(event.event_id for event in consumed) == Counter(
+            event.event_id for event in target.decode(records))
+        stages.append(Stage(f"consume {name}", len(consumed), seconds,
+                            "same events" if lossless else "[red]CHANGED[/red]"))
+
+
+def _consume(bootstrap: str, topic: str, count: int) -> list[KafkaRecord]:
+    """Every record of ``topic``, read from the start of each partition without joining a consumer group."""
     from confluent_kafka import Consumer, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "cdcformats-demo",
                                "enable.auto.commit": False, "log_level": 0})
     partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
     consumer.assign([TopicPartition(topic, partition, 0) for partition in partitions])
-    values: list[bytes] = []
+    records: list[KafkaRecord] = []
     deadline = time.monotonic() + 60
-    while len(values) < count and time.monotonic() < deadline:
+    while len(records) < count and time.monotonic() < deadline:
         for message in consumer.consume(10_000, timeout=0.5):
             if message.error() is None:
-                values.append(message.value())
+                records.append(KafkaRecord(message.key(), message.value()))
     consumer.close()
-    return values
+    return records
 
 
 def _spark_stage(console: Console, avro_messages: list[bytes], registry_file: str, master: str,

@@ -17,8 +17,9 @@ def test_demo_runs_every_stage_without_loss() -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     report = result.stdout
     for stage in ("decode lindorm", "decode arcion", "decode ots", "produce lindorm (avro)",
-                  "consume ots (protobuf)", "Spark SQL cdc_decode", "Spark latest_state"):
+                  "consume ots (protobuf)", "produce lindorm -> connect-json", "consume paimon-log",
+                  "Spark SQL cdc_decode", "Spark latest_state"):
         assert stage in report
-    assert report.count("same events") == 6
+    assert report.count("same events") == 8
     assert "CHANGED" not in report and "dead letters" not in report.replace("no dead letters", "")
     assert "orders:" in report and "devices:" in report and "region:" in report
