@@ -28,7 +28,10 @@ How the message maps onto the canonical event:
 Written from other formats: an UPSERT becomes ``c`` (the row as it now is); bytes become base64 text, decimals and
 NaN or an infinity their text, as Debezium's ``binary.handling.mode=base64`` and ``decimal.handling.mode=string``
 write them. Cell types and versions are not written. A deleted cell (a Lindorm Delete, a Tablestore DO/DA) and a
-column twice in one image have no form here and are refused.
+column twice in one image have no form here and are refused. An UPDATE is written with the before image it has: one
+without (a Tablestore UpdateRow) is a ``u`` with ``"before": null``, which reads back here exactly but which Flink's
+``debezium-json`` reader refuses, since it emits the update-before row from ``before``; for Flink, write such streams
+as ``paimon-log`` in upsert mode, which needs no before image.
 
 With ``schemas=True`` the envelope is written inside the wrapper, with Debezium's envelope schema: a struct named
 ``<server>.<db>.<table>.Envelope`` (the server is the position's ``name``) with the fields the payload has, in its
