@@ -25,7 +25,7 @@ How a record maps onto the canonical event:
 * The key is the key struct's fields. A record without a key (or with a key of no fields) takes its key out of the
   value by ``key_columns`` (looked up without a table, since records name none); a record with one ignores the
   option.
-* With schemas, a cell's value and type name are what its field's Connect type says (int8 .. int64 an int, float32 a
+* With schemas, a cell's value and type name are what its field's Connect type says (int8 .. int64 an int, float a
   float rounded to single precision, bytes bytes, Decimal a decimal, ...), so bytes, decimals, non-finite floats and
   type names read back exactly. Without schemas, values are the JSON values they are and cells have no type.
 * JsonConverter with schemas needs exactly ``schema`` and ``payload``; ``"schema": null`` (a schemaless payload in

@@ -9,22 +9,23 @@ A struct schema, as ``JsonConverter.asJsonSchema`` writes it (key order included
                  "parameters": {"scale": "2"}, "field": "price"}],
      "optional": false, "name": "shop.items.Value"}
 
-Values by Connect type: ``boolean`` a JSON boolean; ``int8`` .. ``int64`` a JSON integer in that type's range;
-``float32`` / ``float64`` a JSON number, or the text ``NaN``, ``Infinity``, ``-Infinity`` (Jackson quotes non-finite
-numbers); ``string`` text; ``bytes`` base64 text. Logical types: ``Decimal`` (bytes: the big-endian two's complement
-unscaled value, parameter ``scale``), ``Date`` and ``Time`` (int32), ``Timestamp`` (int64); their values stay the
-integers they are.
+Values by Connect type: ``boolean`` a JSON boolean; ``int8`` .. ``int64`` a JSON integer in that type's range; ``float``
+/ ``double`` (Connect's FLOAT32 / FLOAT64) a JSON number, or the text ``NaN``, ``Infinity``, ``-Infinity`` (Jackson's
+text for non-finite numbers, which this module reads and writes, though Connect's own reader may not); ``string`` text;
+``bytes`` base64 text. Logical types: ``Decimal`` (bytes: the big-endian two's complement unscaled value, parameter
+``scale``), ``Date`` and ``Time`` (int32), ``Timestamp`` (int64); their values stay the integers they are.
 
-Reading, a field becomes a cell of the value its type says: int8 .. int64, Date, Time and Timestamp an int; float32
-and float64 a float (a float32 rounded to single precision, as Connect holds it); a Decimal a ``Decimal``, exactly.
-The cell's type name is the source column type of Debezium's ``__debezium.source.column.type`` parameter when the
-field has one, else the Connect type (``int32``, or the logical name) when it is not the one a value of that kind
-gets by default, else none. Other schema names, docs, defaults, versions and parameters are not kept.
+Reading, a field becomes a cell of the value its type says: int8 .. int64, Date, Time and Timestamp an int; float and
+double a float (a float rounded to single precision, as Connect holds it, and written as the shortest text of that
+single, as Java prints it); a Decimal a ``Decimal``, exactly. The cell's type name is the source column type of
+Debezium's ``__debezium.source.column.type`` parameter when the field has one, else the Connect type (``int32``, or the
+logical name) when it is not the one a value of that kind gets by default, else none. Other schema names, docs,
+defaults, versions and parameters are not kept.
 
 Writing, a cell's Connect type is the one its type name asks for when its value fits it exactly: a Connect type name
-itself, or a SQL name (TINYINT int8, SMALLINT int16, INT/INTEGER int32, BIGINT int64, FLOAT/REAL float32, DOUBLE
-float64, BOOLEAN boolean, DECIMAL/NUMERIC Decimal, VARCHAR/CHAR/TEXT string, BINARY/VARBINARY bytes). Otherwise the
-value's kind decides: bool boolean, int int64, float float64, str string, bytes bytes, Decimal Decimal, and a null
+itself, or a SQL name (TINYINT int8, SMALLINT int16, INT/INTEGER int32, BIGINT int64, FLOAT/REAL float, DOUBLE
+double, BOOLEAN boolean, DECIMAL/NUMERIC Decimal, VARCHAR/CHAR/TEXT string, BINARY/VARBINARY bytes). Otherwise the
+value's kind decides: bool boolean, int int64, float double, str string, bytes bytes, Decimal Decimal, and a null
 value a string. A null value's field is optional, every other one required. Where reading the field back would not
 give the cell's type name, the name is written as ``__debezium.source.column.type``, so that every type name
 survives. Decimals that Connect cannot hold (NaN, infinities, negative zero, a scale beyond 32 bits) have no form.
@@ -54,17 +55,17 @@ SOURCE_TYPE = "__debezium.source.column.type"
 # Every Connect type a cell can have, by the name a cell's type carries: primitive names, and logical names with the
 # primitive type they are written as.
 _PRIMITIVE_OF = {
-    **{name: name for name in ("boolean", "int8", "int16", "int32", "int64", "float32", "float64", "string", "bytes")},
+    **{name: name for name in ("boolean", "int8", "int16", "int32", "int64", "float", "double", "string", "bytes")},
     DECIMAL: "bytes", DATE: "int32", TIME: "int32", TIMESTAMP: "int64",
 }
 _INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _SQL_TYPES = {
     "TINYINT": "int8", "SMALLINT": "int16", "INT": "int32", "INTEGER": "int32", "BIGINT": "int64", "LONG": "int64",
-    "FLOAT": "float32", "REAL": "float32", "DOUBLE": "float64", "BOOLEAN": "boolean", "BOOL": "boolean",
+    "FLOAT": "float", "REAL": "float", "DOUBLE": "double", "BOOLEAN": "boolean", "BOOL": "boolean",
     "DECIMAL": DECIMAL, "NUMERIC": DECIMAL, "VARCHAR": "string", "CHAR": "string", "TEXT": "string",
     "BINARY": "bytes", "VARBINARY": "bytes",
 }
-_DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "float64", str: "string",
+_DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "double", str: "string",
                     bytes: "bytes", Decimal: DECIMAL}
 _NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _SCALE = re.compile(r"-?[0-9]{1,10}")
@@ -128,7 +129,7 @@ def struct_schema(fields: list[dict[str, Any]], optional: bool, name: str | None
 
 def json_field_schema(name: str, value: Any) -> dict[str, Any]:
     """The schema of a field holding a JSON scalar that is no cell (Debezium's ``source`` and ``transaction``)."""
-    kind = {bool: "boolean", int: "int64", float: "float64"}.get(type(value), "string")
+    kind = {bool: "boolean", int: "int64", float: "double"}.get(type(value), "string")
     return {"type": kind, "optional": value is None, "field": name}
 
 
@@ -149,7 +150,7 @@ def _fits(value: Value, kind: str) -> bool:
     if _PRIMITIVE_OF[kind] in _INT_BITS:
         bits = _INT_BITS[_PRIMITIVE_OF[kind]]
         return type(value) is int and -(2 ** (bits - 1)) <= value < 2 ** (bits - 1)
-    if kind == "float32":
+    if kind == "float":
         return type(value) is float and (not math.isfinite(value) or _float32(value) == value)
     return _DEFAULT_OF_KIND[type(value)] == kind
 
@@ -159,12 +160,25 @@ def _implied_type(kind: str, value: Value) -> str | None:
     return None if kind == _DEFAULT_OF_KIND[type(value)] else kind
 
 
-def _float32(value: float) -> float:
+def _single(value: float) -> float:
     """``value`` rounded to single precision, as Java's ``(float)`` cast does."""
     try:
         return struct.unpack("<f", struct.pack("<f", value))[0]
     except OverflowError:
         return math.copysign(math.inf, value)
+
+
+def _float32(value: float) -> float:
+    """``value`` as a Connect ``float`` holds it: rounded to single precision, then as the double of the shortest
+    text that reads back as that single (what Java prints: 5.18, not 5.179999828338623)."""
+    single = _single(value)
+    if not math.isfinite(single) or single == 0:
+        return single
+    for digits in range(1, 10):  # nine significant digits tell every single apart
+        shortest = float(f"{single:.{digits}g}")
+        if _single(shortest) == single:
+            return shortest
+    return single
 
 
 # -- reading ----------------------------------------------------------------------------------------------------------
@@ -225,7 +239,7 @@ def _typed(value: Any, kind: str, parameters: dict[str, str], format_name: str, 
         if not _fits(value, primitive):
             raise refuse(f"an integer of {_INT_BITS[primitive]} bits")
         return value
-    if primitive in ("float32", "float64"):
+    if primitive in ("float", "double"):
         if type(value) is str and value in _NONFINITE:
             return _NONFINITE[value]
         if type(value) not in (int, float):
@@ -234,7 +248,7 @@ def _typed(value: Any, kind: str, parameters: dict[str, str], format_name: str, 
             number = float(value)
         except OverflowError:
             raise refuse("a number within a double's range") from None
-        return _float32(number) if primitive == "float32" else number
+        return _float32(number) if primitive == "float" else number
     if primitive == "boolean":
         if type(value) is not bool:
             raise refuse("a boolean")

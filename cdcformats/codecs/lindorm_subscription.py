@@ -19,8 +19,8 @@ How the message maps onto the canonical event, as debezium-json does wherever Li
   ``m`` (message) are not Lindorm ops.
 * ``before`` / ``after`` null is an absent image; an object is an image whose cells are its fields in order, each
   value the JSON value it is. Through the schema wrapper each column is read through its Connect schema, as
-  ``connect_schema`` reads it (``bytes`` as bytes, a Connect ``Decimal`` as a decimal, exactly; ``float32`` /
-  ``float64`` as floats), and the cell keeps the Connect type when it is not the one its value gets by default
+  ``connect_schema`` reads it (``bytes`` as bytes, a Connect ``Decimal`` as a decimal, exactly; ``float`` /
+  ``double`` as floats), and the cell keeps the Connect type when it is not the one its value gets by default
   (``int32``: the documented ``id`` column), so that the schema is written back as it was.
 * The table is ``Table(source.table, source.namespace, source.db)``: the instance id is the catalog, the namespace
   the schema. ``db`` and ``namespace`` are read as the table's only when ``source`` has a ``table``.

@@ -56,8 +56,8 @@ CONNECT_TYPES: dict[str, tuple[str, str | None, st.SearchStrategy]] = {
     "int16": ("int16", None, ints(16)),
     "int32": ("int32", None, ints(32)),
     "int64": ("int64", None, int64s),
-    "float32": ("float32", None, floats_json),
-    "float64": ("float64", None, floats_json),
+    "float": ("float", None, floats_json),
+    "double": ("double", None, floats_json),
     "string": ("string", None, native.text_values),
     "bytes": ("bytes", None, st.binary(max_size=8).map(b64)),
     DECIMAL: ("bytes", DECIMAL, st.integers(-(10**30), 10**30).map(lambda n: b64(unscaled_bytes(n)))),
@@ -66,7 +66,7 @@ CONNECT_TYPES: dict[str, tuple[str, str | None, st.SearchStrategy]] = {
     TIMESTAMP: ("int64", TIMESTAMP, int64s),
 }
 SOURCE_TYPES = ["VARCHAR", "INT", "integer", "BIGINT", "TINYINT", "FLOAT", "DOUBLE", "DECIMAL(10,2)", "BOOLEAN",
-                "VARBINARY", "x", "", "int32", "float32", "string", DATE]
+                "VARBINARY", "x", "", "int32", "float", "string", DATE]
 
 
 @st.composite
@@ -118,30 +118,36 @@ def records(part: st.SearchStrategy[bytes]) -> st.SearchStrategy[list[KafkaRecor
 
 # -- normal form of connect-json ---------------------------------------------------------------------------------------
 
-DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "float64", str: "string",
+DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "double", str: "string",
                    bytes: "bytes", Decimal: DECIMAL}
 PRIMITIVE_OF = {name: primitive for name, (primitive, _, _) in CONNECT_TYPES.items()}
 SQL_TYPES = {"TINYINT": "int8", "SMALLINT": "int16", "INT": "int32", "INTEGER": "int32", "BIGINT": "int64",
-             "LONG": "int64", "FLOAT": "float32", "REAL": "float32", "DOUBLE": "float64", "BOOLEAN": "boolean",
+             "LONG": "int64", "FLOAT": "float", "REAL": "float", "DOUBLE": "double", "BOOLEAN": "boolean",
              "BOOL": "boolean", "DECIMAL": DECIMAL, "NUMERIC": DECIMAL, "VARCHAR": "string", "CHAR": "string",
              "TEXT": "string", "BINARY": "bytes", "VARBINARY": "bytes"}
 INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
 def float32(value: float) -> float:
+    """A Connect float as Java prints it: the shortest decimal text of the single-precision value."""
     try:
-        return struct.unpack("<f", struct.pack("<f", value))[0]
+        single = struct.unpack("<f", struct.pack("<f", value))[0]
     except OverflowError:
         return math.copysign(math.inf, value)
+    if single == 0 or not math.isfinite(single):
+        return single
+    texts = ("%.*e" % (precision, single) for precision in range(9))
+    return next(float(text) for text in texts
+                if struct.unpack("<f", struct.pack("<f", float(text)))[0] == single)
 
 
 def read(field: dict[str, Any], value: Any) -> tuple[Any, str | None]:
     """What a field's JSON value is, and its cell's type name."""
     kind = field["name"] if field.get("name") in (DECIMAL, DATE, TIME, TIMESTAMP) else field["type"]
     if value is not None:
-        if kind in ("float32", "float64"):
+        if kind in ("float", "double"):
             value = NONFINITE[value] if type(value) is str else float(value)
-            value = float32(value) if kind == "float32" else value
+            value = float32(value) if kind == "float" else value
         elif kind == "bytes":
             value = base64.b64decode(value)
         elif kind == DECIMAL:
@@ -159,7 +165,7 @@ def fits(value: Any, kind: str) -> bool:
     primitive = PRIMITIVE_OF[kind]
     if primitive in INT_BITS and kind != DECIMAL:
         return type(value) is int and -(2 ** (INT_BITS[primitive] - 1)) <= value < 2 ** (INT_BITS[primitive] - 1)
-    if kind == "float32":
+    if kind == "float":
         return type(value) is float and (not math.isfinite(value) or float32(value) == value)
     return DEFAULT_OF_KIND[type(value)] == kind
 
@@ -252,7 +258,7 @@ messages = records(struct_records() | schemaless_enveloped)
 # -- debezium-json with schemas ---------------------------------------------------------------------------------------
 
 def _json_field(name: str, value: Any) -> dict[str, Any]:
-    kind = {bool: "boolean", int: "int64", float: "float64"}.get(type(value), "string")
+    kind = {bool: "boolean", int: "int64", float: "double"}.get(type(value), "string")
     return {"type": kind, "optional": value is None, "field": name}
 
 
@@ -327,7 +333,7 @@ json_garbage = st.one_of(
     native.arcion_realtime.map(msgspec.json.encode), native.debezium_documents.map(msgspec.json.encode),
     st.tuples(native.json_values, native.json_values).map(
         lambda parts: msgspec.json.encode({"schema": parts[0], "payload": parts[1]})),
-    st.tuples(st.sampled_from(["int8", "float32", "bytes", "struct", "array", "boolean"]), native.json_values).map(
+    st.tuples(st.sampled_from(["int8", "float", "double", "bytes", "struct", "array", "boolean"]), native.json_values).map(
         lambda parts: msgspec.json.encode({"schema": {"type": "struct", "fields": [{"type": parts[0], "field": "a"}]},
                                            "payload": {"a": parts[1]}})),
     st.sampled_from([b"[" * 5000, b'{"schema": {"type": "struct", "fields": [], "parameters": 1}, "payload": {}}',

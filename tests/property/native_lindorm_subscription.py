@@ -57,7 +57,7 @@ def _decimal_bytes(unscaled: int) -> str:
 
 COLUMN_VALUES = {
     "int32": st.integers(-(2**31), 2**31 - 1), "int64": int64s, "string": text_values, "boolean": st.booleans(),
-    "float64": st.floats(allow_nan=False, allow_infinity=False),
+    "double": st.floats(allow_nan=False, allow_infinity=False),
     "bytes": st.binary(max_size=8).map(lambda data: base64.b64encode(data).decode()),
     # Up to 38 digits, as a DECIMAL(38, s) column holds.
     "decimal": st.integers(-(10**38) + 1, 10**38 - 1).map(_decimal_bytes),
@@ -161,7 +161,7 @@ def _image_columns(schema: dict[str, Any] | None) -> dict[str, dict[str, dict[st
 
 
 # A bare value's Connect type, by its JSON kind; a null is an optional string.
-_KIND_TYPES = {bool: "boolean", int: "int64", float: "float64", str: "string", type(None): "string"}
+_KIND_TYPES = {bool: "boolean", int: "int64", float: "double", str: "string", type(None): "string"}
 
 
 def _column(name: str, value: Any, column: dict[str, Any] | None) -> dict[str, Any]:

@@ -72,21 +72,24 @@ def test_type_names_are_narrowed_and_kept() -> None:
     codec = cf.codec("connect-json")
     event = ChangeEvent(Op.UPSERT, after=(Cell("small", 7, "TINYINT"), Cell("big", 300, "TINYINT"),
                                           Cell("ratio", 0.5, "FLOAT"), Cell("third", 0.1, "FLOAT"),
+                                          Cell("precise", 0.1234567891, "FLOAT"),
                                           Cell("gone", None, "BIGINT"), Cell("n", 5)))
     fields = json.loads(codec.encode_event(event).value)["schema"]["fields"]
     assert [(field["type"], field.get("parameters")) for field in fields] == [
         ("int8", {SOURCE_TYPE: "TINYINT"}), ("int64", {SOURCE_TYPE: "TINYINT"}),
-        ("float32", {SOURCE_TYPE: "FLOAT"}), ("float64", {SOURCE_TYPE: "FLOAT"}),
-        ("int64", {SOURCE_TYPE: "BIGINT"}), ("int64", None)]
-    assert fields[4]["optional"] is True
+        ("float", {SOURCE_TYPE: "FLOAT"}), ("float", {SOURCE_TYPE: "FLOAT"}),
+        ("double", {SOURCE_TYPE: "FLOAT"}), ("int64", {SOURCE_TYPE: "BIGINT"}), ("int64", None)]
+    assert fields[5]["optional"] is True
     assert list(codec.decode(codec.encode([event]))) == [event]
 
 
-def test_a_float32_reads_as_connect_holds_it() -> None:
-    value = (b'{"schema": {"type": "struct", "fields": [{"type": "float32", "optional": false, "field": "f"}]}, '
-             b'"payload": {"f": 0.1}}')
+def test_a_float_reads_as_connect_holds_it_and_java_prints_it() -> None:
+    """JsonConverter names Connect's FLOAT32 and FLOAT64 "float" and "double"; a float is a single, printed short."""
+    value = (b'{"schema": {"type": "struct", "fields": [{"type": "float", "optional": false, "field": "f"}, '
+             b'{"type": "float", "optional": false, "field": "g"}, {"type": "double", "optional": false, '
+             b'"field": "d"}]}, "payload": {"f": 5.18, "g": 0.1234567891, "d": 0.1234567891}}')
     event = cf.codec("connect-json").decode_message(KafkaRecord(None, value))
-    assert event.after == (Cell("f", 0.10000000149011612, "float32"),)
+    assert event.after == (Cell("f", 5.18, "float"), Cell("g", 0.12345679, "float"), Cell("d", 0.1234567891))
 
 
 def test_lindorm_to_the_tablestore_sink() -> None:

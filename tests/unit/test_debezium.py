@@ -123,3 +123,14 @@ def test_without_schemas_decimals_are_text_and_with_them_exact() -> None:
     assert not wrapped.dropped(event) and list(wrapped.decode(wrapped.encode([event]))) == [event]
     with pytest.raises(cf.EncodeError, match="cannot hold NaN"):
         wrapped.encode_event(ChangeEvent(Op.INSERT, after=row(amount=Decimal("NaN"))))
+
+
+def test_a_double_and_a_float_column_of_the_schema_wrapper() -> None:
+    """JsonConverter names Connect's FLOAT64 "double" and FLOAT32 "float" (Debezium's products.weight is a double)."""
+    message = (b'{"schema": {"type": "struct", "fields": [{"type": "struct", "fields": ['
+               b'{"type": "int32", "optional": false, "field": "id"}, {"type": "double", "optional": true, '
+               b'"field": "weight"}, {"type": "float", "optional": true, "field": "ratio"}], "optional": true, '
+               b'"field": "after"}]}, "payload": {"before": null, "after": {"id": 111, "weight": 5.18, '
+               b'"ratio": 0.1}, "op": "c"}}')
+    event = cf.codec("debezium-json").decode_message(message)
+    assert event.after == row(id=111, weight=5.18, ratio=0.1)
