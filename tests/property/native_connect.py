@@ -333,7 +333,8 @@ json_garbage = st.one_of(
     native.arcion_realtime.map(msgspec.json.encode), native.debezium_documents.map(msgspec.json.encode),
     st.tuples(native.json_values, native.json_values).map(
         lambda parts: msgspec.json.encode({"schema": parts[0], "payload": parts[1]})),
-    st.tuples(st.sampled_from(["int8", "float", "double", "bytes", "struct", "array", "boolean"]), native.json_values).map(
+    st.tuples(st.sampled_from(["int8", "float", "double", "bytes", "struct", "array", "boolean"]),
+              native.json_values).map(
         lambda parts: msgspec.json.encode({"schema": {"type": "struct", "fields": [{"type": parts[0], "field": "a"}]},
                                            "payload": {"a": parts[1]}})),
     st.sampled_from([b"[" * 5000, b'{"schema": {"type": "struct", "fields": [], "parameters": 1}, "payload": {}}',
