@@ -166,7 +166,7 @@ class AliyunJsonCodec(Codec):
             if type(document.get(field)) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document.get(field))}", field=field)
         code = document["payload"].get("op")
-        if code not in _OP_OF_CODE:
+        if type(code) is not str or code not in _OP_OF_CODE:
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}",
                               field="payload.op")
         return document

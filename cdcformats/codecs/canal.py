@@ -209,7 +209,11 @@ class CanalJsonCodec(Codec):
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
         lost = []
         if event.op is Op.UPDATE and event.before is not None and event.after is not None:
-            if event.before != _before_as_decoded(event.after, event.before):
+            types = _column_types_of(event.after, event.before)
+            if any(cell.type != types.get(cell.name) for cell in event.after):
+                lost.append(("cell.type", "after (Canal's mysqlType gives a column one type, for its row value and "
+                                          "its old value)"))
+            if event.before != _before_as_decoded(event.after, event.before, types):
                 lost.append(("before", "before (Canal writes an update's before image as the changed columns of the "
                                        "after image, then the columns the after image lacks)"))
         if event.key != _key_as_decoded(event):
@@ -398,11 +402,9 @@ def _milliseconds(microseconds: int | None, field: str) -> int | None:
 
 # -- what decoding gives back -----------------------------------------------------------------------------------------
 
-def _before_as_decoded(after: Image, before: Image) -> Image:
+def _before_as_decoded(after: Image, before: Image, types: dict[str, str]) -> Image:
     """The before image that decoding an encoded update gives: its cells typed by the message's ``mysqlType``."""
-    changed = _changed(after, before)
-    types = _column_types_of(after, changed)
-    rebuilt = _before(after, changed)
+    rebuilt = _before(after, _changed(after, before))
     return tuple(Cell(cell.name, cell.value, types.get(cell.name)) for cell in rebuilt)
 
 

@@ -54,7 +54,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object
+from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object, scalar
 from .base import PRESENT, KafkaRecord, Option, Shape, flag
 from .kafka_records import KafkaRecordCodec
 from .keys import KEY_COLUMNS, KeyColumns
@@ -152,6 +152,9 @@ class ConnectJsonCodec(KafkaRecordCodec):
                 cell = Cell(cell.name, None, cell.type)  # a null field: the sink's column delete
             if cell.name in payload:
                 raise EncodeError(NAME, f"column {cell.name!r} twice in one struct", field=f"{path}.name")
+            if not self.schemas:  # the JSON value, as the schemaless formats write it
+                payload[cell.name] = scalar(cell.value)
+                continue
             if type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
                 raise EncodeError(NAME, f"a Connect Decimal cannot hold {cell.value}", field=f"{path}.value")
             payload[cell.name] = connect_schema.json_value(cell.value)
@@ -163,7 +166,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
     # -- what is lost ---------------------------------------------------------------------------------------------
 
     def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        if type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
+        if self.schemas and type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
             return [("value.decimal", "value")]
         return []
 

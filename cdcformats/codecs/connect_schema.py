@@ -217,6 +217,8 @@ def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple
 def read_value(value: Any, field: dict[str, Any], format_name: str, path: str) -> tuple[Value, str | None]:
     """A JSON value read through its field schema, and the type name of its cell."""
     primitive, name = field.get("type"), field.get("name")
+    if type(primitive) is not str or (name is not None and type(name) is not str):
+        raise DecodeError(format_name, "a field schema's type and name are text", field=path)
     kind = name if name in _PRIMITIVE_OF and _PRIMITIVE_OF[name] == primitive else primitive
     if kind not in _PRIMITIVE_OF:
         reason = ("nested values are not carried" if primitive in ("struct", "array", "map")

@@ -107,7 +107,7 @@ class DebeziumJsonCodec(KeyedByColumns):
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field="payload")
         code = document.get("op")
-        if code not in _OP_OF_CODE:
+        if type(code) is not str or code not in _OP_OF_CODE:
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}",
                               field="op")
         before = image_cells(document.get("before"), "before", columns.get("before", {}))

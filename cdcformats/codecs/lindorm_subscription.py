@@ -121,7 +121,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
             if type(envelope) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(envelope)}")
             code = envelope.get("op")
-            if code not in _OP_OF_CODE:
+            if type(code) is not str or code not in _OP_OF_CODE:
                 raise DecodeError(NAME, f"op {code!r} is not a Lindorm row change; expected one of "
                                         f"{', '.join(_OP_OF_CODE)}", field="op")
             before = image_cells(envelope.get("before"), "before", columns.get("before", {}), keep_types=True)

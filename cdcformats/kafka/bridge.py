@@ -31,15 +31,21 @@ ORIGIN_HEADER = "cdcformats.origin"
 
 @dataclass
 class BridgeCounts:
+    """``produced`` counts the records of converted changes (a delete that the target writes as a tombstone among
+    them); ``tombstones`` the tombstones passed on from the source or added after deletes (``--tombstones``);
+    ``skipped`` the source's tombstones that a target with keys of its own does not pass on, since their key is not
+    in its form (the delete before them was converted)."""
+
     consumed: int = 0
     produced: int = 0
     tombstones: int = 0
+    skipped: int = 0
     dead_lettered: int = 0
     committed_batches: int = 0
 
     def line(self) -> str:
         return (f"consumed {self.consumed}  produced {self.produced}  tombstones {self.tombstones}  "
-                f"dead-lettered {self.dead_lettered}")
+                f"skipped {self.skipped}  dead-lettered {self.dead_lettered}")
 
 
 @dataclass
@@ -132,24 +138,28 @@ class Bridge:
         key = message.key()
         value = message.value()
         keyed_source = self.source_codec.message_type is KafkaRecord
-        if value is None and not keyed_source:  # a tombstone deletes the key downstream too
-            producer.produce(self.target_topic, key=key, value=None, on_delivery=delivered)
-            self.counts.tombstones += 1
+        if value is None and not keyed_source:  # a tombstone deletes the key downstream too, in the source's key form
+            if self.target_codec.message_type is KafkaRecord:
+                self.counts.skipped += 1
+            else:
+                producer.produce(self.target_topic, key=key, value=None, on_delivery=delivered)
+                self.counts.tombstones += 1
             return
         try:
             if keyed_source:  # the key is part of the message, and a tombstone is a delete
                 events = [self.source_codec.decode_message(KafkaRecord(key, value))]
             else:
                 events = self.decode.events(value)
-            records = []
+            records, added_tombstones = [], 0
             for event in events:
                 if self.target_codec.message_type is KafkaRecord:
                     converted = self.target_codec.encode_messages(event)
                 else:
                     converted = [KafkaRecord(key, self.encode(event, context))]
-                if self.tombstones and event.op is Op.DELETE and converted[-1].value is not None:
-                    converted.append(KafkaRecord(converted[-1].key, None))
                 records += converted
+                if self.tombstones and event.op is Op.DELETE and converted[-1].value is not None:
+                    added_tombstones += 1
+                    records.append(KafkaRecord(converted[-1].key, None))
         except CodecError as error:
             if self.dead_letter_topic is None:
                 raise
@@ -160,10 +170,8 @@ class Bridge:
             return
         for record in records:
             producer.produce(self.target_topic, key=record.key, value=record.value, on_delivery=delivered)
-            if record.value is None:
-                self.counts.tombstones += 1
-            else:
-                self.counts.produced += 1
+        self.counts.produced += len(records) - added_tombstones
+        self.counts.tombstones += added_tombstones
 
 
 def _last_per_partition(messages: list[Any]) -> list[Any]:

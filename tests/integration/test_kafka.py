@@ -226,14 +226,15 @@ def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bo
     inputs = [lindorm_message(n) for n in range(30)]
     for value in inputs:
         producer.produce(f"lindorm-{run}", value=value)
+    producer.produce(f"lindorm-{run}", key=b"o-1", value=None)  # a tombstone in Lindorm's key form
     producer.flush()
     lindorm = cf.codec("lindorm", key_columns=["id"])
     to_log = Bridge(f"lindorm-{run}", "lindorm", f"log-{run}", "paimon-log", bootstrap, group_id=f"a-{run}",
                     source_options={"key_columns": ["id"]}, target_options={"changelog_mode": "upsert"},
                     idle_timeout=3)
     counts = to_log.run()
-    deletes = sum(lindorm.decode_message(value).op is cf.Op.DELETE for value in inputs)
-    assert (counts.consumed, counts.produced, counts.tombstones) == (30, 30 - deletes, deletes)
+    # Deletes are the log's tombstones; the source's own tombstone has no key in the log's form, so it is skipped.
+    assert (counts.consumed, counts.produced, counts.tombstones, counts.skipped) == (31, 30, 0, 1)
 
     log = [KafkaRecord(message.key(), message.value()) for message in consume_all(bootstrap, f"log-{run}")]
     events = list(cf.codec("paimon-log", changelog_mode="upsert").decode(log))

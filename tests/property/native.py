@@ -308,6 +308,16 @@ def same(configuration: str, left: list[Any], right: list[Any]) -> bool:
     return [repr(row) for row in left] == [repr(row) for row in right]
 
 
+# Fields that hold an object or an array where the format has a name: a decoder must not look them up as they are.
+UNHASHABLE_FIELDS = [
+    b'{"op": []}', b'{"op": {}}', b'{"type": []}', b'{"payload": {"op": []}, "schema": {}}',
+    b'{"schema": {"type": "struct", "fields": [{"type": "struct", "field": "after", "fields": [{"type": [], '
+    b'"field": "a"}]}]}, "payload": {"op": "c", "after": {"a": 1}}}',
+    b'{"schema": {"type": "struct", "fields": [{"type": "struct", "field": "after", "fields": [{"type": "bytes", '
+    b'"name": {}, "field": "a"}]}]}, "payload": {"op": "c", "after": {"a": "AA=="}}}',
+]
+
+
 def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
     if configuration in ("ots", "ots+single"):
         scalar = st.one_of(st.none(), st.text(max_size=4), int64s, st.integers(), st.floats(), st.binary(max_size=4),
@@ -320,7 +330,7 @@ def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
     garbage_bytes = st.one_of(st.binary(max_size=64), json_like,
                               json_like.map(lambda message: message[: len(message) // 2]),
                               st.sampled_from([b"[" * 5000, b"{\"op\": \"Put\", \"ts\": 1" + b"0" * 400 + b"}",
-                                               b"\"\\ud800\"", b"{\"a\": 1e400}"]))
+                                               b"\"\\ud800\"", b"{\"a\": 1e400}", *UNHASHABLE_FIELDS]))
     if configuration.startswith("paimon-log"):  # Kafka records of garbage, and things that are no record at all
         parts = st.none() | garbage_bytes | paimon_keys.map(encode_json)
         return st.lists(st.one_of(st.builds(KafkaRecord, parts, parts), garbage_bytes, st.tuples(st.integers())),

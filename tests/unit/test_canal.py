@@ -150,3 +150,12 @@ def test_events_of_other_formats() -> None:
         codec.encode_event(ChangeEvent(Op.UPDATE, Table("t"), after=(Cell("a", "1"),)))
     assert "op.UPSERT" in cf.loss("lindorm", "canal-json")
     assert cf.loss("canal-json", "avro") == [] and cf.loss("canal-json", "protobuf") == []
+
+
+def test_an_update_whose_old_value_types_its_column_reports_the_after_image_retyped() -> None:
+    """mysqlType types a column once, for the row and its old value: an untyped after cell would read back typed."""
+    codec = cf.codec("canal-json")
+    event = ChangeEvent(Op.UPDATE, before=(Cell("a", "x", "VARCHAR"),), after=(Cell("a", "y"),))
+    assert ("cell.type", "after (Canal's mysqlType gives a column one type, for its row value and its old value)") in (
+        codec.dropped(event))
+    assert list(codec.decode(codec.encode([event])))[0].after == (Cell("a", "y", "VARCHAR"),)
