@@ -19,6 +19,8 @@ from . import typed_text
 from .base import Option
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+# The Python types of a parsed JSON scalar.
+SCALAR_TYPES = (str, int, float, bool, type(None))
 
 
 def _positive_int(value: Any) -> int:

@@ -80,7 +80,7 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import ABSENT, OPTIONAL, PRESENT, Codec, Option, Shape, flag, report
 
 NAME = "aliyun-json"
@@ -104,7 +104,6 @@ _TIMES = ("eventTime", "systemTime")  # in payload.timestamp; its other fields b
 _UNKNOWN_TIME = -1
 _SEQUENCE_ID = "sequenceId"
 _BYTES_TYPE = "BYTES"
-_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 SPLIT_UPDATES = Option(
@@ -208,7 +207,7 @@ class AliyunJsonCodec(Codec):
         position = event.source.position
         names = [name for name, _ in position]
         if (len(set(names)) != len(names) or set(names) & set(_TIMES) or _SEQUENCE_ID in names[1:]
-                or any(type(value) not in _JSON_SCALARS for _, value in position)):
+                or any(type(value) not in SCALAR_TYPES for _, value in position)):
             lost.append(("source.position", f"source.position ({_SEQUENCE_ID} first, then timestamp fields other "
                                             f"than {' and '.join(_TIMES)}, once each, JSON values)"))
         for feature, field in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
@@ -291,7 +290,7 @@ def _image(container: Any, path: str, types: dict[str, str | None], required: bo
         if name not in row:
             continue
         value, value_path = row[name], f"{path}.dataColumn.{name}"
-        if type(value) not in _JSON_SCALARS:
+        if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=value_path)
         if type_name == _BYTES_TYPE and type(value) is str:
             data = _bytes_of(value)
@@ -371,7 +370,7 @@ def _time(milliseconds: Any, path: str) -> int | None:
 
 
 def _scalar(value: Any, path: str) -> Value:
-    if type(value) not in _JSON_SCALARS:
+    if type(value) not in SCALAR_TYPES:
         raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
     return value
 
@@ -464,7 +463,6 @@ def _milliseconds(microseconds: int | None, field: str) -> int:
 def _has_key(image: Image, key: Image) -> bool:
     names = {cell.name for cell in image}
     return all(cell.name in names for cell in key)
-
 
 
 def _kept(event: ChangeEvent, prefix: str, reserved: tuple[str, ...]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
 from .base import OPTIONAL, PRESENT, Option, Shape
 from .keys import KEY_COLUMNS, KeyedByColumns
 
@@ -52,7 +52,6 @@ _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
 # An UPSERT writes a row's after state without knowing whether it existed: the closest NATIVE op is an update.
 _TYPE_OF_OP = {**{op: op_type for op_type, op in _OP_OF_TYPE.items()}, Op.UPSERT: "U"}
-_JSON_SCALARS = (str, int, float, bool, type(None))
 MODES = ("auto", "realtime", "snapshot")
 
 
@@ -177,7 +176,7 @@ class ArcionCodec(KeyedByColumns):
         types = self.column_types.for_table(table)
         cells = []
         for column, value in row.items():
-            if type(value) not in _JSON_SCALARS:
+            if type(value) not in SCALAR_TYPES:
                 raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path + column)
             type_name = types.get(column)
             if type_name is not None and type(value) is str:
@@ -236,7 +235,7 @@ class ArcionCodec(KeyedByColumns):
         if len(set(names)) != len(names):
             lost.append(("source.position", "source.position (the cursor is a JSON object: names are unique)"))
         for name, value in event.source.position:
-            if type(value) not in _JSON_SCALARS or (type(value) is float and not math.isfinite(value)):
+            if type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
                 lost.append(("source.position", f"source.position.{name} (the cursor holds JSON values)"))
         types = self.column_types.for_table(event.table)
         for image_name in ("before", "after"):
@@ -246,7 +245,7 @@ class ArcionCodec(KeyedByColumns):
                     lost.append(("cell.type", f"{path}.type (types come from the option column_types)"))
                 elif cell.type is not None and not typed_text.carries(cell.value, cell.type):
                     lost.append(("value.off_type", f"{path}.value"))
-                elif cell.type is None and type(cell.value) not in _JSON_SCALARS:
+                elif cell.type is None and type(cell.value) not in SCALAR_TYPES:
                     lost.append(("value.off_type", f"{path}.value (only JSON values in untyped columns)"))
         return lost
 
@@ -330,8 +329,7 @@ def _row(cells: Image, image_name: str) -> dict[str, Any]:
             value = None
         elif cell.type is not None and value is not None:
             value = typed_text.render(value)
-        elif type(value) not in _JSON_SCALARS or (type(value) is float and not math.isfinite(value)):
+        elif type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
             value = typed_text.render(value)  # JSON has no decimal, NaN or infinity: keep them readable as text
         row[cell.name] = value
     return row
-

@@ -66,7 +66,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
 from .base import ABSENT, PRESENT, Codec, Option, Shape, flag, report
 
 NAME = "canal-json"
@@ -84,7 +84,6 @@ _TYPE_OF_OP = {**{op: name for name, op in _OP_OF_TYPE.items()}, Op.UPSERT: "INS
 # Canal's other event types: schema changes, statements and markers, none of which changes a row.
 _NO_ROW_TYPES = frozenset({"CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX", "DINDEX", "GTID", "XACOMMIT",
                            "XAROLLBACK", "MHEARTBEAT"})
-_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 SKIP_DDL = Option("skip_ddl", "skip messages that change no row (CREATE, ALTER, QUERY...) instead of refusing them",
@@ -266,7 +265,7 @@ def _is_scalar(value: Any) -> bool:
         return INT64_MIN <= value <= INT64_MAX
     if type(value) is float:
         return math.isfinite(value)
-    return type(value) in _JSON_SCALARS
+    return type(value) in SCALAR_TYPES
 
 
 def _attributes(document: dict[str, Any]) -> list[tuple[str, Value]]:

@@ -54,13 +54,12 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object, scalar
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
 from .base import PRESENT, KafkaRecord, Option, Shape, flag
 from .kafka_records import KafkaRecordCodec
 from .keys import KEY_COLUMNS, KeyColumns
 
 NAME = "connect-json"
-_JSON_SCALARS = (str, int, float, bool, type(None))
 # What only the schema says: without it these read back as text or untyped.
 _TYPED_FEATURES = frozenset({"cell.type", "value.bytes", "value.decimal", "value.float_nonfinite"})
 
@@ -120,7 +119,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field=f"{part}.payload")
         cells = []
         for name, field_value in document.items():
-            if type(field_value) not in _JSON_SCALARS:
+            if type(field_value) not in SCALAR_TYPES:
                 raise DecodeError(NAME, f"expected a scalar value, got {json_type(field_value)}",
                                   field=f"{part}.{name}")
             try:

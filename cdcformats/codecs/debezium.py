@@ -57,7 +57,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import Option, flag
 from .keys import KEY_COLUMNS, KeyedByColumns
 
@@ -70,7 +70,6 @@ _SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # wit
 _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
 # An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
 _CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
-_JSON_SCALARS = (str, int, float, bool, type(None))
 # What the schema wrapper makes readable: without it bytes and decimals are written as text.
 _TYPED_FEATURES = frozenset({"value.bytes", "value.decimal"})
 
@@ -171,7 +170,7 @@ def _attributes_as_decoded(attributes: tuple[tuple[str, Value], ...]) -> tuple[t
     transaction = [(name, value) for name, value in attributes if name.startswith(TRANSACTION_ATTRIBUTE)]
     fields = [(name, value) for name, value in attributes if name.startswith(FIELD_ATTRIBUTE)]
     names = [name for name, _ in transaction + fields]
-    if (len(set(names)) != len(names) or any(type(value) not in _JSON_SCALARS for _, value in transaction)
+    if (len(set(names)) != len(names) or any(type(value) not in SCALAR_TYPES for _, value in transaction)
             or any(not is_canonical(value) or name[len(FIELD_ATTRIBUTE):] in _ENVELOPE_FIELDS
                    for name, value in fields)):
         return ()
@@ -202,7 +201,7 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]], 
     cells = []
     for name, value in data.items():
         path = f"{image_name}.{name}"
-        if type(value) not in _JSON_SCALARS:
+        if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
         type_name = None
         if name in columns and (value is not None or keep_types):
@@ -249,7 +248,7 @@ def read_source(source: Any) -> tuple[Table | None, Source]:
     for field, value in source.items():
         if field in structural:
             continue
-        if type(value) not in _JSON_SCALARS:
+        if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"source.{field}")
         position.append((field, value))
     try:
@@ -265,7 +264,7 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(transaction)}", field="transaction")
     attributes = []
     for field, value in transaction.items():
-        if type(value) not in _JSON_SCALARS:
+        if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"transaction.{field}")
         attributes.append((TRANSACTION_ATTRIBUTE + field, value))
     return attributes
@@ -325,7 +324,6 @@ def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None)
     """The struct schema of an object of JSON scalars, typed from the values."""
     columns = [connect_schema.json_field_schema(column, value) for column, value in values.items()]
     return connect_schema.struct_schema(columns, optional, name)
-
 
 
 def write_time(document: dict[str, Any], microseconds: int | None) -> None:

@@ -61,7 +61,7 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import PRESENT, Codec, Shape
 from .keys import KEY_COLUMNS, KeyColumns
 
@@ -76,7 +76,6 @@ _OP_OF_TYPE = {"insert": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE, "b
 _TYPE_OF_OP = {**{op: row_type for row_type, op in _OP_OF_TYPE.items()}, Op.UPSERT: "insert"}
 _BOOTSTRAP_MARKERS = ("bootstrap-start", "bootstrap-complete")
 _DDL_TYPE = re.compile(r"(database|table)-(create|alter|drop)")
-_JSON_SCALARS = (str, int, float, bool, type(None))
 _CELL_TYPE_PATH = re.compile(r"(key|before|after)\[(\d+)\]\.type")
 _MICROS_PER_SECOND = 1_000_000
 
@@ -250,7 +249,7 @@ def _op(row_type: Any) -> Op:
 
 def _json_excerpt(value: Any) -> str:
     """A short rendering of a parsed JSON value for an error message: a scalar as JSON, else what kind it is."""
-    if type(value) in _JSON_SCALARS:
+    if type(value) in SCALAR_TYPES:
         text = encode(value).decode()
         return text if len(text) <= 40 else text[:37] + "..."
     return json_type(value)
@@ -310,7 +309,7 @@ def _source(document: dict[str, Any]) -> Source:
     for field in POSITION_FIELDS:
         if field in document:
             value = document[field]
-            if type(value) not in _JSON_SCALARS or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
+            if type(value) not in SCALAR_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"expected a scalar, got {_json_excerpt(value)}", field=field)
             position.append((field, value))
     return Source(position=position, commit_time_us=commit_time)
@@ -324,7 +323,6 @@ def _is_json_cell(cell: Cell) -> bool:
 
 def _cell_json(cell: Cell) -> Any:
     return raw(NAME, cell.value, cell.name) if _is_json_cell(cell) else scalar(cell.value)
-
 
 
 def _fields(cells: Image | dict[int, Cell], image_name: str) -> dict[str, Any]:

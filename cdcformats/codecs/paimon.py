@@ -34,14 +34,13 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, ChangeEvent, Op
-from ._json import MAX_MESSAGE_BYTES, encode, json_type, load_object
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from .base import ABSENT, PRESENT, Option, Shape, features_of
 from .debezium import DebeziumJsonCodec
 from .kafka_records import KafkaRecord, KafkaRecordCodec
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
-_SCALARS = (str, int, float, bool, type(None))
 
 
 def _changelog_mode(value: Any) -> str:
@@ -102,7 +101,7 @@ class PaimonLogCodec(KafkaRecordCodec):
             error.field = "key"
             raise
         for name, value in columns.items():
-            if type(value) not in _SCALARS:
+            if type(value) not in SCALAR_TYPES:
                 raise DecodeError(NAME, f"expected a scalar key value, got {json_type(value)}", field=f"key.{name}")
         try:
             return tuple(Cell(name, value) for name, value in columns.items())

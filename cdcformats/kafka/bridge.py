@@ -186,4 +186,3 @@ def run_until_signalled(bridge: Bridge) -> BridgeCounts:
     signal.signal(signal.SIGINT, bridge.stop)
     signal.signal(signal.SIGTERM, bridge.stop)
     return bridge.run()
-
