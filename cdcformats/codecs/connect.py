@@ -165,9 +165,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
     # -- what is lost ---------------------------------------------------------------------------------------------
 
     def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        if self.schemas and type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
-            return [("value.decimal", "value")]
-        return []
+        return connect_schema.dropped_decimal(cell) if self.schemas else []
 
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
         lost = [(feature, f"key[{index}].{detail}") for index, cell in enumerate(event.key)

@@ -42,7 +42,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DecodeError
-from ..model import Cell, Value
+from ..model import Cell, ChangeEvent, Value
 from . import typed_text
 from ._json import json_type
 
@@ -79,6 +79,33 @@ def carries_decimal(value: Decimal) -> bool:
     if not value.is_finite() or (value.is_zero() and value.is_signed()):
         return False
     return abs(_exponent(value)) <= _INT32_MAX
+
+
+def dropped_decimal(cell: Cell) -> list[tuple[str, str]]:
+    """The loss of a cell whose decimal no Connect Decimal holds, as ``Codec.dropped_cell`` reports it."""
+    if type(cell.value) is Decimal and not carries_decimal(cell.value):
+        return [("value.decimal", "value")]
+    return []
+
+
+def image_struct_schema(event: ChangeEvent, image_name: str, name: str | None) -> dict[str, Any]:
+    """The optional struct schema of an envelope's ``before`` or ``after``: from its cells, or from the other image's
+    when it is absent (Debezium has one row schema for both)."""
+    image = getattr(event, image_name)
+    cells = image if image is not None else (event.after if image_name == "before" else event.before) or ()
+    return {**struct_schema([field_schema(cell) for cell in cells], True, name), "field": image_name}
+
+
+def schema_only_features(value: Value) -> list[str]:
+    """The features of a value that only a column schema makes readable from JSON (a value in a plain JSON object,
+    such as Debezium's ``source``, loses them)."""
+    if type(value) is bytes:
+        return ["value.bytes"]
+    if type(value) is Decimal:
+        return ["value.decimal"]
+    if type(value) is float and not math.isfinite(value):
+        return ["value.float_nonfinite"]
+    return []
 
 
 def connect_type(cell: Cell) -> str:

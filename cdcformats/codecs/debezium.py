@@ -145,24 +145,29 @@ class DebeziumJsonCodec(KeyedByColumns):
         return encode(document)
 
     def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        if self.schemas and type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
-            return [("value.decimal", "value")]
-        return []
+        return connect_schema.dropped_decimal(cell) if self.schemas else []
 
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
         lost = self.dropped_key(event, event.after or event.before)
-        position_names = [name for name, _ in event.source.position]
-        reserved = _reserved(event.table)
-        if len(set(position_names)) != len(position_names) or set(position_names) & reserved:
-            lost.append(("source.position", "source.position (names must be unique and not "
-                                            f"{', '.join(sorted(reserved))})"))
-        if self.schemas:  # carried in images, but the source struct holds them as text
-            lost.extend(("value.bytes" if type(value) is bytes else "value.decimal", f"source.position[{index}]")
-                        for index, (_, value) in enumerate(event.source.position) if type(value) in (bytes, Decimal))
+        lost += dropped_position(event, _reserved(event.table), self.schemas)
         if event.attributes and event.attributes != _attributes_as_decoded(event.attributes):
             lost.append(("attributes", "attributes (debezium.transaction.* first, then debezium.field.* once each "
                                        "as JSON text)"))
         return lost
+
+
+def dropped_position(event: ChangeEvent, reserved: frozenset[str], schemas: bool) -> list[tuple[str, str]]:
+    """What of the source position a ``source`` object does not give back: names that repeat or that decoding reads
+    as other source fields; with ``schemas``, values that only a column schema types (``source`` is plain JSON)."""
+    lost = []
+    names = [name for name, _ in event.source.position]
+    if len(set(names)) != len(names) or set(names) & reserved:
+        lost.append(("source.position", "source.position (names must be unique and not "
+                                        f"{', '.join(sorted(reserved))})"))
+    if schemas:
+        lost.extend((feature, f"source.position[{index}]") for index, (_, value) in enumerate(event.source.position)
+                    for feature in connect_schema.schema_only_features(value))
+    return lost
 
 
 def _attributes_as_decoded(attributes: tuple[tuple[str, Value], ...]) -> tuple[tuple[str, Value], ...]:
@@ -304,10 +309,7 @@ def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, 
     fields: list[dict[str, Any]] = []
     for name, value in document.items():
         if name in ("before", "after"):
-            other = event.after if name == "before" else event.before
-            cells = getattr(event, name) if getattr(event, name) is not None else other or ()
-            row = [connect_schema.field_schema(cell) for cell in cells]
-            fields.append({**connect_schema.struct_schema(row, True, f"{prefix}Value"), "field": name})
+            fields.append(connect_schema.image_struct_schema(event, name, f"{prefix}Value"))
         elif name == "source":
             source_name = f"io.debezium.connector.{connector}.Source" if type(connector) is str else None
             fields.append({**json_struct_schema(value, False, source_name), "field": name})

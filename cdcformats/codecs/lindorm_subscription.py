@@ -58,17 +58,15 @@ then ``ts_ms`` (``ts_us``).
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
-from ..model import Cell, ChangeEvent, Image, Op, Source, Table, Value
+from ..model import Cell, ChangeEvent, Op, Source, Table, Value
 from . import connect_schema
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import Option, flag
-from .debezium import (FIELD_ATTRIBUTE, column_schemas, image_cells, image_fields, json_struct_schema,
-                       read_source, read_time, write_time)
+from .debezium import (FIELD_ATTRIBUTE, column_schemas, dropped_position, image_cells, image_fields,
+                       json_struct_schema, read_source, read_time, write_time)
 from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm-subscription"
@@ -162,36 +160,15 @@ class LindormSubscriptionCodec(KeyedByColumns):
         return encode(payload)
 
     def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        if self.schemas and type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
-            return [("value.decimal", "value")]
-        return []
+        return connect_schema.dropped_decimal(cell) if self.schemas else []
 
     def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
         lost = self.dropped_key(event, event.after or event.before)
-        position_names = [name for name, _ in event.source.position]
-        reserved = _reserved(event.table)
-        if len(set(position_names)) != len(position_names) or set(position_names) & reserved:
-            lost.append(("source.position", "source.position (names must be unique and not "
-                                            f"{', '.join(sorted(reserved))})"))
-        if self.schemas:  # carried in images, but the source is plain JSON, where these are text
-            lost.extend((feature, f"source.position[{index}]")
-                        for index, (_, value) in enumerate(event.source.position)
-                        for feature in _typed_only(value))
+        lost += dropped_position(event, _reserved(event.table), self.schemas)
         if event.attributes and not _read_back(event.attributes):
             lost.append(("attributes", f"attributes ({FIELD_ATTRIBUTE}* once each, as JSON text, not naming an "
                                        "envelope field)"))
         return lost
-
-
-def _typed_only(value: Value) -> list[str]:
-    """The features of a value that only a column schema makes readable."""
-    if type(value) is bytes:
-        return ["value.bytes"]
-    if type(value) is Decimal:
-        return ["value.decimal"]
-    if type(value) is float and not math.isfinite(value):
-        return ["value.float_nonfinite"]
-    return []
 
 
 def _read_back(attributes: tuple[tuple[str, Value], ...]) -> bool:
@@ -250,10 +227,7 @@ def _envelope_schema(event: ChangeEvent, payload: dict[str, Any]) -> dict[str, A
         elif name in ("ts_ms", "ts_us"):
             fields.append({"type": "int64", "optional": False, "field": name})
         elif name in ("before", "after"):
-            image: Image | None = getattr(event, name)
-            cells = image if image is not None else (event.after if name == "before" else event.before) or ()
-            columns = [connect_schema.field_schema(cell) for cell in cells]
-            fields.append({**connect_schema.struct_schema(columns, True, None), "field": name})
+            fields.append(connect_schema.image_struct_schema(event, name, None))
         elif name == "source":
             fields.append({**json_struct_schema(value, False, None), "field": name})
     return connect_schema.struct_schema(fields, False, None)
