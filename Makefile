@@ -15,8 +15,9 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(INSTALLED)
 
+# Two processes; the integration tests keep to one of them (tests/conftest.py).
 test: $(INSTALLED)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 demo: $(INSTALLED)
 	$(BIN)/cdcformats demo
