@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, BinaryIO, ClassVar, NamedTuple
+from typing import Any, BinaryIO, ClassVar, NamedTuple, TypeVar
 
 from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op
@@ -231,7 +231,8 @@ class Codec:
                ) -> Iterator[ChangeEvent]:
         """Decode a stream of messages lazily. A bad message raises ``DecodeError``, or, when ``on_error`` is given,
         is handed to it and decoding goes on with the next message."""
-        return decoded_each(messages, self.decode_message, on_error)
+        for events in decoded_each(messages, self.decode_messages, on_error):
+            yield from events
 
     def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
                ) -> Iterator[Any]:
@@ -254,6 +255,11 @@ class Codec:
 
     def decode_message(self, message: Any) -> ChangeEvent:
         raise NotImplementedError(f"{self.name} decodes streams only: use decode()")
+
+    def decode_messages(self, message: Any) -> list[ChangeEvent]:
+        """All the events of one message: one for most formats; a format whose message holds several rows (Canal),
+        or none (a DDL message skipped), overrides this."""
+        return [self.decode_message(message)]
 
     def encode_event(self, event: ChangeEvent) -> Any:
         raise NotImplementedError(f"{self.name} writes one event as several messages: use encode_messages()")
@@ -319,8 +325,11 @@ class Codec:
         return ()
 
 
-def decoded_each(messages: Iterable[Any], decode_one: Callable[[Any], ChangeEvent],
-                 on_error: Callable[[DecodeError], None] | None) -> Iterator[ChangeEvent]:
+Decoded = TypeVar("Decoded")
+
+
+def decoded_each(messages: Iterable[Any], decode_one: Callable[[Any], Decoded],
+                 on_error: Callable[[DecodeError], None] | None) -> Iterator[Decoded]:
     """The stream loop of ``Codec.decode``: each message through ``decode_one``, errors placed and reported."""
     for position, message in enumerate(messages):
         try:

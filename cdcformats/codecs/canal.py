@@ -60,14 +60,13 @@ unless the event kept its statement: none is made up.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
-from .base import ABSENT, PRESENT, Codec, Option, Shape, flag, report
+from .base import ABSENT, PRESENT, Codec, Option, Shape, flag
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
@@ -105,19 +104,8 @@ class CanalJsonCodec(Codec):
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
-    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
-               ) -> Iterator[ChangeEvent]:
-        """The events of each message, one per row; a bad message yields none of its rows."""
-        for position, message in enumerate(messages):
-            try:
-                events = self.decode_rows(message)
-            except DecodeError as error:
-                report(error.at(position, message), on_error)
-                continue
-            yield from events
-
-    def decode_rows(self, message: bytes) -> list[ChangeEvent]:
-        """The events of one message: one per row, none for a skipped message."""
+    def decode_messages(self, message: bytes) -> list[ChangeEvent]:
+        """The events of one message: one per row, none for a skipped message; a bad message gives none."""
         document = load_object(NAME, message, self.config["max_message_bytes"])
         type_name = document.get("type")
         if type(type_name) is not str or type_name not in _OP_OF_TYPE:
