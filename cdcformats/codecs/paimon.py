@@ -35,9 +35,9 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, ChangeEvent, Op
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
-from .base import ABSENT, PRESENT, Option, Shape, features_of
+from .base import ABSENT, PRESENT, KafkaRecord, Option, Shape, features_of
 from .debezium import DebeziumJsonCodec
-from .kafka_records import KafkaRecord, KafkaRecordCodec
+from .kafka_records import KafkaRecordCodec
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
@@ -52,7 +52,7 @@ def _changelog_mode(value: Any) -> str:
 class PaimonLogCodec(KafkaRecordCodec):
     name = NAME
     description = "the Kafka log of a Flink Table Store / Paimon table: primary key JSON, debezium-json value"
-    carries = DebeziumJsonCodec.carries | {"key"}
+    carries = DebeziumJsonCodec.carries
     own_attributes = DebeziumJsonCodec.own_attributes
     options = (
         Option("changelog_mode", "'all' (every change, update-before included) or 'upsert' (new rows, and a "
