@@ -128,17 +128,20 @@ SQL_TYPES = {"TINYINT": "int8", "SMALLINT": "int16", "INT": "int32", "INTEGER": 
 INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
+def single_precision(value: float) -> float:
+    try:
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:  # beyond the largest single
+        return math.copysign(math.inf, value)
+
+
 def float32(value: float) -> float:
     """A Connect float as Java prints it: the shortest decimal text of the single-precision value."""
-    try:
-        single = struct.unpack("<f", struct.pack("<f", value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
+    single = single_precision(value)
     if single == 0 or not math.isfinite(single):
         return single
     texts = ("%.*e" % (precision, single) for precision in range(9))
-    return next(float(text) for text in texts
-                if struct.unpack("<f", struct.pack("<f", float(text)))[0] == single)
+    return next(float(text) for text in texts if single_precision(float(text)) == single)
 
 
 def read(field: dict[str, Any], value: Any) -> tuple[Any, str | None]:
