@@ -80,7 +80,7 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
 from .base import ABSENT, OPTIONAL, PRESENT, Codec, Option, Shape, flag, report
 
 NAME = "aliyun-json"
@@ -185,7 +185,7 @@ class AliyunJsonCodec(Codec):
         else:
             raise EncodeError(NAME, f"a {event.op.value} has no form in aliyun-json", field="op")
         schema = _schema(event)
-        top_fields = _kept(event, FIELD_ATTRIBUTE, _TOP_FIELDS)
+        top_fields = kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
         messages = []
         for code in codes:
             payload = _payload(event, code, len(codes) == 2)
@@ -382,7 +382,7 @@ def _schema(event: ChangeEvent) -> dict[str, Any]:
     for name, type_name in _columns(event).items():
         columns.append({"name": name} if type_name is None else {"name": name, "type": type_name})
     return {"dataColumn": columns, "primaryKey": [cell.name for cell in event.key], "source": _source_fields(event),
-            **_kept(event, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
+            **kept_fields(NAME, event.attributes, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
 
 
 def _columns(event: ChangeEvent) -> dict[str, str | None]:
@@ -419,7 +419,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
             fields["dbName"] = table.schema
         fields["tableName"] = table.name
     reserved = ("dbType", *_TABLE_FIELDS) if table is not None else ("dbType", "tableName")
-    fields.update(_kept(event, SOURCE_ATTRIBUTE, reserved))
+    fields.update(kept_fields(NAME, event.attributes, SOURCE_ATTRIBUTE, reserved))
     return fields
 
 
@@ -447,7 +447,7 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
         timestamp[name] = scalar(value)
     payload["timestamp"] = timestamp
     payload["op"] = code
-    payload.update(_kept(event, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    payload.update(kept_fields(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
     return payload
 
 
@@ -463,18 +463,6 @@ def _milliseconds(microseconds: int | None, field: str) -> int:
 def _has_key(image: Image, key: Image) -> bool:
     names = {cell.name for cell in image}
     return all(cell.name in names for cell in key)
-
-
-def _kept(event: ChangeEvent, prefix: str, reserved: tuple[str, ...]) -> dict[str, Any]:
-    """The fields kept verbatim under ``prefix``; one that would overwrite a field of the format is refused."""
-    fields: dict[str, Any] = {}
-    for index, (name, value) in enumerate(event.attributes):
-        if name.startswith(prefix):
-            field = name[len(prefix):]
-            if field in reserved:
-                raise EncodeError(NAME, f"{name} would overwrite the field {field!r}", field=f"attributes[{index}]")
-            fields[field] = raw(NAME, value, f"attributes[{index}]")
-    return fields
 
 
 # -- what a round trip keeps ------------------------------------------------------------------------------------------

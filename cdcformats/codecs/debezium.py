@@ -57,7 +57,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
 from .base import Option, flag
 from .keys import KEY_COLUMNS, KeyedByColumns
 
@@ -133,13 +133,7 @@ class DebeziumJsonCodec(KeyedByColumns):
                        if name.startswith(TRANSACTION_ATTRIBUTE)}
         if transaction:
             document["transaction"] = transaction
-        for index, (name, value) in enumerate(event.attributes):
-            if name.startswith(FIELD_ATTRIBUTE):
-                field_name = name[len(FIELD_ATTRIBUTE):]
-                if field_name in _ENVELOPE_FIELDS:
-                    raise EncodeError(NAME, f"{name} would overwrite the envelope field {field_name!r}",
-                                      field=f"attributes[{index}]")
-                document[field_name] = raw(NAME, value, f"attributes[{index}]")
+        document.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         if self.schemas:
             return encode({"schema": _envelope_schema(event, document), "payload": document})
         return encode(document)

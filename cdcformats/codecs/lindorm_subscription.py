@@ -63,7 +63,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, ChangeEvent, Op, Source, Table, Value
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw, scalar
+from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, kept_fields, load_object, scalar
 from .base import Option, flag
 from .debezium import (FIELD_ATTRIBUTE, column_schemas, dropped_position, image_cells, image_fields,
                        json_struct_schema, read_source, read_time, write_time)
@@ -148,13 +148,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         except EncodeError as error:
             raise error.relabeled(NAME) from None
         payload["source"] = _source_fields(event)
-        for index, (name, value) in enumerate(event.attributes):
-            if name.startswith(FIELD_ATTRIBUTE):
-                field_name = name[len(FIELD_ATTRIBUTE):]
-                if field_name in _ENVELOPE_FIELDS:
-                    raise EncodeError(NAME, f"{name} would overwrite the envelope field {field_name!r}",
-                                      field=f"attributes[{index}]")
-                payload[field_name] = raw(NAME, value, f"attributes[{index}]")
+        payload.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         if self.schemas:
             return encode({"payload": payload, "schema": _envelope_schema(event, payload)})
         return encode(payload)

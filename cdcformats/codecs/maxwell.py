@@ -61,7 +61,8 @@ from typing import Any
 
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
+from ._json import (MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, raw,
+                    scalar)
 from .base import PRESENT, Codec, Shape
 from .keys import KEY_COLUMNS, KeyColumns
 
@@ -155,13 +156,7 @@ class MaxwellJsonCodec(Codec):
             if name in POSITION_FIELDS and name not in document:
                 document[name] = scalar(value)
         reserved = self._reserved(event)
-        for index, (name, value) in enumerate(event.attributes):
-            if name.startswith(FIELD_ATTRIBUTE):
-                field_name = name[len(FIELD_ATTRIBUTE):]
-                if field_name in reserved:
-                    raise EncodeError(NAME, f"{name} would read back as the message field {field_name!r}",
-                                      field=f"attributes[{index}]")
-                document[field_name] = raw(NAME, value, f"attributes[{index}]")
+        document.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, reserved))
         if event.key:
             document["primary_key"] = [_cell_json(cell) for cell in event.key]
         document["primary_key_columns"] = [cell.name for cell in event.key]
