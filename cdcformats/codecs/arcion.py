@@ -39,7 +39,7 @@ from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
-from .base import OPTIONAL, PRESENT, Option, Shape
+from .base import OPTIONAL, PRESENT, Option, Shape, one_of
 from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "arcion"
@@ -66,12 +66,6 @@ def _table(value: str | None) -> Table | None:
         raise ValueError(f"expected at most catalog.schema.table, got {value!r}")
     name, schema, catalog = [*reversed(parts), None, None][:3]
     return Table(name, schema, catalog)
-
-
-def _mode(value: str) -> str:
-    if value not in MODES:
-        raise ValueError(f"expected one of {', '.join(MODES)}, got {value!r}")
-    return value
 
 
 class ColumnTypes:
@@ -127,7 +121,7 @@ class ArcionCodec(KeyedByColumns):
                                "{table: {column: type}}", None, ColumnTypes),
         Option("table", "the table of snapshot rows, e.g. 'tpch.region' (snapshot rows do not name it)", None, _table),
         Option("mode", "auto (a message with opType is realtime, any other a snapshot row), realtime or snapshot",
-               "auto", _mode),
+               "auto", one_of(*MODES)),
         MAX_MESSAGE_BYTES,
     )
 

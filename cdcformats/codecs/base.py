@@ -186,6 +186,15 @@ def flag(value: Any) -> bool:
     return value
 
 
+def one_of(*choices: str) -> Callable[[Any], str]:
+    """The parser of an option that takes one of ``choices``."""
+    def parse(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+    return parse
+
+
 class Codec:
     """Base class of every format.
 

@@ -47,7 +47,7 @@ from typing import Any
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from ._json import MAX_MESSAGE_BYTES, encode, json_type, load
-from .base import ABSENT, NONEMPTY, Codec, Option, Shape, report
+from .base import ABSENT, NONEMPTY, Codec, Option, Shape, one_of, report
 
 NAME = "ots"
 MULTI_VERSION = "multi_version"
@@ -75,12 +75,6 @@ def _table(value: Any) -> Table | None:
     return None if value is None else Table(value)
 
 
-def _mode(value: Any) -> str:
-    if value not in (MULTI_VERSION, SINGLE_VERSION):
-        raise ValueError(f"expected {MULTI_VERSION} or {SINGLE_VERSION}, got {value!r}")
-    return value
-
-
 class OtsCodec(Codec):
     name = NAME
     description = "Tablestore stream records as DataX otsstreamreader tuples (U/DO/DA/DR rows)"
@@ -101,7 +95,7 @@ class OtsCodec(Codec):
         Option("primary_key", "the primary key column names, in order (required)", None, _names),
         Option("table", "the table name to stamp on decoded events (the tuples do not carry one)", None, _table),
         Option("mode", f"{MULTI_VERSION} (one row per cell change) or {SINGLE_VERSION} (one row per record)",
-               MULTI_VERSION, _mode),
+               MULTI_VERSION, one_of(MULTI_VERSION, SINGLE_VERSION)),
         Option("columns", f"the exported column list, in order (mode {SINGLE_VERSION})", None, _names),
     )
 

@@ -35,18 +35,12 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, ChangeEvent, Op
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
-from .base import ABSENT, PRESENT, KafkaRecord, Option, Shape, features_of
+from .base import ABSENT, PRESENT, KafkaRecord, Option, Shape, features_of, one_of
 from .debezium import DebeziumJsonCodec
 from .kafka_records import KafkaRecordCodec
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
-
-
-def _changelog_mode(value: Any) -> str:
-    if value not in (ALL, UPSERT):
-        raise ValueError(f"expected {ALL!r} or {UPSERT!r}, got {value!r}")
-    return value
 
 
 class PaimonLogCodec(KafkaRecordCodec):
@@ -56,7 +50,7 @@ class PaimonLogCodec(KafkaRecordCodec):
     own_attributes = DebeziumJsonCodec.own_attributes
     options = (
         Option("changelog_mode", "'all' (every change, update-before included) or 'upsert' (new rows, and a "
-                                 "tombstone for each delete)", ALL, _changelog_mode),
+                                 "tombstone for each delete)", ALL, one_of(ALL, UPSERT)),
         MAX_MESSAGE_BYTES,
     )
 
