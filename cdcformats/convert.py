@@ -143,8 +143,9 @@ def refusal(target: Codec, event: ChangeEvent) -> LossyConversionError | None:
     dropped = target.dropped(event)
     if not dropped:
         return None
-    feature, path = dropped[0]
-    return LossyConversionError(target.name, f"{target.name} cannot carry {feature}", field=path)
+    first = dropped[0]
+    reason = f"{target.name} cannot carry {first.feature}" + (f": {first.why}" if first.why else "")
+    return LossyConversionError(target.name, reason, field=first.path)
 
 
 def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:

@@ -172,7 +172,7 @@ class AliyunJsonCodec(Codec):
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
-    def encode_messages(self, event: ChangeEvent) -> list[bytes]:
+    def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         if event.op is Op.UPDATE:
             if event.after is None:
                 codes = [UPDATE_BEFORE]

@@ -8,6 +8,7 @@ path of each, which is how ``strict=True`` names what would be lost.
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -15,7 +16,8 @@ from decimal import Decimal
 from typing import Any, BinaryIO, ClassVar, NamedTuple, TypeVar
 
 from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
-from ..model import Cell, CellKind, ChangeEvent, Image, Op
+from ..losses import REFUSED, Loss, at_index, refused, without
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Value
 from . import typed_text
 
 # The canonical features, in the order the loss table prints them.
@@ -67,8 +69,8 @@ def features_of(event: ChangeEvent) -> Iterator[tuple[str, str]]:
         yield "source.system", "source.system"
     if source.position:
         yield "source.position", "source.position"
-        for name, value in source.position:
-            yield from _value_features(value, f"source.position.{name}")
+        for index, (_, value) in enumerate(source.position):
+            yield from _value_features(value, f"source.position[{index}]")
     for feature, field_name in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
         time_us = getattr(source, field_name)
         if time_us is not None:
@@ -168,6 +170,18 @@ class KafkaRecord(NamedTuple):
     value: bytes | None
 
 
+class DecodedUnit(NamedTuple):
+    """What one message decoded to, kept with the message: or, for a format whose change spans several messages
+    (the rows of a Tablestore record), what those messages decoded to together. ``position`` is the first message's
+    (as given to ``decode_units``); ``events`` are none for a message the format skips (a Canal DDL message under
+    ``skip_ddl``); ``error`` is the ``DecodeError`` that refused the messages, placed."""
+
+    position: int
+    messages: tuple[Any, ...]
+    events: list[ChangeEvent]
+    error: DecodeError | None = None
+
+
 @dataclass(frozen=True)
 class Option:
     """A codec option: its name, what it means, its default, and a parser that validates and normalizes a value
@@ -260,6 +274,19 @@ class Codec:
                 continue
             yield messages
 
+    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+        """Decode (position, message) pairs lazily, keeping the message(s) each event came from, so that a
+        conversion can dead-letter the raw input of an event that the target refuses. Errors are yielded, placed at
+        the position given, never raised. A format whose ``decode`` reads several messages into one change (with
+        look-ahead) overrides this, and builds ``decode`` on it with ``decoded_events``."""
+        for position, message in numbered:
+            try:
+                events = self.decode_messages(message)
+            except DecodeError as error:
+                yield DecodedUnit(position, (message,), [], error.at(position, message))
+                continue
+            yield DecodedUnit(position, (message,), events)
+
     # -- one at a time --------------------------------------------------------------------------------------------
 
     def decode_message(self, message: Any) -> ChangeEvent:
@@ -274,64 +301,234 @@ class Codec:
         raise NotImplementedError(f"{self.name} writes one event as several messages: use encode_messages()")
 
     def encode_messages(self, event: ChangeEvent) -> list[Any]:
-        """All the messages of one event: one for most formats; a format where a record spans several messages
-        (Tablestore rows) overrides this."""
+        """All the messages of one event, in this format's closest faithful form of it: what ``dropped()`` reports
+        is applied first (``written()``), so that a change from any other format is written, and only one with no
+        form here at all is refused."""
+        return self.encode_exact(self.written(event))
+
+    def encode_exact(self, event: ChangeEvent) -> list[Any]:
+        """The messages of an event this format carries exactly: one for most formats; a format where a record
+        spans several messages (Tablestore rows) overrides this."""
         return [self.encode_event(event)]
 
     # -- files --------------------------------------------------------------------------------------------------------
 
     def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
                   ) -> Iterator[ChangeEvent]:
-        """The events of a file in this format, lazily. By default a file holds one message per line (JSON lines);
-        blank lines are skipped. Formats with a file form of their own (Avro container files) override this."""
-        if self.message_type is not bytes:
-            raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
-                                     "that writes the same rows as text")
-        return self.decode((line.rstrip(b"\r\n") for line in stream if line.strip()), on_error)
+        """The events of a file in this format, lazily; errors are handled as in ``decode``, placed at the 1-based
+        line (or record) of the file."""
+        return decoded_events(self.read_units(stream), on_error)
+
+    def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
+        """A file in this format, as ``decode_units`` reads it, each unit at the 1-based number of its line. By
+        default a file holds one message per line (JSON lines); blank lines are skipped, and counted. Formats with a
+        file form of their own (Avro container files) override this."""
+        self._check_file_form()
+        return in_file(self.decode_units(numbered_lines(stream)), "line")
+
+    def file_writer(self, stream: BinaryIO) -> FileWriter:
+        """A writer of this format's file form onto ``stream``: by default one message per line."""
+        self._check_file_form()
+        return FileWriter(stream)
 
     def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
                    on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
-        """Write ``events`` to a file in this format, lazily: yields the number of messages each event took."""
+        """Write ``events`` to a file in this format, lazily: yields the number of messages each event took. The
+        file is complete (an Avro container's last block written) however the stream of events ends."""
+        writer = self.file_writer(stream)
+        try:
+            for messages in self.encoded(events, on_error):
+                writer.write(messages)
+                yield len(messages)
+        finally:
+            writer.close()
+
+    def _check_file_form(self) -> None:
         if self.message_type is not bytes:
             raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
                                      "that writes the same rows as text")
-        for messages in self.encoded(events, on_error):
-            for message in messages:
-                stream.write(message)
-                stream.write(b"\n")
-            yield len(messages)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def dropped(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        """The (feature, field path) pairs of ``event`` that this format would not write back exactly.
+    def written(self, event: ChangeEvent) -> ChangeEvent:
+        """``event`` as this format writes it (``without(event, dropped(event))``); ``EncodeError`` when the change
+        has no form here at all."""
+        losses = self.dropped(event)
+        refusal = refused(losses)
+        if refusal is not None:
+            raise EncodeError(self.name, refusal.why or f"{self.name} cannot write {refusal.feature}",
+                              field=refusal.path)
+        return without(event, losses)
 
-        An empty list is a promise, checked by the property tests: ``decode(encode(event)) == event``.
+    def dropped(self, event: ChangeEvent) -> list[Loss]:
+        """Where this format's closest faithful form of ``event`` differs from it, and what it writes there instead:
+        an empty list is a promise, checked by the property tests, that ``decode(encode(event)) == event``; otherwise
+        they check that ``decode(encode(event)) == without(event, dropped(event))``, or that the change was refused
+        (a loss written ``REFUSED``).
+
+        The losses are found in stages, each on the event as the stages before left it: the cells (``cell_losses``),
+        the other fields (what ``carries`` leaves out), the kind of change (``reshaped`` where no shape admits it),
+        and what depends on the format's own rules (``dropped_details``).
         """
-        lost = [(feature, path) for feature, path in features_of(event)
-                if feature not in self.carries and not self._owns(feature, path, event)]
-        if self.shapes is not None and not any(shape.admits(event) for shape in self.shapes):
-            lost.append((f"shape {event.op.value}", "op"))
-        for image_name in ("before", "after"):
-            for index, cell in enumerate(getattr(event, image_name) or ()):
-                lost.extend((feature, f"{image_name}[{index}].{detail}") for feature, detail in self.dropped_cell(cell))
-        lost.extend(self.dropped_details(event))
-        return lost
+        losses = self._cell_losses(event)
+        losses += self._field_losses(event)
+        current = without(event, losses)
+        index_map = _index_map(event, losses)
+        if self.shapes is not None and not any(shape.admits(current) for shape in self.shapes):
+            reshaped = self.reshaped(current)
+            losses += reshaped
+            current = without(current, reshaped)
+            for loss in reshaped:
+                index_map.pop(loss.path, None)  # paths into a sequence replaced whole count the new one
+        details = list(self.dropped_details(current))
+        losses += [loss._replace(path=at_index(loss.path, index_map)) for loss in details]
+        return losses
 
-    def _owns(self, feature: str, path: str, event: ChangeEvent) -> bool:
-        if feature != "attributes" or not self.own_attributes:
-            return False
-        index = int(path[path.index("[") + 1:-1])
-        return owns_attribute(self.own_attributes, event.attributes[index][0])
+    def _cell_losses(self, event: ChangeEvent) -> list[Loss]:
+        losses: list[Loss] = []
+        for image_name in ("key", "before", "after"):
+            image = getattr(event, image_name)
+            seen: set[str] = set()
+            for index, cell in enumerate(image or ()):
+                path = f"{image_name}[{index}]"
+                cell_losses = self.cell_losses(cell, path)
+                losses += cell_losses
+                if cell.name in seen and "cell.repeated" not in self.carries:
+                    losses.append(Loss("cell.repeated", path, why="a row holds each column once: the first is kept"))
+                seen.add(cell.name)
+        return losses
 
-    def dropped_cell(self, cell: Cell) -> Iterable[tuple[str, str]]:
-        """(feature, field within the cell) of an image cell that this format would not write back exactly, where
-        that depends on the cell's values (a format overrides this where it has such limits)."""
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        """What this format writes differently in one cell: a value of a kind it has no form for as its text (bytes
+        as base64), a value its type name would retype without that type name, a deleted column as a null value;
+        types and versions it does not carry are taken away. A format with rules of its own overrides this (and
+        may call it first)."""
+        losses: list[Loss] = []
+        value = cell.value
+        feature = _VALUE_FEATURE[type(value)]
+        if feature not in self.carries:
+            value = as_text(value)
+            losses.append(Loss(feature, f"{path}.value", value, f"{self.name} writes it as text"))
+        elif type(value) is float and not math.isfinite(value) and "value.float_nonfinite" not in self.carries:
+            value = typed_text.render(value)
+            losses.append(Loss("value.float_nonfinite", f"{path}.value", value, f"{self.name} writes it as text"))
+        cell_type = cell.type
+        if cell_type is not None and "cell.type" not in self.carries:
+            cell_type = None
+            losses.append(Loss("cell.type", f"{path}.type"))
+        elif not typed_text.carries(value, cell_type) and "value.off_type" not in self.carries:
+            cell_type = None
+            losses.append(Loss("value.off_type", f"{path}.type", None,
+                               f"{self.name} would read the value back as its type {cell.type}"))
+        if cell.version is not None and "cell.version" not in self.carries:
+            losses.append(Loss("cell.version", f"{path}.version"))
+        if cell.kind is not CellKind.PUT and f"cell.kind.{cell.kind.value}" not in self.carries:
+            losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.kind", CellKind.PUT,
+                               "a deleted column is written as the column set to null"))
+            if value is not None:
+                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None,
+                                   "a deleted column is written as the column set to null"))
+        return losses
+
+    def _field_losses(self, event: ChangeEvent) -> list[Loss]:
+        losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path in _field_features(event)
+                  if feature not in self.carries]
+        source = event.source
+        for feature, path in (("source.commit_time", "source.commit_time_us"),
+                              ("source.capture_time", "source.capture_time_us")):
+            time_us = getattr(source, path.split(".")[1])
+            if (time_us is not None and time_us % 1000 and feature in self.carries
+                    and "source.time.sub_ms" not in self.carries):
+                losses.append(Loss("source.time.sub_ms", path, time_us - time_us % 1000,
+                                   f"{self.name} writes milliseconds"))
+        if source.position and "source.position" in self.carries:
+            for index, (_, value) in enumerate(source.position):
+                if _VALUE_FEATURE[type(value)] not in self.carries or (
+                        type(value) is float and not math.isfinite(value)
+                        and "value.float_nonfinite" not in self.carries):
+                    losses.append(Loss(_VALUE_FEATURE[type(value)], f"source.position[{index}]"))
+        for index, (name, value) in enumerate(event.attributes):
+            if "attributes" in self.carries:
+                if _VALUE_FEATURE[type(value)] not in self.carries:
+                    losses.append(Loss(_VALUE_FEATURE[type(value)], f"attributes[{index}]"))
+            elif not owns_attribute(self.own_attributes, name):
+                losses.append(Loss("attributes", f"attributes[{index}]", why=f"{self.name} has no place for {name}"))
+        return losses
+
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """The losses that turn an event of a kind of change this format has no shape for into one it has: a format
+        that writes such changes in another form (Lindorm writes an INSERT as a Put, an UPSERT) overrides this. By
+        default the change is refused."""
+        return [Loss(f"op.{event.op.value}", "op", REFUSED,
+                     f"{self.name} has no form for {_shape_of(event)}; it writes only "
+                     f"{'; '.join(map(str, self.shapes or ()))}")]
+
+    def dropped_details(self, event: ChangeEvent) -> Iterable[Loss]:
+        """Losses that depend on values and on the format's own rules, found on the event as the other stages left
+        it (a format overrides this where it has them)."""
         return ()
 
-    def dropped_details(self, event: ChangeEvent) -> Iterable[tuple[str, str]]:
-        """Losses that depend on values rather than on features (a format overrides this where it has them)."""
-        return ()
+
+def as_text(value: Value) -> str:
+    """A value as text, for a format with no form for its kind: typed values as ``typed_text`` writes them, bytes
+    as base64 (as Kafka Connect's JsonConverter writes them)."""
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii")
+    return typed_text.render(value)
+
+
+def _shape_of(event: ChangeEvent) -> str:
+    images = [f"{name} {'empty' if not image else 'cells'}" for name, image in (("before", event.before),
+                                                                                  ("after", event.after))
+              if image is not None]
+    kinds = "/".join(sorted({cell.kind.value for cell in (*(event.before or ()), *(event.after or ()))}))
+    return f"{event.op.value}({', '.join(images) or 'no images'}{'; cells ' + kinds if kinds else ''})"
+
+
+# What a field that a format does not carry is written as: taken away.
+_TAKEN_AWAY: dict[str, Any] = {
+    "table": None, "table.schema": None, "table.catalog": None, "key": (), "before": None, "after": None,
+    "source.system": None, "source.position": (), "source.commit_time_us": None, "source.capture_time_us": None,
+    "key_only": False,
+}
+
+
+def _field_features(event: ChangeEvent) -> Iterator[tuple[str, str]]:
+    """The (feature, path) of the fields of ``event`` other than cells and attributes that carry something."""
+    if event.table is not None:
+        yield "table", "table"
+        if event.table.schema is not None:
+            yield "table.schema", "table.schema"
+        if event.table.catalog is not None:
+            yield "table.catalog", "table.catalog"
+    if event.key:
+        yield "key", "key"
+    for image_name in ("before", "after"):
+        if getattr(event, image_name) is not None:
+            yield image_name, image_name
+    source = event.source
+    if source.system is not None:
+        yield "source.system", "source.system"
+    if source.position:
+        yield "source.position", "source.position"
+    if source.commit_time_us is not None:
+        yield "source.commit_time", "source.commit_time_us"
+    if source.capture_time_us is not None:
+        yield "source.capture_time", "source.capture_time_us"
+    if event.key_only:
+        yield "key_only", "key_only"
+
+
+def _index_map(event: ChangeEvent, losses: list[Loss]) -> dict[str, list[int]]:
+    """For each sequence some of whose elements ``losses`` take away, the original index of each element left."""
+    taken: dict[str, set[int]] = {}
+    for loss in losses:
+        name, bracket, rest = loss.path.partition("[")
+        if bracket and rest.endswith("]") and rest[:-1].isdigit():
+            taken.setdefault(name, set()).add(int(rest[:-1]))
+    lengths = {"key": len(event.key), "before": len(event.before or ()), "after": len(event.after or ()),
+               "attributes": len(event.attributes), "source.position": len(event.source.position)}
+    return {name: [index for index in range(lengths[name]) if index not in gone] for name, gone in taken.items()}
 
 
 Decoded = TypeVar("Decoded")
@@ -347,6 +544,45 @@ def decoded_each(messages: Iterable[Any], decode_one: Callable[[Any], Decoded],
             report(error.at(position, message), on_error)
             continue
         yield event
+
+
+def decoded_events(units: Iterable[DecodedUnit], on_error: Callable[[DecodeError], None] | None
+                   ) -> Iterator[ChangeEvent]:
+    """The events of ``units``, each error raised or handed to ``on_error``: ``decode`` built on ``decode_units``."""
+    for unit in units:
+        if unit.error is not None:
+            report(unit.error, on_error)
+        else:
+            yield from unit.events
+
+
+def numbered_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a file, without their line ends, each with its 1-based line number."""
+    return ((number, line.rstrip(b"\r\n")) for number, line in enumerate(stream, 1) if line.strip())
+
+
+def in_file(units: Iterable[DecodedUnit], unit_name: str) -> Iterator[DecodedUnit]:
+    """``units`` decoded from a file, their positions being 1-based numbers of lines or records: errors say so."""
+    for unit in units:
+        if unit.error is not None:
+            unit.error.in_file(unit_name, unit.error.position)
+        yield unit
+
+
+class FileWriter:
+    """Writes a format's messages onto a file in its file form, event by event (this one: a message per line).
+    ``close()`` completes the file, whatever came before, and leaves the stream open."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+
+    def write(self, messages: list[Any]) -> None:
+        for message in messages:
+            self.stream.write(message)
+            self.stream.write(b"\n")
+
+    def close(self) -> None:
+        """Nothing to complete for lines; a writer that holds messages back (Avro blocks) writes them here."""
 
 
 def report(error: CodecError, on_error: Callable[[Any], None] | None) -> None:

@@ -222,7 +222,7 @@ class OtsCodec(Codec):
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
-    def encode_messages(self, event: ChangeEvent) -> list[tuple]:
+    def encode_exact(self, event: ChangeEvent) -> list[tuple]:
         """The rows of one event: a whole record, so that one event is one unit (for Kafka, one message each)."""
         if self.single_version:
             return self._single_version_row(event)
@@ -318,9 +318,9 @@ class OtsJsonCodec(OtsCodec):
         except DecodeError as error:
             raise error.relabeled(self.name) from None
 
-    def encode_messages(self, event: ChangeEvent) -> list[bytes]:
+    def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         try:
-            rows = super().encode_messages(event)
+            rows = super().encode_exact(event)
         except EncodeError as error:
             raise error.relabeled(self.name) from None
         return [encode([_to_json(value) for value in row]) for row in rows]

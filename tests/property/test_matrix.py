@@ -1,0 +1,99 @@
+"""The conversion matrix: every format written by every other.
+
+For each source, events are drawn from the source's own native messages (the canonical envelopes' from every event
+the model can hold), and each is written by every target, without ``strict``. The target either writes its closest
+faithful form, which reads back as exactly the event with what ``dropped()`` reports applied (``cf.without``), and
+which it then carries exactly; or it refuses a change it has no form for, which ``cf.loss(source, target)`` declared
+before any data flowed. ``strict`` refuses exactly the events with drops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import cdcformats as cf
+from cdcformats import EncodeError
+from cdcformats.convert import refusal
+from cdcformats.losses import refused, without
+
+from .configurations import CONFIGURATIONS
+from .strategies import events
+
+# Each format once as a source, in the configuration users run by default; the envelopes from every event.
+SOURCES = ["lindorm", "arcion", "ots", "ots-json", "debezium-json", "connect-json", "canal-json", "maxwell-json",
+           "aliyun-json", "lindorm-subscription", "paimon-log", "avro"]
+
+# Each format as a target, and the configurations that write differently: keyed by columns, with Connect schemas,
+# schemaless, Paimon's upsert log, aliyun's split updates.
+TARGETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "lindorm": ("lindorm", {}),
+    "lindorm+keys": ("lindorm", {"key_columns": ["id", "name"]}),
+    "arcion": ("arcion", {}),
+    "ots": ("ots", {"primary_key": ["id"]}),
+    "ots-json": ("ots-json", {"primary_key": ["id", "name"]}),
+    "debezium-json": ("debezium-json", {}),
+    "debezium-json+schemas+keys": ("debezium-json", {"schemas": True, "key_columns": ["id"]}),
+    "connect-json": ("connect-json", {}),
+    "connect-json+schemaless": ("connect-json", {"schemas": False}),
+    "canal-json": ("canal-json", {}),
+    "maxwell-json": ("maxwell-json", {}),
+    "aliyun-json": ("aliyun-json", {}),
+    "aliyun-json+split": ("aliyun-json", {"split_updates": True}),
+    "lindorm-subscription": ("lindorm-subscription", {}),
+    "paimon-log": ("paimon-log", {}),
+    "paimon-log+upsert": ("paimon-log", {"changelog_mode": "upsert"}),
+    "avro": ("avro", {}),
+    "protobuf": ("protobuf", {}),
+}
+
+
+def source_events(source: str) -> st.SearchStrategy[tuple[cf.Codec, list[cf.ChangeEvent]]]:
+    if source == "avro":
+        return st.lists(events(), min_size=1, max_size=3).map(lambda drawn: (cf.codec("avro"), drawn))
+    configuration = CONFIGURATIONS[source]
+    codec = configuration.codec()
+    return configuration.messages.map(lambda messages: (codec, list(codec.decode(messages, on_error=lambda _: None))))
+
+
+def declared(lost: list[str], source: cf.Codec, refusal_feature: str, event: cf.ChangeEvent) -> bool:
+    """Whether ``cf.loss`` listed the refused change: its feature, or a shape of the source's that admits it."""
+    if refusal_feature in lost:
+        return True
+    if source.shapes is None:
+        return any(item.startswith("shapes other than") for item in lost)
+    return any(f"shape {shape}" in lost for shape in source.shapes if shape.admits(event))
+
+
+TARGET_CODECS = {name: cf.codec(format_name, **options) for name, (format_name, options) in TARGETS.items()}
+
+
+def check_target(source: cf.Codec, target_name: str, event: cf.ChangeEvent) -> None:
+    target = TARGET_CODECS[target_name]
+    losses = target.dropped(event)
+    assert (refusal(target, event) is None) == (not losses), "strict refuses exactly the events with drops"
+    refused_loss = refused(losses)
+    try:
+        messages = list(target.encode([event]))
+    except EncodeError as error:
+        assert refused_loss is not None, f"{target_name} refused {event} without a REFUSED loss: {error}"
+        assert declared(cf.loss(source, target), source, refused_loss.feature, event), (
+            f"{target_name} refused {refused_loss}, which cf.loss({source.name}, {target_name}) did not declare")
+        return
+    assert refused_loss is None, f"{target_name} wrote {event} although it reported {refused_loss}"
+    back = list(target.decode(messages))
+    expected = without(event, losses)
+    assert back == [expected], f"{source.name} -> {target_name}: {losses}"
+    assert target.dropped(expected) == [], f"{target_name} does not carry its own form of {event}"
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@given(data=st.data())
+def test_every_target_writes_what_it_can_and_declares_the_rest(source: str, data: st.DataObject) -> None:
+    codec, drawn = data.draw(source_events(source))
+    for event in drawn:
+        for target_name in TARGETS:
+            check_target(codec, target_name, event)
