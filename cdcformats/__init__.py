@@ -13,6 +13,7 @@ Importing this package is cheap: formats and adapters (Spark, Kafka) load when f
 from .codecs.base import FEATURES, Codec, KafkaRecord, Option
 from .convert import ConversionStats, convert, convert_file, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
+from .losses import REFUSED, Loss, without
 from .model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
 from .plugins import codec, formats, register
 
@@ -20,6 +21,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "ConfigurationError",
-    "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "LossyConversionError", "Op", "Option", "Source",
-    "Table", "Value", "codec", "convert", "convert_file", "formats", "loss", "register",
+    "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "Loss", "LossyConversionError", "Op", "Option",
+    "REFUSED", "Source", "Table", "Value", "codec", "convert", "convert_file", "formats", "loss", "register", "without",
 ]

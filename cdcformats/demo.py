@@ -89,7 +89,7 @@ def conversion_matrix(console: Console) -> None:
             stats = ConversionStats()
             written = list(convert(messages, source, target, errors="skip", stats=stats))
             back = list(convert(written, target, source, errors="skip"))
-            dropped = sorted({feature for event in events for feature, _ in target.dropped(event)})
+            dropped = sorted({loss.feature for event in events for loss in target.dropped(event)})
             pairs.add_row(example.format, target_name, str(stats.events), str(stats.messages_out),
                           str(stats.failed), "exact" if back == normal else "changed", ", ".join(dropped) or "-")
     console.print(summary)

@@ -29,7 +29,7 @@ import re
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from .model import Cell, ChangeEvent, Source, Table
+from .model import ChangeEvent, Source, Table
 
 
 class _Refused:
@@ -145,5 +145,3 @@ def at_index(path: str, index_map: dict[str, list[int]]) -> str:
     original = index_map[match.group(1)][int(match.group(2))]
     return f"{match.group(1)}[{original}]" + (f".{match.group(3)}" if match.group(3) else "")
 
-
-__all__ = ["REFUSED", "Loss", "refused", "without", "Cell"]
