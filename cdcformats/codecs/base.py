@@ -388,6 +388,8 @@ class Codec:
         losses: list[Loss] = []
         for image_name in ("key", "before", "after"):
             image = getattr(event, image_name)
+            if image_name not in self.carries:  # taken away whole by _field_losses
+                continue
             seen: set[str] = set()
             for index, cell in enumerate(image or ()):
                 path = f"{image_name}[{index}]"
