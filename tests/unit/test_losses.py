@@ -1,0 +1,65 @@
+"""cf.without(): what a target writes back, from the losses it reports."""
+
+from __future__ import annotations
+
+import pytest
+
+import cdcformats as cf
+from cdcformats import Cell, CellKind, ChangeEvent, Loss, Op, Source, Table
+
+EVENT = ChangeEvent(
+    Op.INSERT, Table("orders", "shop", "main"), key=(Cell("id", 1, "BIGINT", 5),),
+    after=(Cell("id", 1, "BIGINT", 5), Cell("name", "a", version=7), Cell("name", "b"),
+           Cell("gone", None, kind=CellKind.DELETE_ALL_VERSIONS)),
+    source=Source("mysql", (("file", "binlog.1"), ("pos", 4)), 1_000_001, 2_000_000),
+    key_only=True, attributes=(("x", 1), ("y", "two")))
+
+
+def test_no_losses_is_the_event_itself() -> None:
+    assert cf.without(EVENT, []) is EVENT
+
+
+def test_fields_take_what_was_written() -> None:
+    written = cf.without(EVENT, [
+        Loss("op.INSERT", "op", Op.UPSERT), Loss("table.schema", "table.schema"), Loss("key_only", "key_only", False),
+        Loss("source.time.sub_ms", "source.commit_time_us", 1_000_000), Loss("source.system", "source.system"),
+        Loss("before", "before", ())])
+    assert written == ChangeEvent(Op.UPSERT, Table("orders", None, "main"), EVENT.key, (), EVENT.after,
+                                  Source(None, EVENT.source.position, 1_000_000, 2_000_000), False, EVENT.attributes)
+
+
+def test_elements_are_counted_as_given_whatever_was_taken_before_them() -> None:
+    written = cf.without(EVENT, [
+        Loss("cell.repeated", "after[2]"), Loss("cell.version", "after[1].version"),
+        Loss("cell.kind.DELETE_ALL_VERSIONS", "after[3].kind", CellKind.PUT), Loss("attributes", "attributes[0]"),
+        Loss("value.int", "source.position[1].value", "4")])
+    assert written.after == (Cell("id", 1, "BIGINT", 5), Cell("name", "a"), Cell("gone", None))
+    assert written.attributes == (("y", "two"),)
+    assert written.source.position == (("file", "binlog.1"), ("pos", "4"))
+
+
+def test_a_sequence_replaced_whole_is_counted_anew() -> None:
+    key_first = (Cell("pk", "k"), *EVENT.after)
+    written = cf.without(EVENT, [Loss("key", "after", key_first), Loss("cell.type", "after[1].type")])
+    assert written.after[0] == Cell("pk", "k") and written.after[1] == Cell("id", 1, None, 5)
+
+
+def test_a_refused_change_and_a_path_that_names_nothing_are_errors() -> None:
+    with pytest.raises(ValueError, match="no form"):
+        cf.without(EVENT, [Loss("op.TRUNCATE", "op", cf.REFUSED)])
+    with pytest.raises(ValueError, match="not a path"):
+        cf.without(EVENT, [Loss("cell.type", "after.type")])
+    with pytest.raises(ValueError, match="has no before"):
+        cf.without(EVENT, [Loss("cell.type", "before[0].type")])
+    with pytest.raises(ValueError, match="has no after\\[2\\]"):
+        cf.without(EVENT, [Loss("cell.repeated", "after[2]"), Loss("cell.type", "after[2].type")])
+
+
+def test_encode_writes_the_closest_form_and_strict_refuses_it() -> None:
+    versioned = ChangeEvent(Op.UPDATE, Table("t"), after=(Cell("c", "v", version=3),), before=(Cell("c", "u"),))
+    canal = cf.codec("canal-json")
+    losses = canal.dropped(versioned)
+    assert [loss.feature for loss in losses] == ["cell.version"]
+    assert list(canal.decode(canal.encode([versioned]))) == [cf.without(versioned, losses)]
+    with pytest.raises(cf.LossyConversionError, match="cell.version"):
+        list(cf.convert(cf.codec("avro").encode([versioned]), "avro", "canal-json", strict=True))
