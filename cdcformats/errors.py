@@ -27,12 +27,15 @@ class ConfigurationError(CdcFormatsError, ValueError):
 class CodecError(CdcFormatsError):
     """A message or event that a codec cannot handle.
 
-    ``position`` is the 0-based index of the message (decoding) or event (encoding) in the stream given to the codec;
+    ``position`` is the 0-based index of the message (decoding) or event (encoding) in the stream given to the codec,
+    or, for a file, the 1-based number of the line or record that holds the message (the text says which);
     ``field`` the path inside it (``data[2].ts``); ``raw`` the offending message itself, so that a dead-letter sink
-    loses nothing.
+    loses nothing. In a conversion, ``messages`` holds the source message(s) the error is about, also for an event
+    the target refused: the raw input that a dead letter keeps.
     """
 
     _unit = "item"
+    messages: tuple[object, ...] = ()
 
     def __init__(self, format: str, reason: str, *, position: int | None = None, field: str | None = None,
                  raw: object = None) -> None:
@@ -57,6 +60,13 @@ class CodecError(CdcFormatsError):
     def relabeled(self, format: str) -> CodecError:
         """This error, reported by ``format`` (a format built on another one's code, such as ots-json on ots)."""
         self.format = format
+        self.args = (self._render(),)
+        return self
+
+    def in_file(self, unit: str, number: int) -> CodecError:
+        """This error, placed in a file: at ``unit`` (line, record) ``number``, counted from 1 as editors do."""
+        self._unit = unit
+        self.position = number
         self.args = (self._render(),)
         return self
 

@@ -81,7 +81,7 @@ from typing import Any
 from ..errors import DecodeError, EncodeError
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
-from .base import ABSENT, OPTIONAL, PRESENT, Codec, Option, Shape, flag, report
+from .base import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
@@ -129,8 +129,12 @@ class AliyunJsonCodec(Codec):
     def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
                ) -> Iterator[ChangeEvent]:
         """As ``Codec.decode``, with one message of look-ahead: an UPDATE_BEFORE waits for its UPDATE_AFTER."""
-        waiting: tuple[ChangeEvent, bytes] | None = None  # an UPDATE_BEFORE's event and its pairing key
-        for position, message in enumerate(messages):
+        return decoded_events(self.decode_units(enumerate(messages)), on_error)
+
+    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+        """An UPDATE_BEFORE and the UPDATE_AFTER that completes it decode together into one UPDATE."""
+        waiting: tuple[DecodedUnit, bytes] | None = None  # an UPDATE_BEFORE's unit and its pairing key
+        for position, message in numbered:
             try:
                 document = self._load(message)
                 event = _event(document)
@@ -138,20 +142,22 @@ class AliyunJsonCodec(Codec):
                 if waiting is not None:
                     yield waiting[0]
                     waiting = None
-                report(error.at(position, message), on_error)
+                yield DecodedUnit(position, (message,), [], error.at(position, message))
                 continue
+            unit = DecodedUnit(position, (message,), [event])
             code = document["payload"]["op"]
             if waiting is not None:
-                before_event, pairing = waiting
+                before, pairing = waiting
                 waiting = None
                 if code == UPDATE_AFTER and event.before is None and _pairing_key(document) == pairing:
-                    yield replace(event, before=before_event.before)
+                    joined = replace(event, before=before.events[0].before)
+                    yield DecodedUnit(before.position, before.messages + unit.messages, [joined])
                     continue
-                yield before_event
+                yield before
             if code == UPDATE_BEFORE:
-                waiting = (event, _pairing_key(document))
+                waiting = (unit, _pairing_key(document))
             else:
-                yield event
+                yield unit
         if waiting is not None:
             yield waiting[0]
 

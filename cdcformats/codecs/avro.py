@@ -10,7 +10,7 @@ exact decimal text, so that any precision and scale survive.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from io import BytesIO
 from typing import Any, BinaryIO
@@ -19,7 +19,7 @@ import fastavro
 
 from ._varint import varint
 from .avro_body import write_event
-from .base import Codec, report
+from .base import Codec, DecodedUnit, FileWriter
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import avro_schema
@@ -73,57 +73,94 @@ class AvroCodec(Codec):
 
     # -- files: Avro object container files -----------------------------------------------------------------------
 
-    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
-                  ) -> Iterator[ChangeEvent]:
+    def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
+        """Each record of an object container file, with its body as the message (what ``decode_message`` reads, so
+        that a dead letter replays), numbered from 1. A body written with another version of the envelope is read
+        through schema resolution, and kept as the canonical body of what it resolved to."""
         try:
-            records = fastavro.reader(stream, reader_schema=self.schema)
+            blocks = fastavro.block_reader(stream)
         except Exception as error:  # fastavro's own errors for a file that is not a container of this schema
             raise DecodeError(self.name, f"not an Avro container file of change events ({error})") from None
-        position = 0
+        writer_schema = fastavro.parse_schema(blocks.writer_schema)
+        canonical = _canonical_form(writer_schema) == _canonical_form(self.schema)
+        reader_schema = None if canonical else self.schema
+        number = 0
         while True:
             try:
-                record = next(records)
+                block = next(blocks)
             except StopIteration:
                 return
             except Exception as error:  # a corrupt block: nothing after it can be trusted
-                raise DecodeError(self.name, f"corrupt container file ({type(error).__name__}: {error})",
-                                  position=position) from None
-            try:
-                yield event_from_record(record)
-            except (TypeError, ValueError, InvalidOperation) as error:
-                report(DecodeError(self.name, str(error), position=position, raw=record), on_error)
-            position += 1
+                raise _corrupt(error).in_file("record", number + 1) from None
+            data = block.bytes_.getvalue()
+            bodies = BytesIO(data)
+            for _ in range(block.num_records):
+                number += 1
+                start = bodies.tell()
+                try:
+                    record = fastavro.schemaless_reader(bodies, writer_schema, reader_schema)
+                except Exception as error:  # as for a corrupt block
+                    raise _corrupt(error).in_file("record", number) from None
+                body = data[start:bodies.tell()] if canonical else self._canonical_body(record)
+                try:
+                    event = event_from_record(record)
+                except (TypeError, ValueError, InvalidOperation) as error:
+                    yield DecodedUnit(number, (body,), [], DecodeError(self.name, str(error), raw=body
+                                                                       ).in_file("record", number))
+                    continue
+                yield DecodedUnit(number, (body,), [event])
 
-    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
-                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
-        """An object container file, written block by block: fastavro writes the header, and each block is the
-        bodies ``encode_event`` wrote (so that an event that cannot be written is refused alone, not half-written
-        into a block), framed as the Avro specification says: count, size, bodies, sync marker."""
+    def _canonical_body(self, record: dict[str, Any]) -> bytes:
+        body = BytesIO()
+        fastavro.schemaless_writer(body, self.schema, record)
+        return body.getvalue()
+
+    def file_writer(self, stream: BinaryIO) -> FileWriter:
+        return _ContainerWriter(stream, self.schema)
+
+
+class _ContainerWriter(FileWriter):
+    """An object container file, written block by block: fastavro writes the header, and each block is the bodies
+    ``encode_event`` wrote (so that an event that cannot be written is refused alone, not half-written into a
+    block), framed as the Avro specification says: count, size, bodies, sync marker."""
+
+    def __init__(self, stream: BinaryIO, schema: Any) -> None:
+        super().__init__(stream)
         header = BytesIO()
-        fastavro.writer(header, self.schema, [])
+        fastavro.writer(header, schema, [])
         stream.write(header.getvalue())
-        sync_marker = header.getvalue()[-16:]
-        block: list[bytes] = []
-        size = 0
-        for (body,) in self.encoded(events, on_error):
-            block.append(body)
-            size += len(body)
-            if size >= _BLOCK_BYTES:
-                _write_block(stream, block, size, sync_marker)
-                block, size = [], 0
-            yield 1
-        if block:
-            _write_block(stream, block, size, sync_marker)
+        self.sync_marker = header.getvalue()[-16:]
+        self.block: list[bytes] = []
+        self.size = 0
+
+    def write(self, messages: list[Any]) -> None:
+        for body in messages:
+            self.block.append(body)
+            self.size += len(body)
+        if self.size >= _BLOCK_BYTES:
+            self._write_block()
+
+    def close(self) -> None:
+        if self.block:
+            self._write_block()
+
+    def _write_block(self) -> None:
+        # Avro longs are zigzag varints; counts and sizes are never negative, so zigzag is a doubling.
+        self.stream.write(varint(len(self.block) << 1) + varint(self.size << 1))
+        self.stream.writelines(self.block)
+        self.stream.write(self.sync_marker)
+        self.block, self.size = [], 0
+
+
+def _corrupt(error: Exception) -> DecodeError:
+    return DecodeError(AvroCodec.name, f"corrupt container file ({type(error).__name__}: {error})")
+
+
+def _canonical_form(schema: Any) -> str:
+    return fastavro.schema.to_parsing_canonical_form(schema)
 
 
 _BLOCK_BYTES = 64 * 1024
-
-
-def _write_block(stream: BinaryIO, bodies: list[bytes], size: int, sync_marker: bytes) -> None:
-    # Avro longs are zigzag varints; counts and sizes are never negative, so zigzag is a doubling.
-    stream.write(varint(len(bodies) << 1) + varint(size << 1))
-    stream.writelines(bodies)
-    stream.write(sync_marker)
 
 
 # -- event -> Avro record, for fastavro (the reference that avro_body is checked against) ---------------------------

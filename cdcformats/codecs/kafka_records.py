@@ -10,14 +10,14 @@ values), ``null`` for a missing key or a tombstone::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import msgspec
 
-from ..errors import DecodeError, EncodeError
+from ..errors import DecodeError
 from ..model import ChangeEvent
-from .base import Codec, KafkaRecord, decoded_each
+from .base import Codec, DecodedUnit, FileWriter, KafkaRecord, in_file, numbered_lines
 
 
 class _Line(msgspec.Struct, forbid_unknown_fields=True):
@@ -44,10 +44,14 @@ class KafkaRecordCodec(Codec):
     def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
         raise NotImplementedError
 
-    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
-                  ) -> Iterator[ChangeEvent]:
-        lines = (line.rstrip(b"\r\n") for line in stream if line.strip())
-        return decoded_each(lines, lambda line: self.decode_message(self._record_of_line(line)), on_error)
+    def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
+        for number, line in numbered_lines(stream):
+            try:
+                record = self._record_of_line(line)
+            except DecodeError as error:
+                yield DecodedUnit(number, (line,), [], error.at(number, line).in_file("line", number))
+                continue
+            yield from in_file(self.decode_units([(number, record)]), "line")
 
     def _record_of_line(self, line: bytes) -> KafkaRecord:
         try:
@@ -57,11 +61,13 @@ class KafkaRecordCodec(Codec):
         key, value = bytes(parts.key), bytes(parts.value)
         return KafkaRecord(None if key == _NULL else key, None if value == _NULL else value)
 
-    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
-                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
-        for records in self.encoded(events, on_error):
-            for record in records:
-                stream.write(msgspec.json.encode({"key": msgspec.Raw(record.key or _NULL),
-                                                  "value": msgspec.Raw(record.value or _NULL)}))
-                stream.write(b"\n")
-            yield len(records)
+    def file_writer(self, stream: BinaryIO) -> FileWriter:
+        return _RecordLineWriter(stream)
+
+
+class _RecordLineWriter(FileWriter):
+    def write(self, messages: list[Any]) -> None:
+        for record in messages:
+            self.stream.write(msgspec.json.encode({"key": msgspec.Raw(record.key or _NULL),
+                                                   "value": msgspec.Raw(record.value or _NULL)}))
+            self.stream.write(b"\n")

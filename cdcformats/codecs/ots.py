@@ -47,7 +47,7 @@ from typing import Any
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from ._json import MAX_MESSAGE_BYTES, encode, json_type, load
-from .base import ABSENT, NONEMPTY, Codec, Option, Shape, one_of, report
+from .base import ABSENT, NONEMPTY, Codec, DecodedUnit, Option, Shape, decoded_events, one_of
 
 NAME = "ots"
 MULTI_VERSION = "multi_version"
@@ -119,30 +119,36 @@ class OtsCodec(Codec):
 
     def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
                ) -> Iterator[ChangeEvent]:
+        return decoded_events(self.decode_units(enumerate(messages)), on_error)
+
+    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+        """The rows of a record (several messages) decode together into its event."""
         if self.single_version:
-            yield from super().decode(messages, on_error)
+            yield from super().decode_units(numbered)
             return
-        record: list[tuple[int, tuple]] = []  # the rows of the record being grouped, with their stream positions
+        record: list[tuple[int, tuple, Any]] = []  # the rows of the record being grouped: position, row, message
         previous_place: Any = None
-        for position, message in enumerate(messages):
+        for position, message in numbered:
             try:
-                row, place = self._parse_row(message)
+                row, place = self._parse_row(self._row(message))
             except DecodeError as error:
-                report(error.at(position, message), on_error)
+                yield DecodedUnit(position, (message,), [], error.at(position, message))
                 continue
             if record and _starts_record(row, record, place, previous_place):
-                yield from self._record_event(record, on_error)
+                yield self._record_unit(record)
                 record = []
-            record.append((position, row))
+            record.append((position, row, message))
             previous_place = place
         if record:
-            yield from self._record_event(record, on_error)
+            yield self._record_unit(record)
+
+    def _row(self, message: Any) -> Any:
+        """The row a message holds: the message itself (ots-json parses it)."""
+        return message
 
     def _parse_row(self, message: Any) -> tuple[tuple, Any]:
         """A validated row, and where it stands in its record: (record id, colIdx) from the sequence info, or None
         without it."""
-        if type(message) is _BadRow:
-            raise message.error
         if not isinstance(message, (tuple, list)):
             raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
         width = len(self.primary_key)  # type: ignore[arg-type]
@@ -165,24 +171,23 @@ class OtsCodec(Codec):
             place = (tuple(record_id), column_index)
         return tuple(message), place
 
-    def _record_event(self, record: list[tuple[int, tuple]], on_error: Callable[[DecodeError], None] | None
-                      ) -> Iterator[ChangeEvent]:
+    def _record_unit(self, record: list[tuple[int, tuple, Any]]) -> DecodedUnit:
         width = len(self.primary_key)  # type: ignore[arg-type]
-        first_position, first = record[0]
-        rows = [row for _, row in record]
+        first_position, first, _ = record[0]
+        rows = [row for _, row, _ in record]
+        messages = tuple(message for _, _, message in record)
         try:
-            for position, row in record[1:]:
+            for position, row, message in record[1:]:
                 if row[:width] != first[:width]:
                     raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
-                                      field="sequenceInfo").at(position, row)
+                                      field="sequenceInfo").at(position, message)
                 if row[width + 3] == "DR":
-                    raise DecodeError(NAME, "a DR row can only open a record", field="opType").at(position, row)
+                    raise DecodeError(NAME, "a DR row can only open a record", field="opType").at(position, message)
                 if first[width + 3] == "DR" and row[width + 3] != "U":
                     raise DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
-                                      field="opType").at(position, row)
+                                      field="opType").at(position, message)
         except DecodeError as error:
-            report(error, on_error)
-            return
+            return DecodedUnit(first_position, messages, [], error)
         key = tuple(Cell(name, value) for name, value in zip(self.primary_key, first[:width]))  # type: ignore[arg-type]
         starts_with_delete = first[width + 3] == "DR"
         cells = tuple(Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
@@ -198,13 +203,12 @@ class OtsCodec(Codec):
             epoch, timestamp, row_index, shard_id, _ = _parse_sequence_info(first[width + 4])
             source = Source(position=tuple(zip((name for name, _ in POSITION_LAYOUT), (epoch, row_index, shard_id))),
                             commit_time_us=timestamp)
-        yield ChangeEvent(op, self.table, key, after=after, source=source)
+        return DecodedUnit(first_position, messages, [ChangeEvent(op, self.table, key, after=after, source=source)])
 
     def decode_message(self, message: Any) -> ChangeEvent:
         """One row of mode single_version_and_update_only."""
         columns: tuple[str, ...] = self.config["columns"]
-        if type(message) is _BadRow:
-            raise message.error
+        message = self._row(message)
         if not isinstance(message, (tuple, list)) or len(message) != len(columns):
             raise DecodeError(NAME, f"expected a tuple of {len(columns)} values ({', '.join(columns)})")
         key_names = self.primary_key or ()
@@ -310,13 +314,18 @@ class OtsJsonCodec(OtsCodec):
     message_type = bytes
     options = (*OtsCodec.options, MAX_MESSAGE_BYTES)
 
-    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
-               ) -> Iterator[ChangeEvent]:
-        rows = _tuples_or_errors(messages, self.config["max_message_bytes"])
-        try:
-            yield from super().decode(rows, None if on_error is None else self._relabeling(on_error))
-        except DecodeError as error:
-            raise error.relabeled(self.name) from None
+    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+        """As ots, errors of the shared tuple code reported as this format's."""
+        for unit in super().decode_units(numbered):
+            if unit.error is not None:
+                unit.error.relabeled(self.name)
+            yield unit
+
+    def _row(self, message: Any) -> tuple:
+        row = load(self.name, message, self.config["max_message_bytes"])
+        if type(row) is not list:
+            raise DecodeError(self.name, f"expected a JSON array, got {json_type(row)}")
+        return tuple(_from_json(value, index) for index, value in enumerate(row))
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         try:
@@ -324,29 +333,6 @@ class OtsJsonCodec(OtsCodec):
         except EncodeError as error:
             raise error.relabeled(self.name) from None
         return [encode([_to_json(value) for value in row]) for row in rows]
-
-    def _relabeling(self, on_error: Callable[[Any], None]) -> Callable[[Any], None]:
-        """Errors of the shared tuple code, reported as this format's."""
-        return lambda error: on_error(error.relabeled(self.name))
-
-
-def _tuples_or_errors(messages: Iterable[Any], max_bytes: int) -> Iterator[Any]:
-    for message in messages:
-        try:
-            row = load("ots-json", message, max_bytes)
-            if type(row) is not list:
-                raise DecodeError("ots-json", f"expected a JSON array, got {json_type(row)}")
-            yield tuple(_from_json(value, index) for index, value in enumerate(row))
-        except DecodeError as error:
-            error.raw = message
-            yield _BadRow(error)
-
-
-class _BadRow:
-    """Carries a text-form parse error through the tuple decoder, which reports it at its stream position."""
-
-    def __init__(self, error: DecodeError) -> None:
-        self.error = error
 
 
 def _from_json(value: Any, index: int) -> Any:
@@ -379,7 +365,7 @@ def _configuration(message: str) -> ConfigurationError:
     return ConfigurationError(f"{NAME}: {message}")
 
 
-def _starts_record(row: tuple, record: list[tuple[int, tuple]], place: tuple | None, previous: tuple | None
+def _starts_record(row: tuple, record: list[tuple[int, tuple, Any]], place: tuple | None, previous: tuple | None
                    ) -> bool:
     """Whether ``row`` opens a new record. With sequence info: another record id, or a colIdx that does not follow
     the previous row's (a record delivered twice in a row). Without: a DR row, a row of another primary key, or a DO

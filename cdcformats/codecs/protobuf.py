@@ -12,7 +12,7 @@ A file is a sequence of length-delimited messages, each preceded by its size as 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any, BinaryIO
 
@@ -20,7 +20,7 @@ from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
 from ._varint import varint
-from .base import Codec
+from .base import Codec, DecodedUnit, FileWriter, in_file
 from ..errors import DecodeError, EncodeError
 from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import change_event_pb2 as pb
@@ -57,38 +57,42 @@ class ProtobufCodec(Codec):
 
     # -- files: length-delimited messages ---------------------------------------------------------------------------
 
-    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
-                  ) -> Iterator[ChangeEvent]:
-        return self.decode(_delimited_messages(stream), on_error)
+    def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
+        return in_file(self.decode_units(_delimited_messages(stream)), "record")
 
-    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
-                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
-        for (message,) in self.encoded(events, on_error):
-            stream.write(varint(len(message)) + message)
-            yield 1
+    def file_writer(self, stream: BinaryIO) -> FileWriter:
+        return _DelimitedWriter(stream)
 
 
-def _delimited_messages(stream: BinaryIO) -> Iterator[bytes]:
-    """Each message of a length-delimited stream; a truncated one raises DecodeError (nothing after it is framed)."""
-    position = 0
+class _DelimitedWriter(FileWriter):
+    def write(self, messages: list[Any]) -> None:
+        for message in messages:
+            self.stream.write(varint(len(message)) + message)
+
+
+def _delimited_messages(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """Each message of a length-delimited stream, with its 1-based number; a truncated one raises DecodeError
+    (nothing after it is framed)."""
+    position = 1
     while True:
         size = shift = 0
         while True:
             byte = stream.read(1)
             if not byte:
                 if shift:
-                    raise DecodeError(NAME, "the file ends inside a message size", position=position)
+                    raise DecodeError(NAME, "the file ends inside a message size").in_file("record", position)
                 return
             size |= (byte[0] & 0x7F) << shift
             if not byte[0] & 0x80:
                 break
             shift += 7
             if shift > 63:
-                raise DecodeError(NAME, "a message size varint is too long", position=position)
+                raise DecodeError(NAME, "a message size varint is too long").in_file("record", position)
         message = stream.read(size)
         if len(message) != size:
-            raise DecodeError(NAME, f"the file ends {size - len(message)} bytes into a message", position=position)
-        yield message
+            raise DecodeError(NAME, f"the file ends {size - len(message)} bytes into a message"
+                              ).in_file("record", position)
+        yield position, message
         position += 1
 
 
