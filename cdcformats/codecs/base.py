@@ -377,6 +377,8 @@ class Codec:
         if self.shapes is not None and not any(shape.admits(current) for shape in self.shapes):
             reshaped = self.reshaped(current)
             losses += reshaped
+            if refused(reshaped) is not None:
+                return losses
             current = without(current, reshaped)
             for loss in reshaped:
                 index_map.pop(loss.path, None)  # paths into a sequence replaced whole count the new one
