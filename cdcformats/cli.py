@@ -1,8 +1,16 @@
-"""The ``cdcformats`` command line."""
+"""The ``cdcformats`` command line.
+
+Every error reaches the user as one line naming what to fix, with exit code 1 (2 for a usage or configuration error,
+as click has it); ``cdcformats --debug ...`` shows the traceback instead.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import io
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
 
 import click
 from rich.console import Console
@@ -10,12 +18,46 @@ from rich.table import Table as RichTable
 
 from . import __version__
 from .codecs.base import FEATURES
+from .errors import CdcFormatsError, ConfigurationError
 from .plugins import codec_class, formats
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _ConfigurationProblem(click.ClickException):
+    """A bad option value, format or address: one line, and the exit code of a usage error."""
+
+    exit_code = 2
+
+
+class _CommandLine(click.Group):
+    """The top-level group: whatever a command raises is shown as one line, unless ``--debug`` asks for more."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
+            raise  # click's own, shown as click shows them; a closed stdout pipe ends quietly, as click does
+        except Exception as error:
+            if ctx.params.get("debug"):
+                raise
+            raise _one_line(error) from None
+
+
+def _one_line(error: Exception) -> click.ClickException:
+    text = " ".join(str(error).split())
+    if isinstance(error, ConfigurationError):
+        return _ConfigurationProblem(text)
+    if isinstance(error, CdcFormatsError):
+        return click.ClickException(text)
+    if isinstance(error, OSError) and error.filename is not None:
+        return click.ClickException(f"{error.filename}: {error.strerror}")
+    return click.ClickException(f"{text or type(error).__name__} ({type(error).__name__}; cdcformats --debug shows "
+                                "where it came from)")
+
+
+@click.group(cls=_CommandLine, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cdcformats")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="Show the traceback of an error instead of one line.")
+def main(debug: bool) -> None:
     """Convert change-data-capture streams between formats through one canonical change event."""
 
 
@@ -121,91 +163,136 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, object]:
 @main.command("convert")
 @click.option("--from", "--source-format", "source", required=True, metavar="FORMAT", help="Format of the input.")
 @click.option("--to", "--target-format", "target", required=True, metavar="FORMAT", help="Format to write.")
-@click.argument("input_file", metavar="[IN]", type=click.File("rb"), default="-")
-@click.argument("output_file", metavar="[OUT]", type=click.File("wb", atomic=False), default="-")
+@click.argument("input_path", metavar="[IN]", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+                default="-")
+@click.argument("output_path", metavar="[OUT]", type=click.Path(dir_okay=False, allow_dash=True), default="-")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="A format option, given to whichever format declares it (JSON values: key_columns='[\"id\"]').")
+              help="A format option, given to whichever format declares it, or to both when both do (JSON values: "
+              "key_columns='[\"id\"]').")
+@click.option("--source-option", "source_options", multiple=True, metavar="NAME=VALUE",
+              help="An option of the source format only.")
+@click.option("--target-option", "target_options", multiple=True, metavar="NAME=VALUE",
+              help="An option of the target format only.")
 @click.option("--strict", is_flag=True, help="Refuse (as an error) every event the target would write only by "
               "dropping something.")
-@click.option("--errors", type=click.Choice(["fail", "skip", "dead-letter"]), default="fail", show_default=True,
-              help="What a message or event that cannot be converted does: stop with exit code 1, be skipped, or be "
-              "written to --dead-letter.")
-@click.option("--dead-letter", "dead_letter", type=click.File("w"), default=None,
-              help="JSON-lines file for --errors dead-letter: each error with the raw input (base64).")
-@click.option("--progress/--no-progress", default=None, help="A progress bar on stderr (default: when stderr is a "
-              "terminal).")
-def convert_command(source: str, target: str, input_file: Any, output_file: Any, options: tuple[str, ...],
-                    strict: bool, errors: str, dead_letter: Any, progress: bool | None) -> None:
+@click.option("--errors", type=click.Choice(["fail", "skip", "dead-letter"]), default=None,
+              help="What a message or event that cannot be converted does: stop with exit code 1 (the default), be "
+              "skipped, or be written to --dead-letter (the default with --dead-letter).")
+@click.option("--dead-letter", "dead_letter", type=click.Path(dir_okay=False), default=None,
+              help="JSON-lines file for what cannot be converted: each error with the raw source message(s) in "
+              "base64. Give it as IN, with the same --from, to convert its messages again.")
+@click.option("--progress/--no-progress", default=None, help="A progress display on stderr (default: when stderr "
+              "is a terminal).")
+def convert_command(source: str, target: str, input_path: str, output_path: str, options: tuple[str, ...],
+                    source_options: tuple[str, ...], target_options: tuple[str, ...], strict: bool,
+                    errors: str | None, dead_letter: str | None, progress: bool | None) -> None:
     """Convert IN (default stdin) into OUT (default stdout), streaming, in flat memory whatever the size.
 
     Files are JSON lines for the JSON formats, Avro container files for avro, and length-delimited messages for
-    protobuf. A summary of the counts goes to stderr at the end.
+    protobuf. OUT is written beside itself and replaces the old OUT only when the run ends as asked: a failed run
+    leaves it untouched. IN may be a dead-letter file written by --dead-letter: its messages are converted again.
+    A summary of the counts goes to stderr at the end; positions in errors are lines (records, for avro and protobuf
+    files) of IN.
     """
-    import sys
     import time
 
-    from .convert import ConversionStats, convert_file
-    from .errors import CdcFormatsError
+    from .convert import ConversionStats, configure, convert_file, dead_letter_writer, same_file
 
-    if errors == "dead-letter" and dead_letter is None:
-        raise click.UsageError("--errors dead-letter needs --dead-letter FILE")
+    errors = _errors_mode(errors, dead_letter)
+    files = {"IN": input_path, "OUT": output_path, "--dead-letter": dead_letter}
+    named = [(name, path) for name, path in files.items() if path not in (None, "-")]
+    for index, (name, path) in enumerate(named):
+        for other_name, other_path in named[index + 1:]:
+            if same_file(path, other_path):
+                raise click.UsageError(f"{other_name} {other_path} is {name}: give another file")
+    if input_path == "-" and sys.stdin.isatty():
+        raise click.UsageError("no IN given and stdin is a terminal: give IN, or pipe the input in")
+    source_codec, target_codec = configure(source, target, source_options=_format_options(source_options),
+                                           target_options=_format_options(target_options),
+                                           **_format_options(options))
     stats = ConversionStats()
-    handler: Any = errors if errors != "dead-letter" else _dead_letter_writer(dead_letter)
     show_progress = sys.stderr.isatty() if progress is None else progress
-    started = time.perf_counter()
-    try:
-        with _progress(input_file, show_progress) as reader:
-            convert_file(reader, output_file, source, target, strict=strict, errors=handler, stats=stats,
-                         **_format_options(options))
-        output_file.flush()
-    except CdcFormatsError as error:
-        _summary(source, target, stats, time.perf_counter() - started)
-        raise click.ClickException(str(error)) from None
-    _summary(source, target, stats, time.perf_counter() - started)
+    with contextlib.ExitStack() as files_open:
+        input_stream = sys.stdin.buffer if input_path == "-" else files_open.enter_context(open(input_path, "rb"))
+        handler: Any = errors
+        if errors == "dead-letter":
+            letters = files_open.enter_context(open(dead_letter, "w", encoding="utf-8"))  # type: ignore[arg-type]
+            handler = dead_letter_writer(letters, source_codec.name)
+        reader = files_open.enter_context(_progress(input_stream, show_progress, stats))
+        started = time.perf_counter()
+        try:
+            convert_file(reader, sys.stdout.buffer if output_path == "-" else output_path, source_codec,
+                         target_codec, strict=strict, errors=handler, stats=stats)
+            sys.stdout.flush()
+        finally:
+            _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
 
 
-def _dead_letter_writer(stream: Any) -> Any:
-    import base64
-    import json
-
-    def write(error: Any) -> None:
-        raw = error.raw
-        record = {"kind": type(error).__name__, "format": error.format, "position": error.position,
-                  "field": error.field, "reason": error.reason}
-        if isinstance(raw, (bytes, bytearray)):
-            record["raw_base64"] = base64.b64encode(raw).decode("ascii")
-        else:
-            record["raw"] = repr(raw)
-        stream.write(json.dumps(record) + "\n")
-    return write
+def _errors_mode(errors: str | None, dead_letter: str | None) -> str:
+    """--dead-letter implies --errors dead-letter; each of them needs the other."""
+    if dead_letter is None:
+        if errors == "dead-letter":
+            raise click.UsageError("--errors dead-letter needs --dead-letter FILE")
+        return errors or "fail"
+    if errors not in (None, "dead-letter"):
+        raise click.UsageError(f"--dead-letter goes with --errors dead-letter, not --errors {errors}")
+    return "dead-letter"
 
 
-def _progress(stream: Any, show: bool) -> Any:
-    """``stream``, wrapped in a progress bar on stderr when ``show`` (with a total when it is a regular file)."""
-    import contextlib
+@contextlib.contextmanager
+def _progress(stream: BinaryIO, show: bool, stats: Any) -> Iterator[BinaryIO]:
+    """``stream``, counted into a progress display on stderr when ``show``: a bar with a total when the input is a
+    regular file, else (a pipe) the bytes and events so far."""
     import os
     import stat
 
     if not show:
-        return contextlib.nullcontext(stream)
-    from rich.progress import Progress
+        yield stream
+        return
+    from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                               TransferSpeedColumn)
 
     total = None
-    with contextlib.suppress(OSError, ValueError, AttributeError):
+    with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
         status = os.fstat(stream.fileno())
         total = status.st_size if stat.S_ISREG(status.st_mode) else None
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                  TransferSpeedColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("converting", total=total)
 
-    @contextlib.contextmanager
-    def wrapped() -> Any:
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            yield bar.wrap_file(stream, total=total, description="converting")
-    return wrapped()
+        def advance(size: int) -> None:
+            bar.update(task, advance=size, description=f"{stats.events:,} events")
+        yield io.BufferedReader(_CountingReader(stream, advance))
+
+
+class _CountingReader(io.RawIOBase):
+    """A binary stream that reports how many bytes each read took."""
+
+    def __init__(self, stream: BinaryIO, counted: Callable[[int], None]) -> None:
+        super().__init__()
+        self.stream = stream
+        self.counted = counted
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        # read1: what is there, without waiting for a whole buffer (a pipe fed as it goes)
+        data = self.stream.read1(len(buffer)) if hasattr(self.stream, "read1") else self.stream.read(len(buffer))
+        buffer[:len(data)] = data
+        self.counted(len(data))
+        return len(data)
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
 
 
 def _summary(source: str, target: str, stats: Any, seconds: float) -> None:
     rate = f", {stats.events / seconds:,.0f} events/s" if seconds > 0 and stats.events else ""
-    click.echo(f"{source} -> {target}: {stats.events:,} events, {stats.messages_out:,} messages written, "
-               f"{stats.failed:,} failed in {seconds:.1f} s{rate}", err=True)
+    click.echo(f"{source} -> {target}: {stats.messages_read:,} messages read ({stats.messages_decoded:,} decoded, "
+               f"{stats.messages_failed:,} failed, {stats.messages_skipped:,} skipped), {stats.events:,} events "
+               f"({stats.events_written:,} written, {stats.events_refused:,} refused), {stats.messages_written:,} "
+               f"messages written in {seconds:.1f} s{rate}", err=True)
 
 
 @main.command("bridge")
@@ -263,7 +350,6 @@ def spark_convert_command(input_path: str, source_format: str, output_path: str,
                           input_kind: str, output_kind: str, errors: str, dead_letter: str | None,
                           options: tuple[str, ...]) -> None:
     """Convert files of change messages with Spark, on this machine (local[*]) or a cluster (--master)."""
-    from .errors import ConfigurationError
     from .spark import register, session
     from .spark.job import convert_files
 
@@ -274,8 +360,6 @@ def spark_convert_command(input_path: str, source_format: str, output_path: str,
         counts = convert_files(spark, input_path, source_format, output_path, target_format, input_kind=input_kind,
                                output_kind=output_kind, errors="null" if errors == "skip" else errors,
                                dead_letter=dead_letter, options=_format_options(options))
-    except ConfigurationError as error:
-        raise click.UsageError(str(error)) from None
     finally:
         spark.stop()
     click.echo(str(counts), err=True)

@@ -1,38 +1,64 @@
 """Conversion pipelines, and what a conversion drops.
 
 ``convert()`` chains a source codec's streaming decode into a target codec's streaming encode: an iterator in, an
-iterator out, one event in flight at a time, so memory stays flat whatever the input size.
+iterator out, one message in flight at a time, so memory stays flat whatever the input size. Each event travels with
+the source message(s) it came from, so that an event the target refuses is dead-lettered as its raw input.
+``convert_file()`` does the same between files, and never leaves a partial output behind.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import contextlib
+import io
+import json
+import os
+import stat
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
-from .codecs.base import FEATURES, Codec, owns_attribute, report
-from .errors import CodecError, ConfigurationError, LossyConversionError
+from .codecs.base import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
+from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import ChangeEvent
 from .plugins import codec, codec_class
 
 ERROR_MODES = ("fail", "skip")
+# The first field of every dead letter, so that a dead-letter file given as input is recognised by its first bytes.
+DEAD_LETTER_MARK = "cdcformats_dead_letter"
+_DEAD_LETTER_START = b'{"' + DEAD_LETTER_MARK.encode() + b'":'
 
 
 @dataclass
 class ConversionStats:
-    """Counts of one conversion, filled in as its stream is consumed: ``events`` handed to the target (decoded, and
-    not refused under ``strict``), ``messages_out`` written, and every error that ``errors="skip"`` or a dead-letter
-    handler took. For formats with one message per event: messages in = ``events`` + the decode and strict errors,
-    and ``messages_out`` = ``events`` - the encode errors. An error's ``position`` counts messages for decode errors
-    and events for the others."""
+    """Counts of one conversion, filled in as its stream is consumed. They add up, whatever happened:
 
+    - source messages (lines, Avro records): ``messages_read`` = ``messages_decoded`` + ``messages_failed`` (the
+      source refused them) + ``messages_skipped`` (they hold no change: a Canal DDL message under ``skip_ddl``);
+    - events, decoded from those messages (a Canal message holds one per row; the rows of one Tablestore record, or
+      an Aliyun UPDATE_BEFORE and its UPDATE_AFTER, decode together into one): ``events`` = ``events_written`` +
+      ``events_refused`` (the target could not write it, or ``strict`` refused it);
+    - ``messages_written``: the target's messages for the events written (a Tablestore record is several rows).
+
+    ``errors`` holds every error that ``errors="skip"`` or a handler took (the one ``"fail"`` raises is counted, not
+    kept). Under ``"fail"`` a conversion stops at its first error, so only what it got to is counted."""
+
+    messages_read: int = 0
+    messages_decoded: int = 0
+    messages_failed: int = 0
+    messages_skipped: int = 0
     events: int = 0
-    messages_out: int = 0
+    events_written: int = 0
+    events_refused: int = 0
+    messages_written: int = 0
     errors: list[CodecError] = field(default_factory=list)
 
     @property
     def failed(self) -> int:
-        return len(self.errors)
+        """Messages the source refused and events the target refused: the errors."""
+        return self.messages_failed + self.events_refused
 
 
 def _split_options(source: type[Codec], target: type[Codec], options: dict[str, Any]
@@ -50,61 +76,124 @@ def _split_options(source: type[Codec], target: type[Codec], options: dict[str, 
             {name: value for name, value in options.items() if name in target_names})
 
 
+def configure(source: str | Codec, target: str | Codec, *, source_options: dict[str, Any] | None = None,
+              target_options: dict[str, Any] | None = None, **options: Any) -> tuple[Codec, Codec]:
+    """The source and target codecs of a conversion. ``options`` go to whichever format declares them (to both when
+    both do; one that neither declares is an error); ``source_options`` and ``target_options`` to one side only."""
+    if isinstance(source, str) and isinstance(target, str):
+        shared_source, shared_target = _split_options(codec_class(source), codec_class(target), options)
+        return (codec(source, **_merged(shared_source, source_options or {}, source)),
+                codec(target, **_merged(shared_target, target_options or {}, target)))
+    if options or source_options or target_options:
+        raise ConfigurationError("options can only be given with format names; configure the codecs instead")
+    return (codec(source) if isinstance(source, str) else source, codec(target) if isinstance(target, str) else target)
+
+
+def _merged(shared: dict[str, Any], own: dict[str, Any], format_name: str) -> dict[str, Any]:
+    twice = sorted(set(shared) & set(own))
+    if twice:
+        raise ConfigurationError(f"{format_name}: option {', '.join(twice)} given both for both formats and for "
+                                 f"{format_name} alone")
+    return {**shared, **own}
+
+
 def convert(messages: Iterable[Any], source: str | Codec, target: str | Codec, *, strict: bool = False,
             errors: str | Callable[[CodecError], None] = "fail", stats: ConversionStats | None = None,
             **options: Any) -> Iterator[Any]:
     """Convert a stream of ``source`` messages into a stream of ``target`` messages, lazily.
 
-    ``source`` and ``target`` are format names (options go to whichever codec declares them) or configured codecs.
-    ``strict=True`` refuses any event the target would write only by dropping something, with a
-    ``LossyConversionError`` naming the event and field. ``errors`` decides what a bad message or event does:
-    ``"fail"`` raises, ``"skip"`` drops it, a callable receives the ``CodecError`` (which holds the raw input) and the
-    stream goes on: that is how a dead-letter sink is attached. ``stats`` is filled in as the stream is consumed.
+    ``source`` and ``target`` are format names (options go to whichever codec declares them, as ``configure``
+    says) or configured codecs. ``strict=True`` refuses any event the target would write only by dropping something,
+    with a ``LossyConversionError`` naming the event and field. ``errors`` decides what a bad message or event does:
+    ``"fail"`` raises, ``"skip"`` drops it, a callable receives the ``CodecError`` (whose ``messages`` hold the
+    source message(s) it is about) and the stream goes on: that is how a dead-letter sink is attached. ``stats`` is
+    filled in as the stream is consumed. Positions count messages for decode errors and events for the others.
     """
-    source_codec, target_codec = _codecs(source, target, options)
+    source_codec, target_codec = configure(source, target, **options)
     counts = stats if stats is not None else ConversionStats()
     on_error = _error_handler(errors, counts)
     # Everything above runs now, so that a bad configuration fails here; the pipeline below runs as it is consumed.
-    events = _checked(source_codec.decode(messages, on_error=on_error), target_codec, strict, on_error, counts)
-    return _counted_messages(target_codec.encode(events, on_error=on_error), counts)
+    written = _converted(source_codec.decode_units(enumerate(messages)), target_codec, strict, on_error, counts, None)
+    return (message for messages in written for message in messages)
 
 
-def convert_file(source_file: BinaryIO, target_file: BinaryIO, source: str | Codec, target: str | Codec, *,
-                 strict: bool = False, errors: str | Callable[[CodecError], None] = "fail",
-                 stats: ConversionStats | None = None, **options: Any) -> ConversionStats:
+def convert_file(source_file: str | os.PathLike[str] | BinaryIO, target_file: str | os.PathLike[str] | BinaryIO,
+                 source: str | Codec, target: str | Codec, *, strict: bool = False,
+                 errors: str | Callable[[CodecError], None] = "fail", stats: ConversionStats | None = None,
+                 **options: Any) -> ConversionStats:
     """Convert a whole file, streaming: ``source_file`` is read in ``source``'s file form (JSON lines for the JSON
-    formats, an Avro container file, length-delimited Protobuf) and ``target_file`` written in ``target``'s.
-    Arguments are as for ``convert``; returns the counts."""
-    source_codec, target_codec = _codecs(source, target, options)
+    formats, an Avro container file, length-delimited Protobuf) and ``target_file`` written in ``target``'s. Each is
+    a path or an open binary file; arguments are as for ``convert``, and the counts are returned.
+
+    A path is written safely: into a temporary file beside it, which replaces it only when the run ends as asked (not
+    when ``errors="fail"`` stopped it), so that a failed run leaves an existing file untouched and no partial one;
+    an output that is the input is refused before anything is read; an Avro container is complete however the run
+    ends. Errors are placed at the 1-based line (or record) of the input that holds the message, also when the target
+    refuses its event. A dead-letter file (``dead_letter_writer``) is read as the source messages it holds: converting
+    it replays them."""
+    source_codec, target_codec = configure(source, target, **options)
     counts = stats if stats is not None else ConversionStats()
     on_error = _error_handler(errors, counts)
-    events = _checked(source_codec.read_file(source_file, on_error=on_error), target_codec, strict, on_error, counts)
-    for written in target_codec.write_file(target_file, events, on_error=on_error):
-        counts.messages_out += written
+    if same_file(source_file, target_file):
+        raise ConfigurationError(f"the output {_name_of(target_file)} is the input file: write to another file")
+    with contextlib.ExitStack() as files:
+        if isinstance(source_file, (str, os.PathLike)):
+            source_file = files.enter_context(open(source_file, "rb"))
+        units, file_unit = _file_units(source_codec, source_file)
+        if isinstance(target_file, (str, os.PathLike)):
+            target_file = files.enter_context(_replacing(target_file))
+        writer = target_codec.file_writer(target_file)
+        try:
+            for messages in _converted(units, target_codec, strict, on_error, counts, file_unit):
+                writer.write(messages)
+        finally:
+            writer.close()
     return counts
 
 
-def _checked(events: Iterable[ChangeEvent], target: Codec, strict: bool,
-             on_error: Callable[[CodecError], None] | None, counts: ConversionStats) -> Iterator[ChangeEvent]:
-    """The decoded events that go on to the target: under ``strict``, those it can write without loss; counted."""
-    if strict:
-        events = _refuse_losses(events, target, on_error)
-    return _counted(events, counts)
+def _converted(units: Iterable[DecodedUnit], target: Codec, strict: bool,
+               on_error: Callable[[CodecError], None] | None, counts: ConversionStats, file_unit: str | None
+               ) -> Iterator[list[Any]]:
+    """The target's messages for each event of ``units`` that it writes, lazily, counted. An error is placed at the
+    source message's position in a file (``file_unit``: lines or records), else at the event's in the stream."""
+    for unit in units:
+        size = len(unit.messages)
+        counts.messages_read += size
+        if unit.error is not None:
+            counts.messages_failed += size
+            unit.error.messages = unit.messages
+            report(unit.error, on_error)
+            continue
+        if not unit.events:
+            counts.messages_skipped += size
+            continue
+        counts.messages_decoded += size
+        for event in unit.events:
+            counts.events += 1
+            error: CodecError | None = refusal(target, event) if strict else None
+            if error is None:
+                try:
+                    messages = target.encode_messages(event)
+                except EncodeError as encode_error:
+                    error = encode_error
+            if error is not None:
+                counts.events_refused += 1
+                report(_placed(error, unit, event, counts.events - 1, file_unit), on_error)
+                continue
+            counts.events_written += 1
+            counts.messages_written += len(messages)
+            yield messages
 
 
-def _codecs(source: str | Codec, target: str | Codec, options: dict[str, Any]) -> tuple[Codec, Codec]:
-    if isinstance(source, str) and isinstance(target, str):
-        source_options, target_options = _split_options(codec_class(source), codec_class(target), options)
-        return codec(source, **source_options), codec(target, **target_options)
-    if options:
-        raise ConfigurationError("options can only be given with format names; configure the codecs instead")
-    return (codec(source) if isinstance(source, str) else source, codec(target) if isinstance(target, str) else target)
-
-
-def _counted_messages(messages: Iterable[Any], counts: ConversionStats) -> Iterator[Any]:
-    for message in messages:
-        counts.messages_out += 1
-        yield message
+def _placed(error: CodecError, unit: DecodedUnit, event: ChangeEvent, event_index: int, file_unit: str | None
+            ) -> CodecError:
+    """An error about ``event``, placed and given the source message(s) it came from."""
+    error.messages = unit.messages
+    if file_unit is None:
+        return error.at(event_index, event)
+    if error.raw is None:
+        error.raw = unit.messages[0] if len(unit.messages) == 1 else unit.messages
+    return error.in_file(file_unit, unit.position)
 
 
 def _error_handler(errors: str | Callable[[CodecError], None], counts: ConversionStats
@@ -121,20 +210,161 @@ def _error_handler(errors: str | Callable[[CodecError], None], counts: Conversio
     raise ConfigurationError(f"errors must be one of {', '.join(ERROR_MODES)} or a callable, not {errors!r}")
 
 
-def _counted(events: Iterable[ChangeEvent], counts: ConversionStats) -> Iterator[ChangeEvent]:
-    for event in events:
-        counts.events += 1
-        yield event
+# -- files ------------------------------------------------------------------------------------------------------------
+
+def same_file(first: str | os.PathLike[str] | IO[Any], second: str | os.PathLike[str] | IO[Any]) -> bool:
+    """Whether two paths or open files are one regular file (through a link or another spelling of its path)."""
+    try:
+        statuses = [_status(file) for file in (first, second)]
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # not a file with a descriptor
+        return False
+    return all(status is not None and stat.S_ISREG(status.st_mode) for status in statuses) and (
+        statuses[0].st_dev, statuses[0].st_ino) == (statuses[1].st_dev, statuses[1].st_ino)  # type: ignore[union-attr]
 
 
-def _refuse_losses(events: Iterable[ChangeEvent], target: Codec, on_error: Callable[[CodecError], None] | None
-                   ) -> Iterator[ChangeEvent]:
-    for position, event in enumerate(events):
-        error = refusal(target, event)
-        if error is None:
-            yield event
+def _status(file: str | os.PathLike[str] | IO[Any]) -> os.stat_result | None:
+    if isinstance(file, (str, os.PathLike)):
+        return os.stat(file) if os.path.exists(file) else None
+    return os.fstat(file.fileno())
+
+
+def _name_of(file: str | os.PathLike[str] | IO[Any]) -> str:
+    return os.fspath(file) if isinstance(file, (str, os.PathLike)) else str(getattr(file, "name", "file"))
+
+
+@contextlib.contextmanager
+def _replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A temporary file beside ``path`` that replaces it when the block ends without an exception and is removed
+    when it does not, so that ``path`` always holds the old file or the whole new one."""
+    directory, name = os.path.split(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".partial")
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            yield stream
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _mode_for(path: str | os.PathLike[str]) -> int:
+    """The permissions of the file at ``path``, or what a new file gets (mkstemp's are owner-only)."""
+    with contextlib.suppress(OSError):
+        return stat.S_IMODE(os.stat(path).st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _file_units(source: Codec, stream: BinaryIO) -> tuple[Iterator[DecodedUnit], str]:
+    """The units of the input file and what its positions count: a dead-letter file, recognised by its first bytes,
+    holds source messages to replay, one dead letter a line; any other file is read in the source's file form."""
+    head = _read_up_to(stream, len(_DEAD_LETTER_START))
+    whole = io.BufferedReader(_ReadAhead(head, stream))
+    if head == _DEAD_LETTER_START:
+        return _replayed_units(source, whole), "line"
+    return source.read_units(whole), source.file_unit
+
+
+def _read_up_to(stream: BinaryIO, size: int) -> bytes:
+    head = b""
+    while len(head) < size:
+        chunk = stream.read(size - len(head))
+        if not chunk:
+            break
+        head += chunk
+    return head
+
+
+class _ReadAhead(io.RawIOBase):
+    """A stream whose first bytes were read ahead (to recognise a dead-letter file): them, then the rest."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        super().__init__()
+        self.head = head
+        self.stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.head:
+            data, self.head = self.head[:len(buffer)], self.head[len(buffer):]
+        else:  # read1: what is there, without waiting for a whole buffer (a pipe fed as it goes)
+            read = getattr(self.stream, "read1", self.stream.read)
+            data = read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
+# -- dead letters -----------------------------------------------------------------------------------------------------
+
+def dead_letter_writer(stream: IO[str], source: str) -> Callable[[CodecError], None]:
+    """An ``errors`` handler that writes each error as a JSON line on ``stream`` (flushed, so that a killed run
+    keeps what it wrote), with the raw ``source`` message(s) it is about, also for an event the target refused::
+
+        {"cdcformats_dead_letter": 1, "source_format": "lindorm", "error": "lindorm: line 6: field op: ...",
+         "format": "lindorm", "position": 6, "field": "op", "reason": "...", "messages": [{"base64": "eyJvc..."}]}
+
+    A message is ``{"base64": ...}``, or ``{"key_base64": ..., "value_base64": ...}`` for a ``KafkaRecord`` (null
+    for a missing part); one dead letter holds several when the source's change spans several messages (the rows of a
+    Tablestore record). ``convert_file`` given such a file as input converts the messages it holds: a replay."""
+    def write(error: CodecError) -> None:
+        letter = {DEAD_LETTER_MARK: 1, "source_format": source, "error": str(error), "format": error.format,
+                  "position": error.position, "field": error.field, "reason": error.reason,
+                  "messages": [_message_out(message) for message in error.messages]}
+        stream.write(json.dumps(letter) + "\n")
+        stream.flush()
+    return write
+
+
+def _message_out(message: Any) -> dict[str, Any]:
+    if isinstance(message, KafkaRecord):
+        return {"key_base64": _base64(message.key), "value_base64": _base64(message.value)}
+    if isinstance(message, (bytes, bytearray)):
+        return {"base64": _base64(message)}
+    return {"repr": repr(message)}  # a message with no file form (a tuple row): kept readable, not replayable
+
+
+def _base64(data: bytes | bytearray | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _replayed_units(source: Codec, stream: BinaryIO) -> Iterator[DecodedUnit]:
+    """The source messages of a dead-letter file, decoded; each placed at the line of its dead letter."""
+    for number, line in numbered_lines(stream):
+        try:
+            messages = _dead_letter_messages(line, source.name)
+        except DecodeError as error:
+            yield DecodedUnit(number, (line,), [], error.in_file("line", number))
             continue
-        report(error.at(position, event), on_error)
+        yield from in_file(source.decode_units((number, message) for message in messages), "line")
+
+
+def _dead_letter_messages(line: bytes, source_name: str) -> list[Any]:
+    try:
+        letter = json.loads(line)
+        if type(letter) is not dict or letter.get(DEAD_LETTER_MARK) != 1:
+            raise ValueError(f"expected an object with {DEAD_LETTER_MARK}: 1")
+        messages = [_message_in(message) for message in letter["messages"]]
+    except (ValueError, TypeError, KeyError, binascii.Error) as error:
+        raise DecodeError(source_name, f"not a dead letter ({type(error).__name__}: {error})", raw=line) from None
+    if letter.get("source_format") != source_name:  # the whole file is another format's: a usage error
+        raise ConfigurationError(f"the dead letters hold {letter.get('source_format')} messages, not {source_name}: "
+                                 f"replay them with --from {letter.get('source_format')}")
+    return messages
+
+
+def _message_in(message: dict[str, Any]) -> Any:
+    if "base64" in message:
+        return base64.b64decode(message["base64"], validate=True)
+    return KafkaRecord(*(None if message[part] is None else base64.b64decode(message[part], validate=True)
+                         for part in ("key_base64", "value_base64")))
 
 
 def refusal(target: Codec, event: ChangeEvent) -> LossyConversionError | None:

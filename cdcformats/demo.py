@@ -90,7 +90,7 @@ def conversion_matrix(console: Console) -> None:
             written = list(convert(messages, source, target, errors="skip", stats=stats))
             back = list(convert(written, target, source, errors="skip"))
             dropped = sorted({loss.feature for event in events for loss in target.dropped(event)})
-            pairs.add_row(example.format, target_name, str(stats.events), str(stats.messages_out),
+            pairs.add_row(example.format, target_name, str(stats.events), str(stats.messages_written),
                           str(stats.failed), "exact" if back == normal else "changed", ", ".join(dropped) or "-")
     console.print(summary)
     console.print(pairs)

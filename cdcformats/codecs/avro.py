@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
-from io import BytesIO
+from io import BufferedReader, BytesIO, RawIOBase, UnsupportedOperation
 from typing import Any, BinaryIO
 
 import fastavro
@@ -73,12 +73,14 @@ class AvroCodec(Codec):
 
     # -- files: Avro object container files -----------------------------------------------------------------------
 
+    file_unit = "record"
+
     def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
         """Each record of an object container file, with its body as the message (what ``decode_message`` reads, so
         that a dead letter replays), numbered from 1. A body written with another version of the envelope is read
         through schema resolution, and kept as the canonical body of what it resolved to."""
         try:
-            blocks = fastavro.block_reader(stream)
+            blocks = fastavro.block_reader(_telling(stream))
         except Exception as error:  # fastavro's own errors for a file that is not a container of this schema
             raise DecodeError(self.name, f"not an Avro container file of change events ({error})") from None
         writer_schema = fastavro.parse_schema(blocks.writer_schema)
@@ -91,7 +93,7 @@ class AvroCodec(Codec):
             except StopIteration:
                 return
             except Exception as error:  # a corrupt block: nothing after it can be trusted
-                raise _corrupt(error).in_file("record", number + 1) from None
+                raise _corrupt(error).in_file(self.file_unit, number + 1) from None
             data = block.bytes_.getvalue()
             bodies = BytesIO(data)
             for _ in range(block.num_records):
@@ -100,13 +102,13 @@ class AvroCodec(Codec):
                 try:
                     record = fastavro.schemaless_reader(bodies, writer_schema, reader_schema)
                 except Exception as error:  # as for a corrupt block
-                    raise _corrupt(error).in_file("record", number) from None
+                    raise _corrupt(error).in_file(self.file_unit, number) from None
                 body = data[start:bodies.tell()] if canonical else self._canonical_body(record)
                 try:
                     event = event_from_record(record)
                 except (TypeError, ValueError, InvalidOperation) as error:
                     yield DecodedUnit(number, (body,), [], DecodeError(self.name, str(error), raw=body
-                                                                       ).in_file("record", number))
+                                                                       ).in_file(self.file_unit, number))
                     continue
                 yield DecodedUnit(number, (body,), [event])
 
@@ -150,6 +152,34 @@ class _ContainerWriter(FileWriter):
         self.stream.writelines(self.block)
         self.stream.write(self.sync_marker)
         self.block, self.size = [], 0
+
+
+def _telling(stream: BinaryIO) -> BinaryIO:
+    """``stream``, able to say where it is: fastavro's block reader asks, and a pipe cannot answer."""
+    try:
+        stream.tell()
+    except (OSError, UnsupportedOperation):
+        return BufferedReader(_PositionCounter(stream))
+    return stream
+
+
+class _PositionCounter(RawIOBase):
+    def __init__(self, stream: BinaryIO) -> None:
+        super().__init__()
+        self.stream = stream
+        self.position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.stream.read(len(buffer))
+        buffer[:len(data)] = data
+        self.position += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.position
 
 
 def _corrupt(error: Exception) -> DecodeError:

@@ -313,6 +313,9 @@ class Codec:
 
     # -- files --------------------------------------------------------------------------------------------------------
 
+    # What the positions of messages in a file count, from 1: lines, or records of a binary file form.
+    file_unit: ClassVar[str] = "line"
+
     def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
                   ) -> Iterator[ChangeEvent]:
         """The events of a file in this format, lazily; errors are handled as in ``decode``, placed at the 1-based
@@ -324,7 +327,7 @@ class Codec:
         default a file holds one message per line (JSON lines); blank lines are skipped, and counted. Formats with a
         file form of their own (Avro container files) override this."""
         self._check_file_form()
-        return in_file(self.decode_units(numbered_lines(stream)), "line")
+        return in_file(self.decode_units(numbered_lines(stream)), self.file_unit)
 
     def file_writer(self, stream: BinaryIO) -> FileWriter:
         """A writer of this format's file form onto ``stream``: by default one message per line."""

@@ -49,9 +49,9 @@ class KafkaRecordCodec(Codec):
             try:
                 record = self._record_of_line(line)
             except DecodeError as error:
-                yield DecodedUnit(number, (line,), [], error.at(number, line).in_file("line", number))
+                yield DecodedUnit(number, (line,), [], error.at(number, line).in_file(self.file_unit, number))
                 continue
-            yield from in_file(self.decode_units([(number, record)]), "line")
+            yield from in_file(self.decode_units([(number, record)]), self.file_unit)
 
     def _record_of_line(self, line: bytes) -> KafkaRecord:
         try:

@@ -57,8 +57,10 @@ class ProtobufCodec(Codec):
 
     # -- files: length-delimited messages ---------------------------------------------------------------------------
 
+    file_unit = "record"
+
     def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
-        return in_file(self.decode_units(_delimited_messages(stream)), "record")
+        return in_file(self.decode_units(_delimited_messages(stream)), self.file_unit)
 
     def file_writer(self, stream: BinaryIO) -> FileWriter:
         return _DelimitedWriter(stream)
@@ -73,6 +75,7 @@ class _DelimitedWriter(FileWriter):
 def _delimited_messages(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
     """Each message of a length-delimited stream, with its 1-based number; a truncated one raises DecodeError
     (nothing after it is framed)."""
+    unit = ProtobufCodec.file_unit
     position = 1
     while True:
         size = shift = 0
@@ -80,18 +83,18 @@ def _delimited_messages(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
             byte = stream.read(1)
             if not byte:
                 if shift:
-                    raise DecodeError(NAME, "the file ends inside a message size").in_file("record", position)
+                    raise DecodeError(NAME, "the file ends inside a message size").in_file(unit, position)
                 return
             size |= (byte[0] & 0x7F) << shift
             if not byte[0] & 0x80:
                 break
             shift += 7
             if shift > 63:
-                raise DecodeError(NAME, "a message size varint is too long").in_file("record", position)
+                raise DecodeError(NAME, "a message size varint is too long").in_file(unit, position)
         message = stream.read(size)
         if len(message) != size:
             raise DecodeError(NAME, f"the file ends {size - len(message)} bytes into a message"
-                              ).in_file("record", position)
+                              ).in_file(unit, position)
         yield position, message
         position += 1
 
