@@ -121,8 +121,8 @@ def schemas_group() -> None:
 
 
 @schemas_group.command("register")
-@click.option("--registry", "target", default=None,
-              help="Registry URL (http/https) or file; default: the embedded registry.")
+@click.option("--registry", "target", default=None, help="Registry URL (http://, https://) or file (an existing "
+              "one, or a path ending in .sqlite or .db); default: the embedded registry.")
 @click.option("--format", "schema_format", type=click.Choice(["avro", "protobuf"]), multiple=True,
               default=["avro", "protobuf"], show_default=True, help="Which envelope(s) to register.")
 @click.option("--topic", default=None, help="Topic whose subject to register under (topic strategies).")
@@ -132,7 +132,7 @@ def schemas_group() -> None:
 def schemas_register_command(target: str | None, schema_format: tuple[str, ...], topic: str | None, strategy: str,
                              is_key: bool) -> None:
     """Register the canonical Avro and/or Protobuf envelope and print subject and id."""
-    from .schema_registry import connect, register_envelope
+    from .schema_registry import RegistryError, connect, register_envelope
 
     if strategy != "record" and topic is None:
         raise click.UsageError(f"--strategy {strategy} needs --topic")
@@ -140,7 +140,13 @@ def schemas_register_command(target: str | None, schema_format: tuple[str, ...],
         raise click.UsageError("one topic subject holds one schema: pick --format avro or --format protobuf")
     registry = connect(target)
     for name in schema_format:
-        subject, schema_id = register_envelope(registry, name, topic, strategy, is_key)
+        try:
+            subject, schema_id = register_envelope(registry, name, topic, strategy, is_key)
+        except CdcFormatsError:
+            raise
+        except Exception as error:  # the client's own errors: unreachable, 401, a conflict
+            raise RegistryError(f"schema registry {target or 'file (the default)'}: {' '.join(str(error).split())}"
+                                ) from error
         click.echo(f"{name}\t{subject}\t{schema_id}")
 
 
@@ -306,7 +312,8 @@ def _summary(source: str, target: str, stats: Any, seconds: float) -> None:
               "committed only after the converted messages are acknowledged).")
 @click.option("--dead-letter-topic", default=None, help="Where messages that cannot be converted go, with the error "
               "in a header; without it, such a message stops the bridge.")
-@click.option("--schema-registry", default=None, help="Registry URL or file for avro/protobuf (default: embedded).")
+@click.option("--schema-registry", default=None, help="Registry URL (http://, https://) or file (an existing one, or "
+              "a path ending in .sqlite or .db) for avro/protobuf; default: the embedded registry.")
 @click.option("--source-option", multiple=True, metavar="NAME=VALUE", help="A source format option (JSON values).")
 @click.option("--target-option", multiple=True, metavar="NAME=VALUE", help="A target format option (JSON values).")
 @click.option("--tombstones", is_flag=True, help="Follow each converted delete with a tombstone.")

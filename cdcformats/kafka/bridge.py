@@ -13,6 +13,7 @@ goes to the dead-letter topic unchanged, with the error and its origin in header
 
 from __future__ import annotations
 
+import logging
 import signal
 import time
 from collections.abc import Callable
@@ -20,13 +21,23 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..codecs.base import KafkaRecord
-from ..errors import CodecError
+from ..errors import CdcFormatsError, CodecError
 from ..model import Op
 from ..plugins import codec
 from . import ChangeEventDeserializer, ChangeEventSerializer
 
 ERROR_HEADER = "cdcformats.error"
 ORIGIN_HEADER = "cdcformats.origin"
+# librdkafka's own log lines (a refused connection every 50 ms while a broker is down) go to this logger, which
+# shows them only where logging is configured: the bridge reports what stops it as one error.
+CLIENT_LOG = logging.getLogger("cdcformats.kafka.client")
+CLIENT_LOG.addHandler(logging.NullHandler())
+# How long the bridge waits for the brokers to answer at start when it has no idle timeout to go by.
+CONNECT_TIMEOUT = 30.0
+
+
+class BridgeError(CdcFormatsError):
+    """The brokers cannot be reached, refused what was produced, or reported a fatal error."""
 
 
 @dataclass
@@ -81,14 +92,29 @@ class Bridge:
         self._stopping = True
 
     def run(self) -> BridgeCounts:
-        from confluent_kafka import Consumer, Producer, TopicPartition
+        from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+        fatal: list[Any] = []
+
+        def client_error(error: Any) -> None:  # librdkafka retries the others (a broker down) on its own
+            if error.fatal():
+                fatal.append(error)
 
         # A short session lets a restarted bridge take over quickly from one that was killed.
         consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": self.group_id,
                              "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                             "isolation.level": "read_committed", "session.timeout.ms": 10000})
+                             "isolation.level": "read_committed", "session.timeout.ms": 10000,
+                             "error_cb": client_error, "logger": CLIENT_LOG})
+        # Without an answer from the brokers the consumer would wait to join its group for ever, never idle.
+        timeout = self.idle_timeout if self.idle_timeout is not None else CONNECT_TIMEOUT
+        try:
+            consumer.list_topics(timeout=timeout)
+        except KafkaException as error:
+            consumer.close()
+            raise BridgeError(f"no answer from the Kafka brokers at {self.bootstrap_servers} within {timeout:g} s "
+                              f"({error.args[0].str()}): check --bootstrap-servers") from None
         producer = Producer({"bootstrap.servers": self.bootstrap_servers, "enable.idempotence": True, "acks": "all",
-                             "linger.ms": 5})
+                             "linger.ms": 5, "error_cb": client_error, "logger": CLIENT_LOG})
         failures: list[Any] = []
 
         def delivered(error: Any, message: Any) -> None:
@@ -102,6 +128,8 @@ class Bridge:
         try:
             while not self._stopping:
                 batch = consumer.consume(num_messages=self.batch_size, timeout=0.5)
+                if fatal:
+                    raise BridgeError(f"Kafka client: {fatal[0].str()}")
                 messages = [message for message in batch if message.error() is None]
                 if messages:
                     last_input = time.monotonic()
@@ -109,7 +137,7 @@ class Bridge:
                         self._convert(message, producer, delivered)
                     producer.flush()
                     if failures:
-                        raise RuntimeError(f"the broker refused {len(failures)} message(s), first: {failures[0]}; "
+                        raise BridgeError(f"the broker refused {len(failures)} message(s), first: {failures[0]}; "
                                            "nothing of this batch was committed, so a restart replays it")
                     consumer.commit(offsets=[TopicPartition(message.topic(), message.partition(), message.offset() + 1)
                                              for message in _last_per_partition(messages)], asynchronous=False)

@@ -16,14 +16,22 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from pathlib import Path
 from typing import Any
 
+from ..errors import CdcFormatsError, ConfigurationError
 from ..schemas import AVRO_SCHEMA_NAME, avro_schema_text
 
 ENVIRONMENT_VARIABLE = "CDCFORMATS_SCHEMA_REGISTRY"
+REMOTE_SCHEMES = ("http://", "https://", "mock://")
+FILE_SUFFIXES = (".sqlite", ".db")
 STRATEGIES = ("topic", "record", "topic-record")
 ENVELOPE_RECORD_NAME = AVRO_SCHEMA_NAME  # the Avro record and the Protobuf message share one full name
+
+
+class RegistryError(CdcFormatsError):
+    """A registry that could not be reached, or that refused a request (a 401, a conflict): the address and why."""
 
 
 def default_path() -> Path:
@@ -37,12 +45,15 @@ def default_path() -> Path:
 
 
 def connect(target: Any = None, **config: Any) -> Any:
-    """A schema registry client: for an http(s) URL, confluent-kafka's ``SchemaRegistryClient`` (``config`` holds
-    its settings, such as ``basic.auth.user.info`` or ``ssl.ca.location``); for a file path, or nothing, the embedded
-    registry in that file; a client is returned as it is."""
+    """A schema registry client: for an ``http://`` or ``https://`` URL (or ``mock://``, confluent-kafka's in-memory
+    registry for tests), confluent-kafka's ``SchemaRegistryClient`` (``config`` holds its settings, such as
+    ``basic.auth.user.info`` or ``ssl.ca.location``); for an existing file or a path ending in ``.sqlite`` or ``.db``,
+    the embedded registry in that file; for nothing, the default file. Anything else (``localhost:8081``) is a
+    ``ConfigurationError`` that shows the fix, rather than a new registry file of that name. A client is returned as
+    it is."""
     if target is None or isinstance(target, (str, os.PathLike)):
         text = str(target) if target is not None else ""
-        if text.startswith(("http://", "https://", "mock://")):
+        if text.startswith(REMOTE_SCHEMES):
             from confluent_kafka.schema_registry import SchemaRegistryClient
 
             return SchemaRegistryClient({"url": text, **config})
@@ -50,8 +61,21 @@ def connect(target: Any = None, **config: Any) -> Any:
             raise TypeError(f"settings {', '.join(sorted(config))} are for a registry URL, not an embedded file")
         from .embedded import EmbeddedSchemaRegistryClient
 
-        return EmbeddedSchemaRegistryClient(Path(target) if target is not None else default_path())
+        if target is None:
+            return EmbeddedSchemaRegistryClient(default_path())
+        path = Path(target)
+        if not (path.is_file() or path.suffix in FILE_SUFFIXES):
+            raise ConfigurationError(_address_fix(text))
+        return EmbeddedSchemaRegistryClient(path)
     return target
+
+
+def _address_fix(text: str) -> str:
+    known = f"a registry is a URL ({', '.join(REMOTE_SCHEMES[:2])}) or a file (an existing one, or a path ending in " \
+            f"{' or '.join(FILE_SUFFIXES)})"
+    if re.fullmatch(r"[\w.-]+:\d+(/.*)?", text):
+        return f"schema registry {text!r}: did you mean http://{text}? ({known})"
+    return f"schema registry {text!r}: {known}"
 
 
 def subject_name(strategy: str, topic: str | None, record_name: str, is_key: bool = False) -> str:
