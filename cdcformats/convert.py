@@ -406,4 +406,5 @@ def _lost(source: type[Codec] | Codec, target: type[Codec] | Codec) -> list[str]
         else:
             lost.extend(f"shape {shape}" for shape in source.shapes
                         if not any(carried.covers(shape) for carried in target.shapes))
+    lost.extend(f"requires {what}" for what in target.requires)
     return lost

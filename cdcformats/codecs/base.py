@@ -227,6 +227,9 @@ class Codec:
     own_attributes: ClassVar[frozenset[str]] = frozenset()
     # A source position of fixed layout, as (name, type) entries that always come with a commit time; None: any.
     position_layout: ClassVar[tuple[tuple[str, type], ...] | None] = None
+    # What an event must hold to have any form here ("table", "key"): a change without it is refused, as the loss
+    # "requires <what>" that cf.loss() lists.
+    requires: tuple[str, ...] = ()
     options: ClassVar[tuple[Option, ...]] = ()
 
     def __init__(self, **options: Any) -> None:
