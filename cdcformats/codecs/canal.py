@@ -25,7 +25,7 @@ How the message maps onto the canonical event:
   typed value back gives the same text (see ``typed_text``): "7" in an ``int(11)`` column is 7, "007" stays "007".
   The ``mysqlType`` entry is kept verbatim as the cell's type.
 * ``pkNames`` names the key: the key cells are the row's cells of those names, in ``pkNames`` order (a name the row
-  does not have is left out).
+  does not have, or named again, is left out).
 * ``database`` and ``table`` are the table (``database`` as its schema). ``es``, the binlog execute time in
   milliseconds, is the commit time; ``ts``, when Canal built the message, the capture time.
 * ``id`` (Canal's batch id) and ``gtid`` (newer Canal versions), where the message has them, are the source
@@ -41,13 +41,28 @@ match: refused. Whether a value may be a JSON number is not said: read as its te
 mode is not said: kept verbatim. Canal's own ``old`` may list a column whose value did not change (it collects the
 updated columns over all rows of a message); such an entry says nothing, and the normal form leaves it out.
 
-Written from other formats: an UPSERT or a snapshot READ becomes an INSERT (the row as it now is). Values are
-written as their text (``typed_text.render``; bytes as ISO-8859-1 text, which is how Canal writes binary columns).
-An UPDATE's ``old`` holds the before cells whose text differs from the after image's, then the before cells the
-after image lacks: a before image in another column order, with fewer columns, or whose types differ from the after
-image's, does not survive (``dropped()`` says so). Cell versions, deleted cells (a Lindorm Delete, a Tablestore
-DO/DA) and a column twice in one image have no form here; such cells are refused. An INSERT needs its after image, a
-DELETE its before image, an UPDATE both.
+Written from other formats (what Flink's and Paimon's canal-json readers take them for):
+
+* An UPSERT or a snapshot READ is an INSERT (the row as it now is). An INSERT or a DELETE without the row its type
+  needs writes its key cells as the row (none: an empty row), and drops the image it does not use. An UPDATE without
+  its before image has an ``old`` entry with no columns, which Flink reads as "nothing changed": its before image is
+  its after image. An UPDATE without its after image has no form (Canal's ``data`` is the new row; writing the old
+  one there would tell a sink the row is back to its old values): refused, and ``cf.loss`` lists that shape. A
+  TRUNCATE has no rows, so its images and key are dropped.
+* The key is read out of the row by ``pkNames``: key cells that the row lacks (a Tablestore primary key, kept
+  outside the row image) go into the row, first; a key cell that disagrees with the row's cell of its name comes back
+  as the row's.
+* Every value is written as its text (``typed_text.render``; bytes as ISO-8859-1 text, which is how Canal writes
+  binary columns) and read back typed by its ``mysqlType`` only where that gives the same text: a value of another
+  kind than its column's type implies (7 in an untyped column) comes back as its text. Cell versions fall away; a
+  deleted column (a Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in
+  one image keeps its first cell.
+* An UPDATE's ``old`` holds the before cells whose text differs from the after image's, then the before cells the
+  after image lacks, and ``mysqlType`` types a column once for both: a before image in another column order, with
+  fewer columns, or typed differently from the after image comes back in that form.
+* The position keeps the first ``id`` and the first ``gtid``, as JSON scalars; ``canal.sql`` (non-empty text),
+  ``canal.sqlType`` and ``canal.field.*`` (JSON text) are kept once each, in that order; the source system, the
+  table's catalog and other attributes are dropped; times are floored to the millisecond.
 
 Normal form (what ``encode`` writes): one row per message; the fields Canal writes, in Canal's (alphabetical) order:
 ``data``, ``database``, ``es``, ``gtid`` and ``id`` when the position has them, ``isDdl`` (true only for TRUNCATE),
@@ -62,10 +77,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import DecodeError, EncodeError
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ..errors import DecodeError
+from ..losses import REFUSED, Loss
+from ..model import (INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value,
+                     value_key)
 from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import ABSENT, PRESENT, Codec, Option, Shape, flag
 
 NAME = "canal-json"
@@ -78,8 +95,6 @@ _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", 
 _POSITION_FIELDS = ("id", "gtid")
 
 _OP_OF_TYPE = {"INSERT": Op.INSERT, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "TRUNCATE": Op.TRUNCATE}
-# An UPSERT or a snapshot read is the row as it now is: Canal's closest type is an insert.
-_TYPE_OF_OP = {**{op: name for name, op in _OP_OF_TYPE.items()}, Op.UPSERT: "INSERT", Op.READ: "INSERT"}
 # Canal's other event types: schema changes, statements and markers, none of which changes a row.
 _NO_ROW_TYPES = frozenset({"CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX", "DINDEX", "GTID", "XACOMMIT",
                            "XAROLLBACK", "MHEARTBEAT"})
@@ -153,64 +168,120 @@ class CanalJsonCodec(Codec):
         data = old = key_names = None
         types: dict[str, str] = {}
         if op is not Op.TRUNCATE:
-            row_name = "before" if op is Op.DELETE else "after"
-            row = _image_of(event, row_name, op)
-            data = [_texts(row, row_name)]
+            row = event.before if op is Op.DELETE else event.after
+            data = [_texts(row)]
             if op is Op.UPDATE:
-                before = _image_of(event, "before", op)
-                _texts(before, "before")  # the same checks as the row's
-                old = [{cell.name: _text(cell.value) for cell in _changed(row, before)}]
-                types = _column_types_of(row, before)
+                old = [_texts(_changed(row, event.before))]
+                types = _column_types_of(row, event.before)
             else:
                 types = _column_types_of(row, ())
             key_names = [cell.name for cell in event.key] or None
         table = event.table
         source = event.source
         document: dict[str, Any] = {"data": data, "database": table.schema if table else None,
-                                    "es": _milliseconds(source.commit_time_us, "source.commit_time_us")}
+                                    "es": _milliseconds(source.commit_time_us)}
         position = dict(source.position)
         for name in ("gtid", "id"):  # Canal's field order
             if name in position:
                 document[name] = position[name]
         document.update({"isDdl": op is Op.TRUNCATE, "mysqlType": types or None, "old": old, "pkNames": key_names,
                          "sql": "", "sqlType": None, "table": table.name if table else None,
-                         "ts": _milliseconds(source.capture_time_us, "source.capture_time_us"),
-                         "type": _TYPE_OF_OP[op]})
+                         "ts": _milliseconds(source.capture_time_us), "type": op.value})
         for index, (name, value) in enumerate(event.attributes):
-            path = f"attributes[{index}]"
             if name == SQL_ATTRIBUTE:
-                if type(value) is not str:
-                    raise EncodeError(NAME, f"expected the SQL text, got {value!r}", field=path)
                 document["sql"] = value
             elif name == SQL_TYPE_ATTRIBUTE:
-                document["sqlType"] = raw(NAME, value, path)
-            elif name.startswith(FIELD_ATTRIBUTE):
-                field_name = name[len(FIELD_ATTRIBUTE):]
-                if field_name in _FIELDS:
-                    raise EncodeError(NAME, f"{name} would overwrite Canal's field {field_name!r}", field=path)
-                document[field_name] = raw(NAME, value, path)
+                document["sqlType"] = raw(NAME, value, f"attributes[{index}]")
+            else:
+                document[name[len(FIELD_ATTRIBUTE):]] = raw(NAME, value, f"attributes[{index}]")
         return encode(document)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = []
-        if event.op is Op.UPDATE and event.before is not None and event.after is not None:
-            types = _column_types_of(event.after, event.before)
-            if any(cell.type != types.get(cell.name) for cell in event.after):
-                lost.append(("cell.type", "after (Canal's mysqlType gives a column one type, for its row value and "
-                                          "its old value)"))
-            if event.before != _before_as_decoded(event.after, event.before, types):
-                lost.append(("before", "before (Canal writes an update's before image as the changed columns of the "
-                                       "after image, then the columns the after image lacks)"))
-        if event.key != _key_as_decoded(event):
-            lost.append(("key", "key (Canal reads the key out of the row by pkNames)"))
-        if event.source.position and not _position_fits(event.source.position):
-            lost.append(("source.position", "source.position (Canal has id, then gtid, each a JSON scalar)"))
-        if event.attributes and event.attributes != _attributes_as_decoded(event.attributes):
-            lost.append(("attributes", f"attributes ({SQL_ATTRIBUTE} as non-empty text, {SQL_TYPE_ATTRIBUTE} and "
-                                       f"{FIELD_ATTRIBUTE}* once each as JSON text, in that order)"))
-        return lost
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        """A row holds text: each value is written as its text and read back typed by the column's ``mysqlType``
+        only where that gives the same text, so a value of another kind than its type implies comes back as
+        text (or as the kind its text reads as); bytes as their ISO-8859-1 text; a deleted column as null."""
+        losses: list[Loss] = []
+        value = cell.value
+        if cell.kind is not CellKind.PUT:
+            losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.kind", CellKind.PUT,
+                               "a deleted column is written as the column set to null"))
+            if value is not None:
+                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None,
+                                   "a deleted column is written as the column set to null"))
+            value = None
+        if cell.version is not None:
+            losses.append(Loss("cell.version", f"{path}.version", None, "a Canal row has no cell versions"))
+        read_back = _read_back(value, cell.type)
+        if value_key(read_back) != value_key(value):
+            feature = "value.bytes" if type(value) is bytes else "value.off_type"
+            column = "an untyped column" if cell.type is None else f"a {cell.type} column"
+            losses.append(Loss(feature, f"{path}.value", read_back,
+                               f"Canal writes every value as text, which reads back as text in {column}"))
+        return losses
+
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """An UPSERT or a READ is the row as it now is: an INSERT. A row Canal's type needs and the event lacks is
+        its key cells (an INSERT or DELETE of a key: Flink and Paimon key the row by pkNames); an UPDATE without its
+        before image has an ``old`` entry with no columns (Flink: nothing changed); an UPDATE without its after
+        image has no ``data`` row, so no form; a TRUNCATE lists no rows."""
+        losses: list[Loss] = []
+        op = event.op
+        if op in (Op.UPSERT, Op.READ):
+            losses.append(Loss(f"op.{op.value}", "op", Op.INSERT, "Canal writes the row as it now is as an INSERT"))
+            op = Op.INSERT
+        if op is Op.UPDATE:
+            if event.after is None:
+                return [Loss("op.UPDATE", "after", REFUSED,
+                             "Canal writes an UPDATE's new row as its data, and this UPDATE has none")]
+            if event.before is None:
+                losses.append(Loss("before", "before", event.after,
+                                   "an UPDATE whose old entry has no columns changed nothing"))
+            return losses
+        if op is Op.TRUNCATE:
+            for image_name in ("before", "after"):
+                if getattr(event, image_name) is not None:
+                    losses.append(Loss(image_name, image_name, None, "a TRUNCATE lists no rows"))
+            return losses
+        row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
+        if getattr(event, row_name) is None:
+            losses.append(Loss(row_name, row_name, event.key,
+                               f"Canal writes an {op.value} with its row: the key cells are all it has"))
+        if getattr(event, other) is not None:
+            losses.append(Loss(other, other, None, f"Canal writes an {op.value} with one row"))
+        return losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        losses: list[Loss] = []
+        if event.op is Op.TRUNCATE:
+            if event.key:
+                losses.append(Loss("key", "key", (), "a TRUNCATE lists no rows, and so no key"))
+        else:
+            row_name = "before" if event.op is Op.DELETE else "after"
+            row = getattr(event, row_name)
+            names = {cell.name for cell in row}
+            missing = tuple(cell for cell in event.key if cell.name not in names)
+            if missing:  # the key is read out of the row by pkNames: its cells go into the row
+                row = missing + row
+                losses.append(Loss("key", row_name, row, "Canal reads the key out of the row by pkNames"))
+            if event.op is Op.UPDATE:
+                after, before = _update_as_decoded(row, event.before)
+                losses += _image_losses("cell.type", "after", row, after,
+                                        "Canal's mysqlType types a column once, for its row and its old value")
+                losses += _image_losses("before", "before", event.before, before,
+                                        "Canal writes an update's before image as the changed columns of the after "
+                                        "image, then the columns the after image lacks")
+                row = after
+            key = _key(tuple(cell.name for cell in event.key), row)
+            if key != event.key:
+                losses.append(Loss("key", "key", key, "Canal reads the key out of the row by pkNames"))
+        position = _position_as_decoded(event.source.position)
+        if position != event.source.position:
+            losses.append(Loss("source.position", "source.position", position,
+                               "Canal's position is its id, then its gtid, each a JSON scalar"))
+        losses += _attribute_losses(event.attributes)
+        return losses
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -298,7 +369,7 @@ def _key_names(names: Any) -> tuple[str, ...]:
         return ()
     if type(names) is not list or not all(type(name) is str for name in names):
         raise DecodeError(NAME, f"expected an array of column names or null, got {names!r}", field="pkNames")
-    return tuple(names)
+    return tuple(dict.fromkeys(names))  # a key column named twice is one key column
 
 
 def _cells(row: dict[str, Any], types: dict[str, str], path: str) -> Image:
@@ -331,26 +402,8 @@ def _key(names: tuple[str, ...], row: Image) -> Image:
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
-def _image_of(event: ChangeEvent, image_name: str, op: Op) -> Image:
-    image = getattr(event, image_name)
-    if image is None:
-        raise EncodeError(NAME, f"Canal writes an {op.value} with its {image_name} image, and this event has none",
-                          field=image_name)
-    return image
-
-
-def _texts(cells: Image, image_name: str) -> dict[str, str | None]:
-    row: dict[str, str | None] = {}
-    for index, cell in enumerate(cells):
-        path = f"{image_name}[{index}]"
-        if cell.kind is not CellKind.PUT:
-            raise EncodeError(NAME, f"a {cell.kind.value} cell has no form in a Canal row", field=f"{path}.kind")
-        if cell.version is not None:
-            raise EncodeError(NAME, "a cell version has no form in a Canal row", field=f"{path}.version")
-        if cell.name in row:
-            raise EncodeError(NAME, f"column {cell.name!r} twice in one row", field=f"{path}.name")
-        row[cell.name] = _text(cell.value)
-    return row
+def _texts(cells: Image) -> dict[str, str | None]:
+    return {cell.name: _text(cell.value) for cell in cells}
 
 
 def _text(value: Value) -> str | None:
@@ -379,44 +432,74 @@ def _column_types_of(row: Image, old: Image) -> dict[str, str]:
     return types
 
 
-def _milliseconds(microseconds: int | None, field: str) -> int | None:
-    if microseconds is None:
-        return None
-    if microseconds // 1000 * 1000 < INT64_MIN:  # the millisecond before the earliest instant: it would not read back
-        raise EncodeError(NAME, f"{microseconds} microseconds have no millisecond within the 64-bit range", field=field)
-    return microseconds // 1000
+def _milliseconds(microseconds: int | None) -> int | None:
+    return None if microseconds is None else microseconds // 1000
 
 
 # -- what decoding gives back -----------------------------------------------------------------------------------------
 
-def _before_as_decoded(after: Image, before: Image, types: dict[str, str]) -> Image:
-    """The before image that decoding an encoded update gives: its cells typed by the message's ``mysqlType``."""
-    rebuilt = _before(after, _changed(after, before))
-    return tuple(Cell(cell.name, cell.value, types.get(cell.name)) for cell in rebuilt)
+def _read_back(value: Value, type_name: str | None) -> Value:
+    """A value as decoding reads its text back in a column of ``type_name``."""
+    text = _text(value)
+    return None if text is None else typed_text.parse(text, type_name)
 
 
-def _key_as_decoded(event: ChangeEvent) -> Image:
-    if event.op is Op.TRUNCATE:
-        return ()
-    row = event.before if event.op is Op.DELETE else event.after
-    return _key(tuple(cell.name for cell in event.key), row or ())
+def _retyped(cells: Image, types: dict[str, str]) -> Image:
+    return tuple(Cell(cell.name, _read_back(cell.value, types.get(cell.name)), types.get(cell.name))
+                 for cell in cells)
 
 
-def _position_fits(position: Entries) -> bool:
-    names = [name for name, _ in position]
-    return (names in (["id"], ["gtid"], ["id", "gtid"])
-            and all(_is_scalar(value) for _, value in position))
+def _update_as_decoded(after: Image, before: Image) -> tuple[Image, Image]:
+    """The after and before images that decoding an encoded update gives: ``old`` holds the changed columns, and
+    ``mysqlType`` types each column once, for both."""
+    types = _column_types_of(after, before)
+    return _retyped(after, types), _before(_retyped(after, types), _retyped(_changed(after, before), types))
 
 
-def _attributes_as_decoded(attributes: Entries) -> Entries:
-    """The attributes that decoding this event's message gives back, to tell which ones a round trip keeps."""
-    sql = [(name, value) for name, value in attributes if name == SQL_ATTRIBUTE]
-    sql_type = [(name, value) for name, value in attributes if name == SQL_TYPE_ATTRIBUTE]
-    fields = [(name, value) for name, value in attributes if name.startswith(FIELD_ATTRIBUTE)]
-    field_names = [name for name, _ in fields]
-    if (len(sql) > 1 or any(type(value) is not str or not value for _, value in sql)
-            or len(sql_type) > 1 or any(not is_canonical(value) or value == "null" for _, value in sql_type)
-            or len(set(field_names)) != len(field_names)
-            or any(not is_canonical(value) or name[len(FIELD_ATTRIBUTE):] in _FIELDS for name, value in fields)):
-        return ()
-    return (*sql, *sql_type, *fields)
+def _image_losses(feature: str, image_name: str, image: Image, written: Image, why: str) -> list[Loss]:
+    """Where ``written`` differs from ``image``: cell by cell where it has the same columns in the same order, else
+    the whole image."""
+    if [cell.name for cell in image] != [cell.name for cell in written]:
+        return [Loss(feature, image_name, written, why)]
+    losses = []
+    for index, (cell, new) in enumerate(zip(image, written)):
+        if cell.type != new.type:
+            losses.append(Loss(feature, f"{image_name}[{index}].type", new.type, why))
+        if value_key(cell.value) != value_key(new.value):
+            losses.append(Loss(feature, f"{image_name}[{index}].value", new.value, why))
+    return losses
+
+
+def _position_as_decoded(position: Entries) -> Entries:
+    """Canal's position: the first ``id``, then the first ``gtid``, as JSON scalars."""
+    first = {}
+    for name, value in position:
+        if name in _POSITION_FIELDS:
+            first.setdefault(name, scalar(value))
+    return tuple((name, first[name]) for name in _POSITION_FIELDS if name in first)
+
+
+def _attribute_losses(attributes: Entries) -> list[Loss]:
+    """Canal's own attributes that a message holds once each: ``canal.sql`` as non-empty text, ``canal.sqlType``
+    and each ``canal.field.*`` as JSON text (not null, not naming a field of Canal's), decoded in that order."""
+    kept: dict[str, int] = {}
+    losses = []
+    for index, (name, value) in enumerate(attributes):
+        if name == SQL_ATTRIBUTE:
+            fits = type(value) is str and value != ""
+        elif name == SQL_TYPE_ATTRIBUTE:
+            fits = is_canonical(value) and value != "null"
+        else:
+            fits = is_canonical(value) and name[len(FIELD_ATTRIBUTE):] not in _FIELDS
+        if fits and name not in kept:
+            kept[name] = index
+        else:
+            losses.append(Loss("attributes", f"attributes[{index}]", None,
+                               f"{name} has no place of its own in a Canal message"))
+    order = sorted(kept.values())
+    decoded_order = sorted(order, key=lambda index: (attributes[index][0] != SQL_ATTRIBUTE,
+                                                     attributes[index][0] != SQL_TYPE_ATTRIBUTE, index))
+    if order != decoded_order:
+        return [Loss("attributes", "attributes", tuple(attributes[index] for index in decoded_order),
+                     f"Canal writes {SQL_ATTRIBUTE}, then {SQL_TYPE_ATTRIBUTE}, then its other fields")]
+    return losses

@@ -108,7 +108,8 @@ def _normal_row(document: dict[str, Any], data: Any, old: Any, types: Any, key_n
 
 def normal_form(messages: list[bytes]) -> list[bytes]:
     """One message per row; an UPDATE's ``old`` keeps the columns whose value differs from the row's (in the row's
-    order), then those the row lacks; ``mysqlType`` and ``pkNames`` keep the columns the message still has."""
+    order), then those the row lacks; ``mysqlType`` and ``pkNames`` keep the columns the message still has, and
+    ``pkNames`` names each once."""
     normal = []
     for message in messages:
         document = decode_json(message)
@@ -130,7 +131,7 @@ def normal_form(messages: list[bytes]) -> list[bytes]:
                 old = [changed]
                 written_columns += [name for name in changed if name not in row]
             types = {name: all_types[name] for name in written_columns if name in all_types}
-            key_names = [name for name in document.get("pkNames") or [] if name in row]
+            key_names = list(dict.fromkeys(name for name in document.get("pkNames") or [] if name in row))
             normal.append(_normal_row(document, [row], old, types or None, key_names or None))
     return normal
 

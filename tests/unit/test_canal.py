@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 import cdcformats as cf
-from cdcformats import Cell, ChangeEvent, Op, Source, Table
+from cdcformats import Cell, CellKind, ChangeEvent, Op, Source, Table
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "canal"
 TYPES = {"id": "INTEGER", "name": "VARCHAR(255)", "description": "VARCHAR(512)", "weight": "FLOAT"}
+LINDORM_PUT = (b'{"op":"Put","table":"orders","ts":"1700000000000","data":[{"type":"VARCHAR","name":"id","value":"o-1"},'
+               b'{"type":"VARCHAR","name":"status","ts":"1700000000500","value":"PAID"}]}')
 SQL_TYPES = ("canal.sqlType", '{"id":4,"name":12,"description":12,"weight":7}')
 
 
@@ -137,17 +139,27 @@ def test_what_is_refused_is_named(message: bytes, field: str) -> None:
     assert error.value.field == field and error.value.position == 0
 
 
+def written(event: ChangeEvent, **options: object) -> tuple[dict, ChangeEvent]:
+    """The message canal-json writes for ``event``, and the event it reads back, which is the event with what
+    ``dropped()`` reports applied."""
+    codec = cf.codec("canal-json", **options)
+    [message] = codec.encode([event])
+    [back] = codec.decode([message])
+    assert back == cf.without(event, codec.dropped(event)) and codec.dropped(back) == []
+    return json.loads(message), back
+
+
 def test_events_of_other_formats() -> None:
     codec = cf.codec("canal-json")
     read = ChangeEvent(Op.READ, Table("t"), after=(Cell("id", "1"),))
-    assert json.loads(codec.encode_event(read))["type"] == "INSERT"
-    assert ("op.READ", "op") in codec.dropped(read)
+    assert written(read)[0]["type"] == "INSERT"
+    assert codec.dropped(read) == [cf.Loss("op.READ", "op", Op.INSERT, "Canal writes the row as it now is as an "
+                                                                       "INSERT")]
     reordered = ChangeEvent(Op.UPDATE, Table("t"), before=(Cell("b", "2"), Cell("a", "1")),
                             after=(Cell("a", "1"), Cell("b", "3")))
-    assert [feature for feature, _ in codec.dropped(reordered)] == ["before"]
-    assert json.loads(codec.encode_event(reordered))["old"] == [{"b": "2"}]
-    with pytest.raises(cf.EncodeError, match="UPDATE with its before image"):
-        codec.encode_event(ChangeEvent(Op.UPDATE, Table("t"), after=(Cell("a", "1"),)))
+    assert [(loss.feature, loss.path, loss.written) for loss in codec.dropped(reordered)] == [
+        ("before", "before", (Cell("a", "1"), Cell("b", "2")))]
+    assert written(reordered)[0]["old"] == [{"b": "2"}]
     assert "op.UPSERT" in cf.loss("lindorm", "canal-json")
     assert cf.loss("canal-json", "avro") == [] and cf.loss("canal-json", "protobuf") == []
 
@@ -156,6 +168,58 @@ def test_an_update_whose_old_value_types_its_column_reports_the_after_image_rety
     """mysqlType types a column once, for the row and its old value: an untyped after cell would read back typed."""
     codec = cf.codec("canal-json")
     event = ChangeEvent(Op.UPDATE, before=(Cell("a", "x", "VARCHAR"),), after=(Cell("a", "y"),))
-    assert ("cell.type", "after (Canal's mysqlType gives a column one type, for its row value and its old value)") in (
-        codec.dropped(event))
-    assert list(codec.decode(codec.encode([event])))[0].after == (Cell("a", "y", "VARCHAR"),)
+    assert [(loss.feature, loss.path, loss.written) for loss in codec.dropped(event)] == [
+        ("cell.type", "after[0].type", "VARCHAR")]
+    assert written(event)[1].after == (Cell("a", "y", "VARCHAR"),)
+
+
+def test_a_lindorm_put_loses_its_cell_versions() -> None:
+    """Issue 13: lindorm -> canal-json refused an ordinary Put ("a cell version has no form in a Canal row")."""
+    put = list(cf.codec("lindorm").decode([LINDORM_PUT]))[0]
+    assert any(cell.version is not None for cell in put.after)
+    message, back = written(put)
+    assert message["type"] == "INSERT" and all(cell.version is None for cell in back.after)
+    assert "cell.version" in cf.loss("lindorm", "canal-json")
+
+
+def test_a_deleted_column_is_the_column_set_to_null_and_values_come_back_as_text() -> None:
+    event = ChangeEvent(Op.UPDATE, Table("t"), after=(
+        Cell("id", 7, "bigint"), Cell("n", 5), Cell("gone", "x", version=3, kind=CellKind.DELETE_ALL_VERSIONS),
+        Cell("raw", b"\xe9t\xe9")))
+    message, back = written(event)
+    assert message["data"] == [{"id": "7", "n": "5", "gone": None, "raw": "\xe9t\xe9"}] and message["old"] == [{}]
+    assert back.after == (Cell("id", 7, "bigint"), Cell("n", "5"), Cell("gone"), Cell("raw", "\xe9t\xe9"))
+    assert back.before == back.after  # an UPDATE without its before image: old with no columns, nothing changed
+
+
+@pytest.mark.parametrize("event, type_name", [
+    (ChangeEvent(Op.UPSERT, Table("t"), key=(Cell("id", "1"),)), "INSERT"),
+    (ChangeEvent(Op.INSERT, Table("t"), key=(Cell("id", "1"),), before=(Cell("id", "1"),)), "INSERT"),
+    (ChangeEvent(Op.DELETE, Table("t"), key=(Cell("id", "1"),)), "DELETE"),
+    (ChangeEvent(Op.DELETE, Table("t")), "DELETE"),
+])
+def test_a_change_without_the_row_canal_needs_writes_its_key_cells(event: ChangeEvent, type_name: str) -> None:
+    message, back = written(event)
+    assert message["type"] == type_name and message["old"] is None
+    assert message["data"] == [{cell.name: cell.value for cell in event.key}]
+    assert message["pkNames"] == ([cell.name for cell in event.key] or None) and back.key == event.key
+
+
+def test_key_cells_outside_the_row_go_into_the_row() -> None:
+    """A Tablestore primary key is not in the row image: Canal reads the key out of the row by pkNames."""
+    event = ChangeEvent(Op.UPSERT, key=(Cell("id", "k1"),), after=(Cell("name", "x", version=1441803688001),))
+    message, back = written(event)
+    assert message["pkNames"] == ["id"] and message["data"][0]["id"] == "k1"
+    assert back.key == (Cell("id", "k1"),) and back.after[0] == Cell("id", "k1")
+
+
+def test_what_has_no_form_is_refused_and_declared() -> None:
+    codec = cf.codec("canal-json")
+    no_new_row = ChangeEvent(Op.UPDATE, Table("t"), before=(Cell("id", "1"),))
+    [loss] = [loss for loss in codec.dropped(no_new_row) if loss.written is cf.REFUSED]
+    assert loss.path == "after"
+    with pytest.raises(cf.EncodeError, match="new row"):
+        list(codec.encode([no_new_row]))
+    assert "shape UPDATE(before present; cells PUT)" in cf.loss("aliyun-json", "canal-json")
+    truncate = ChangeEvent(Op.TRUNCATE, None, key=(Cell("id", "1"),), before=(Cell("id", "1"),))
+    assert written(truncate)[1] == ChangeEvent(Op.TRUNCATE, None)
