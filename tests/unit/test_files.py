@@ -45,7 +45,7 @@ def test_a_truncated_protobuf_file_is_a_decode_error_naming_the_message() -> Non
     file = io.BytesIO()
     list(cf.codec("protobuf").write_file(file, lindorm_events()))
     truncated = io.BytesIO(file.getvalue()[:-3])
-    with pytest.raises(cf.DecodeError, match="message 4: the file ends 3 bytes into a message"):
+    with pytest.raises(cf.DecodeError, match="record 5: the file ends 3 bytes into a message"):
         list(cf.codec("protobuf").read_file(truncated))
 
 
@@ -66,7 +66,8 @@ def test_convert_command_round_trip(tmp_path: Path) -> None:
     result = runner.invoke(main, ["convert", "--from", "lindorm", "--to", "protobuf", str(source),
                                   str(tmp_path / "orders.pb"), "--option", 'key_columns=["id"]'])
     assert result.exit_code == 0, result.output
-    assert "lindorm -> protobuf: 5 events, 5 messages written, 0 failed" in result.stderr
+    assert ("lindorm -> protobuf: 5 messages read (5 decoded, 0 failed, 0 skipped), 5 events (5 written, 0 refused), "
+            "5 messages written") in result.stderr
     back = runner.invoke(main, ["convert", "--from", "protobuf", "--to", "lindorm", str(tmp_path / "orders.pb")])
     assert back.exit_code == 0
     assert back.stdout_bytes.splitlines() == LINDORM.messages()
@@ -77,21 +78,22 @@ def test_convert_command_fails_with_exit_code_1_and_the_error(tmp_path: Path) ->
     result = CliRunner().invoke(main, ["convert", "--from", "lindorm", "--to", "avro", str(source),
                                        str(tmp_path / "out.avro")])
     assert result.exit_code == 1
-    assert "lindorm: message 5: field op: unknown op 'Nope'" in result.stderr
-    assert "5 events" in result.stderr
+    assert "Error: lindorm: line 6: field op: unknown op 'Nope'" in result.stderr
+    assert "6 messages read (5 decoded, 1 failed, 0 skipped), 5 events" in result.stderr
+    assert not (tmp_path / "out.avro").exists() and list(tmp_path.iterdir()) == [source]
 
 
 def test_convert_command_dead_letters_keep_the_raw_input(tmp_path: Path) -> None:
     bad = [b'{"op": "Nope"}', b"\xff not json"]
     source = write_input(tmp_path, bad)
     result = CliRunner().invoke(main, ["convert", "--from", "lindorm", "--to", "avro", str(source),
-                                       str(tmp_path / "out.avro"), "--errors", "dead-letter", "--dead-letter",
-                                       str(tmp_path / "dead.jsonl")])
+                                       str(tmp_path / "out.avro"), "--dead-letter", str(tmp_path / "dead.jsonl")])
     assert result.exit_code == 0, result.output
-    assert "5 events, 5 messages written, 2 failed" in result.stderr
+    assert "7 messages read (5 decoded, 2 failed, 0 skipped), 5 events (5 written, 0 refused)" in result.stderr
     letters = [json.loads(line) for line in (tmp_path / "dead.jsonl").read_text().splitlines()]
-    assert [base64.b64decode(letter["raw_base64"]) for letter in letters] == bad
-    assert [letter["position"] for letter in letters] == [5, 6]
+    assert [base64.b64decode(message["base64"]) for letter in letters for message in letter["messages"]] == bad
+    assert [letter["position"] for letter in letters] == [6, 7]
+    assert {letter["source_format"] for letter in letters} == {"lindorm"}
     with open(tmp_path / "out.avro", "rb") as file:
         assert len(list(fastavro.reader(file))) == 5
 
@@ -105,8 +107,7 @@ def test_convert_command_strict_refuses_lossy_events(tmp_path: Path) -> None:
     events = list(cf.codec("arcion", table="tpch.region").decode(EXAMPLES[1].messages()))
     refused = sum(1 for event in events if cf.codec("lindorm").dropped(event))
     assert refused > 0
-    assert f"{len(events) - refused:,} events, {len(events) - refused:,} messages written, {refused} failed" \
-        in result.stderr
+    assert f"{len(events):,} events ({len(events) - refused:,} written, {refused} refused)" in result.stderr
 
 
 def test_convert_command_with_a_progress_bar_and_the_long_flag_names(tmp_path: Path) -> None:
