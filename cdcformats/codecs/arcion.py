@@ -36,7 +36,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
-from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
+from ..losses import REFUSED, Loss
+from ..model import Cell, ChangeEvent, Image, Op, Source, Table, value_key
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
 from .base import OPTIONAL, PRESENT, Option, Shape, one_of
@@ -50,8 +51,7 @@ FIELD_ATTRIBUTE = "arcion.field."
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
-# An UPSERT writes a row's after state without knowing whether it existed: the closest NATIVE op is an update.
-_TYPE_OF_OP = {**{op: op_type for op_type, op in _OP_OF_TYPE.items()}, Op.UPSERT: "U"}
+_TYPE_OF_OP = {op: op_type for op_type, op in _OP_OF_TYPE.items()}
 MODES = ("auto", "realtime", "snapshot")
 
 
@@ -115,11 +115,13 @@ class ArcionCodec(KeyedByColumns):
         Shape(Op.READ, after=PRESENT),
     )
     own_attributes = frozenset({NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON, FIELD_ATTRIBUTE})
+    requires = ("table",)  # a realtime message names its table; the option table names it when the event does not
     options = (
         KEY_COLUMNS,
         Option("column_types", "SQL type names that type text values: {column: type} for every table, or "
                                "{table: {column: type}}", None, ColumnTypes),
-        Option("table", "the table of snapshot rows, e.g. 'tpch.region' (snapshot rows do not name it)", None, _table),
+        Option("table", "the table of snapshot rows, e.g. 'tpch.region' (snapshot rows do not name it), and of "
+                        "realtime messages written from events that name none", None, _table),
         Option("mode", "auto (a message with opType is realtime, any other a snapshot row), realtime or snapshot",
                "auto", one_of(*MODES)),
         MAX_MESSAGE_BYTES,
@@ -128,8 +130,15 @@ class ArcionCodec(KeyedByColumns):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.column_types: ColumnTypes = self.config["column_types"]
-        if not self.column_types:
+        if self.column_types:  # NaN or an infinity is written as text, which a FLOAT column types back
+            self.carries = self.carries | {"value.float_nonfinite"}
+        else:
             self.carries = self.carries - {"cell.type", "value.decimal"}
+        if self.config["table"] is not None or self.config["mode"] == "snapshot":
+            self.requires = ()
+        if self.config["mode"] != "auto":
+            self.shapes = tuple(shape for shape in self.shapes
+                                if (shape.op is Op.READ) == (self.config["mode"] == "snapshot"))
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -185,13 +194,10 @@ class ArcionCodec(KeyedByColumns):
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         if event.op is Op.READ:
-            return encode(_row(event.after or (), "after"))
-        op_type = _TYPE_OF_OP.get(event.op)
-        if op_type is None:
-            raise EncodeError(NAME, f"arcion NATIVE has no opType for {event.op.value}", field="op")
+            return encode(_row(event.after or ()))
         table = event.table
-        if table is None:
-            raise EncodeError(NAME, "a realtime message needs a table name", field="table")
+        if table is None or event.op not in _TYPE_OF_OP:
+            raise EncodeError(NAME, "a realtime message has an opType I, U or D and names its table", field="op")
         cursor_json = {value for name, value in event.attributes if name == CURSOR_JSON}
         document = {
             "tableName": {
@@ -199,49 +205,105 @@ class ArcionCodec(KeyedByColumns):
                                         event.attribute(NAMESPACE_HASH)),
                 **_with_hash({"name": table.name}, event.attribute(TABLE_HASH)),
             },
-            "opType": op_type,
+            "opType": _TYPE_OF_OP[event.op],
             "cursor": {name: raw(NAME, value, f"source.position.{name}") if name in cursor_json else value
                        for name, value in event.source.position},
-            "before": None if event.before is None else _row(event.before, "before"),
-            "after": None if event.after is None else _row(event.after, "after"),
+            "before": None if event.before is None else _row(event.before),
+            "after": None if event.after is None else _row(event.after),
         }
         for index, (name, value) in enumerate(event.attributes):
-            if name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS:
+            if name.startswith(FIELD_ATTRIBUTE):
                 document[name[len(FIELD_ATTRIBUTE):]] = raw(NAME, value, f"attributes[{index}]")
         return encode(document)
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = self.dropped_key(event, event.before if event.op is Op.DELETE or event.after is None else event.after)
-        if event.op is not Op.READ and event.table is None:
-            lost.append(("table", "table (a realtime message needs one)"))
-        if event.op is Op.READ:
-            if event.source != Source() or event.attributes:
-                lost.append(("source.position", "source (a snapshot row is a bare row)"))
-            if event.table != self.config["table"]:
-                lost.append(("table", "table (snapshot rows take their table from the option table)"))
-            if self.config["mode"] == "auto" and any(cell.name == "opType" for cell in event.after or ()):
-                lost.append(("after", "after (a snapshot row with an opType column reads back as realtime)"))
-        if event.attributes and event.attributes != _attributes_as_decoded(event):
-            lost.append(("attributes", "attributes (the two 64-bit hashes once each, arcion.cursor.json for each "
-                                       "cursor entry that holds an object or array, then arcion.field.* once each, "
-                                       "as JSON text)"))
-        names = [name for name, _ in event.source.position]
-        if len(set(names)) != len(names):
-            lost.append(("source.position", "source.position (the cursor is a JSON object: names are unique)"))
-        for name, value in event.source.position:
-            if type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
-                lost.append(("source.position", f"source.position.{name} (the cursor holds JSON values)"))
-        types = self.column_types.for_table(event.table)
+    # -- what other formats' events lose ----------------------------------------------------------------------------
+
+    key_in_row = True
+
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """An UPSERT is an I message with its images (Flink's Debezium and Canal writers write an upsert's row as an
+        insert too); a snapshot row is the after image alone (of an INSERT, UPSERT or UPDATE in mode snapshot), and
+        in mode realtime a READ is an I message. A TRUNCATE, and a DELETE in mode snapshot, have no form."""
+        mode = self.config["mode"]
+        if event.op is Op.TRUNCATE or (mode == "snapshot" and event.op is Op.DELETE):
+            return super().reshaped(event)
+        losses = []
+        if mode == "snapshot" or (event.op is Op.READ and mode == "auto"):
+            if event.op is not Op.READ:
+                losses.append(Loss(f"op.{event.op.value}", "op", Op.READ, "a snapshot row is read as a READ"))
+            if event.before is not None:
+                losses.append(Loss("before", "before", None, "a snapshot row is the row alone"))
+            if event.after is None:
+                losses.append(Loss("after", "after", (), "a snapshot row with no columns"))
+        else:
+            losses.append(Loss(f"op.{event.op.value}", "op", Op.INSERT,
+                               "an I message writes the whole row" if event.op is Op.UPSERT else
+                               "a realtime message has no opType for a snapshot read: I"))
+        return losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        """A realtime message names its table (the option table names it when the event does not); a snapshot row
+        is a bare row of the table of the option table; values as the JSON values that read back typed by the
+        option column_types; the cursor as a JSON object; the attributes as decoding gives them."""
+        losses = []
+        table = event.table
+        snapshot = event.op is Op.READ
+        if snapshot:
+            table = self.config["table"]
+            if event.table != table:
+                losses.append(Loss("table", "table", table, "a snapshot row takes its table from the option table"))
+            if event.source != Source():
+                losses.append(Loss("source.position", "source.position", (), "a snapshot row is a bare row"))
+            after = event.after or ()
+            losses += [Loss("after", f"after[{index}]", None,
+                            "a snapshot row with an opType column would read back as a realtime message")
+                       for index, cell in enumerate(after) if cell.name == "opType" and self.config["mode"] == "auto"]
+        elif table is None:
+            if self.config["table"] is None:
+                return [Loss("requires table", "table", REFUSED,
+                             "an Arcion realtime message names its table: give the option table")]
+            table = self.config["table"]
+            losses.append(Loss("table", "table", table, "the option table names the table"))
+        types = self.column_types.for_table(table)
+        images = {}
         for image_name in ("before", "after"):
-            for index, cell in enumerate(getattr(event, image_name) or ()):
+            image = getattr(event, image_name)
+            if image is None:
+                continue
+            written = []
+            for index, cell in enumerate(image):
                 path = f"{image_name}[{index}]"
-                if cell.type != types.get(cell.name):
-                    lost.append(("cell.type", f"{path}.type (types come from the option column_types)"))
-                elif cell.type is not None and not typed_text.carries(cell.value, cell.type):
-                    lost.append(("value.off_type", f"{path}.value"))
-                elif cell.type is None and type(cell.value) not in SCALAR_TYPES:
-                    lost.append(("value.off_type", f"{path}.value (only JSON values in untyped columns)"))
-        return lost
+                read = _read_back(cell, types.get(cell.name))
+                if read.type != cell.type:
+                    losses.append(Loss("cell.type", f"{path}.type", read.type, "types come from the option "
+                                                                               "column_types"))
+                if value_key(read.value) != value_key(cell.value):
+                    losses.append(Loss("value.off_type", f"{path}.value", read.value,
+                                       "the value reads back as its column's type in column_types types it"))
+                written.append(read)
+            images[image_name] = tuple(written)
+        if self.key_columns:
+            image = images.get("before" if event.op is Op.DELETE or event.after is None else "after")
+            key = self.key_columns.key_of(table, tuple(cell for cell in image or ()
+                                                       if not (snapshot and cell.name == "opType")))
+            if key != event.key:
+                losses.append(Loss("key", "key", key, "arcion reads the key out of the row by key_columns"))
+        attributes = () if snapshot else _attributes_as_decoded(event)
+        if event.attributes != attributes:
+            losses.append(Loss("attributes", "attributes", attributes,
+                               "the two 64-bit hashes once each, arcion.cursor.json for each cursor entry that "
+                               "holds an object or array, then arcion.field.* once each, as JSON text"))
+        if not snapshot:
+            seen = set()
+            for index, (name, value) in enumerate(event.source.position):
+                path = f"source.position[{index}]"
+                if name in seen:
+                    losses.append(Loss("source.position", path, None, "the cursor is a JSON object: names are unique"))
+                elif type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
+                    losses.append(Loss("source.position", f"{path}.value", typed_text.render(value),
+                                       "the cursor holds JSON values"))
+                seen.add(name)
+        return losses
 
 
 def _attributes_as_decoded(event: ChangeEvent) -> tuple:
@@ -312,18 +374,27 @@ def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
     return tuple(position), nested
 
 
-def _row(cells: Image, image_name: str) -> dict[str, Any]:
+def _json_value(cell: Cell) -> Any:
+    """The JSON value of a cell: typed values, and values JSON has no number for (a decimal, NaN, an infinity), as
+    their text."""
+    value = cell.value
+    if value is not None and (cell.type is not None or type(value) not in SCALAR_TYPES
+                              or (type(value) is float and not math.isfinite(value))):
+        return typed_text.render(value)
+    return value
+
+
+def _read_back(cell: Cell, type_name: str | None) -> Cell:
+    """The cell that decoding its JSON value gives, in a column of ``type_name`` by the option column_types (which
+    it is written with)."""
+    value = _json_value(Cell(cell.name, cell.value, type_name))
+    if type_name is not None and type(value) is str:
+        value = typed_text.parse(value, type_name)
+    return Cell(cell.name, value, type_name)
+
+
+def _row(cells: Image) -> dict[str, Any]:
     row: dict[str, Any] = {}
-    for index, cell in enumerate(cells):
-        value = cell.value
-        if type(value) is bytes:
-            raise EncodeError(NAME, "arcion NATIVE writes JSON values and has no form for bytes",
-                              field=f"{image_name}[{index}].value")
-        if cell.kind is not CellKind.PUT:  # a deleted column, relationally: null (a loss dropped() reports)
-            value = None
-        elif cell.type is not None and value is not None:
-            value = typed_text.render(value)
-        elif type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
-            value = typed_text.render(value)  # JSON has no decimal, NaN or infinity: keep them readable as text
-        row[cell.name] = value
+    for cell in cells:
+        row[cell.name] = _json_value(cell)
     return row

@@ -4,9 +4,10 @@ and the key cells are read out of the row image, so a message never holds the ke
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from ..model import ChangeEvent, Image, Table
+from ..losses import Loss, without
+from ..model import Cell, ChangeEvent, Image, Op, Table
 from .base import Codec, Option
 
 
@@ -69,7 +70,15 @@ KEY_COLUMNS = Option(
 
 class KeyedByColumns(Codec):
     """Base of the formats whose messages do not mark the primary key (Lindorm, Arcion, Debezium values): the
-    option ``key_columns`` names it and the key cells are read out of an image; without the option, no key."""
+    option ``key_columns`` names it and the key cells are read out of an image; without the option, no key.
+
+    A format that sets ``key_in_row`` writes the key cells that an event keeps outside its row image (Tablestore's
+    primary key) into the row, in front, so that the row still identifies itself; its key is then what reading it
+    back gives: the cells of ``key_columns`` in the row. ``dropped()`` reports both before the other stages, so that
+    they see the event as the format writes it (a Lindorm Delete's key entries are the key columns of the row).
+    """
+
+    key_in_row: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -77,8 +86,40 @@ class KeyedByColumns(Codec):
         if not self.key_columns:
             self.carries = self.carries - {"key"}
 
-    def dropped_key(self, event: ChangeEvent, image: Image | None) -> list[tuple[str, str]]:
+    def row_image_name(self, event: ChangeEvent) -> str:
+        """The image that the key is read out of: the before image of a DELETE or of a change without an after
+        image, else the after image."""
+        return "before" if event.op is Op.DELETE or event.after is None else "after"
+
+    def read_key(self, table: Table | None, image: Image | None) -> Image:
+        """The key that decoding reads out of ``image``."""
+        return self.key_columns.key_of(table, image)
+
+    def dropped(self, event: ChangeEvent) -> list[Loss]:
+        keyed = self.keyed_by_row(event) if self.key_in_row else []
+        return keyed + super().dropped(without(event, keyed)) if keyed else super().dropped(event)
+
+    def keyed_by_row(self, event: ChangeEvent) -> list[Loss]:
+        """The key cells missing from the row image put in front of it, and the key as read back out of the row."""
+        losses = []
+        image_name = self.row_image_name(event)
+        image = getattr(event, image_name)
+        in_row = {cell.name for cell in image or ()}
+        missing: dict[str, Cell] = {}
+        for cell in event.key:
+            if cell.name not in in_row:
+                missing.setdefault(cell.name, cell)
+        if missing:
+            image = (*missing.values(), *(image or ()))
+            losses.append(Loss("key", image_name, image, f"{self.name} reads the key out of the row"))
+        if self.key_columns and event.key != self.read_key(event.table, image):
+            losses.append(Loss("key", "key", self.read_key(event.table, image),
+                               f"{self.name} reads the key out of the row by key_columns"))
+        return losses
+
+    def dropped_key(self, event: ChangeEvent, image: Image | None) -> list[Loss]:
         """The key, as lost, when reading it out of ``image`` would not give it back."""
-        if self.key_columns and event.key != self.key_columns.key_of(event.table, image):
-            return [("key", f"key ({self.name} reads the key out of the image by key_columns)")]
+        if self.key_columns and event.key != self.read_key(event.table, image):
+            return [Loss("key", "key", self.read_key(event.table, image),
+                         f"{self.name} reads the key out of the image by key_columns")]
         return []

@@ -29,13 +29,15 @@ Normal form (what ``encode`` writes): every scalar as a JSON string, ``keyOnly``
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
+from ..losses import REFUSED, Loss
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import NONEMPTY, PRESENT, Shape
+from .base import NONEMPTY, PRESENT, Shape, as_text
 from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm"
@@ -99,7 +101,7 @@ class LindormCodec(KeyedByColumns):
             op=op, table=table, key=self.key_columns.key_of(table, image),
             before=image if image_name == "before" else None, after=image if image_name == "after" else None,
             source=Source(commit_time_us=commit_time_us), key_only=key_only, attributes=attributes)
-        if _derived_op(event) != op_name:
+        if _derived_op(event, table_key) != op_name:
             event = _with_op_attribute(event, op_name)
         return event
 
@@ -119,90 +121,155 @@ class LindormCodec(KeyedByColumns):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        op_name = event.attribute(OP_ATTRIBUTE) or _derived_op(event)
-        if op_name not in _OPS:
-            raise EncodeError(NAME, f"lindorm has no mutation for {op_name}", field="op")
-        if _OPS[op_name][0] is not event.op:
-            raise EncodeError(NAME, f"the attribute {OP_ATTRIBUTE}={op_name!r} contradicts the op {event.op.value}",
-                              field="attributes")
+        op_name = event.attribute(OP_ATTRIBUTE) or _derived_op(event, self.key_columns.for_table(event.table))
+        if op_name not in _OPS or _OPS[op_name][0] is not event.op:
+            raise EncodeError(NAME, f"lindorm has no mutation for this {event.op.value}", field="op")
         image_name = _OPS[op_name][1]
-        image = getattr(event, image_name)
-        if image is None:  # e.g. a DELETE without a before image: the key identifies the row
-            image = event.key
         document: dict[str, Any] = {"op": op_name}
         if event.table is not None:
             document["table"] = event.table.name
         if event.source.commit_time_us is not None:
             document["ts"] = str(_to_milliseconds(event.source.commit_time_us))
         document["keyOnly"] = "true" if event.key_only else "false"
-        document["data"] = [_entry(cell, index, image_name) for index, cell in enumerate(image)]
+        document["data"] = [_entry(cell) for cell in getattr(event, image_name)]
         for index, (name, value) in enumerate(event.attributes):
             if name.startswith(FIELD_ATTRIBUTE):
-                document[_extra_field(name, index)] = raw(NAME, value, f"attributes[{index}]")
+                document[name[len(FIELD_ATTRIBUTE):]] = raw(NAME, value, f"attributes[{index}]")
         return encode(document)
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        image_name = "before" if event.op is Op.DELETE else "after"
+    # -- what other formats' events lose ----------------------------------------------------------------------------
+
+    key_in_row = True
+
+    def row_image_name(self, event: ChangeEvent) -> str:
+        return "before" if event.op is Op.DELETE else "after"
+
+    def read_key(self, table: Table | None, image: Image | None) -> Image:
+        """Key entries identify the row, so they read back as PUT cells whatever the mutation."""
+        return tuple(replace(cell, kind=CellKind.PUT) for cell in super().read_key(table, image))
+
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        """Every value is written as text and typed back by its entry's type: bytes, whose form is not documented,
+        are written as base64 text; a text that its type would retype loses the type; any other value that its type
+        does not read back is written as its text, typed back as far as the type reads it."""
+        losses = []
+        value = cell.value
+        if type(value) is bytes:
+            value = as_text(value)
+            losses.append(Loss("value.bytes", f"{path}.value", value, "lindorm writes bytes as base64 text"))
+        if not typed_text.carries(value, cell.type):
+            if type(value) is str:
+                losses.append(Loss("value.off_type", f"{path}.type", None,
+                                   f"lindorm would read the text back as a {cell.type} value"))
+            else:
+                losses.append(Loss("value.off_type", f"{path}.value", typed_text.parse(typed_text.render(value),
+                                                                                        cell.type),
+                                   "lindorm writes the value as text, typed back only by its entry's type"))
+        return losses
+
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """A change as the Lindorm mutation closest to it: an INSERT, READ or UPDATE that puts values is a Put (an
+        UPSERT), a column it deletes written as the column set to null; an UPDATE that only deletes columns is a
+        Delete or DeleteColumn; a DELETE is a DeleteFamily of the before image. A mutation holds one image."""
+        if event.op is Op.TRUNCATE:
+            return super().reshaped(event)
+        image_name = self.row_image_name(event)
         image = getattr(event, image_name)
-        lost = self.dropped_key(event, image)
-        if event.attributes and event.attributes != _attributes_as_decoded(event):
-            lost.append(("attributes", "attributes (lindorm.op first, only where the op cannot be derived; then "
-                                       "lindorm.field.* once each, as JSON text)"))
+        if image is None:
+            return [Loss(f"op.{event.op.value}", image_name, REFUSED,
+                         f"a Lindorm mutation writes the row's {image_name} image, and this {event.op.value} has none")]
+        other_image = "after" if image_name == "before" else "before"
+        losses = []
+        if getattr(event, other_image) is not None:
+            losses.append(Loss(other_image, other_image, None, f"a Lindorm {event.op.value} holds its {image_name} "
+                                                               "image only"))
+        key_names = {cell.name for cell in event.key}
+        if event.op is Op.DELETE:
+            return losses + [Loss(f"cell.kind.{cell.kind.value}", f"before[{index}].kind", CellKind.PUT,
+                                  "a DeleteFamily deletes the row: its entries are the row's cells")
+                             for index, cell in enumerate(image) if cell.kind is not CellKind.PUT]
+        kinds = {cell.kind for cell in image if cell.name not in key_names}
+        if event.op is Op.UPDATE and (kinds <= {CellKind.DELETE_VERSION} or kinds == {CellKind.DELETE_ALL_VERSIONS}):
+            return losses  # a Delete or DeleteColumn, once it holds the after image only
+        if event.op is not Op.UPSERT:
+            losses.append(Loss(f"op.{event.op.value}", "op", Op.UPSERT,
+                               "a Lindorm Put writes the row whether or not it existed: an upsert"))
+        for index, cell in enumerate(image):
+            if cell.kind is not CellKind.PUT:
+                path = f"after[{index}]"
+                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.kind", CellKind.PUT,
+                                   "a Put writes a deleted column as the column set to null"))
+                if cell.name not in key_names and cell.value is not None:
+                    losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None,
+                                       "a Put writes a deleted column as the column set to null"))
+        return losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        """Entries of key columns read back as PUT cells, every other entry with the mutation's kind; the attributes
+        as decoding gives them."""
         key_columns = self.key_columns.for_table(event.table)
-        lost.extend((f"cell.kind.{cell.kind.value}", f"{image_name}[{index}].kind (a key entry identifies the row)")
-                    for index, cell in enumerate(image or ())
-                    if cell.name in key_columns and cell.kind is not CellKind.PUT)
-        return lost
+        attributes = _attributes_as_decoded(event, key_columns)
+        op_name = (attributes[0][1] if attributes and attributes[0][0] == OP_ATTRIBUTE
+                   else _derived_op(event, key_columns))
+        _, image_name, kind = _OPS[op_name]
+        losses = []
+        image = []
+        for index, cell in enumerate(getattr(event, image_name)):
+            written_kind = CellKind.PUT if cell.name in key_columns else kind
+            if cell.kind is not written_kind:
+                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{image_name}[{index}].kind", written_kind,
+                                   "a key entry identifies the row" if written_kind is CellKind.PUT else
+                                   f"every entry of a {op_name} other than a key column's is a deletion"))
+                cell = replace(cell, kind=written_kind)
+            image.append(cell)
+        losses += self.dropped_key(event, tuple(image))
+        if event.attributes != attributes:
+            losses.append(Loss("attributes", "attributes", attributes,
+                               "lindorm.op first, only where the op cannot be derived; then lindorm.field.* once "
+                               "each, as JSON text"))
+        return losses
 
 
-def _attributes_as_decoded(event: ChangeEvent) -> tuple:
-    """The attributes that decoding this event's message would give, to tell which ones a round trip keeps."""
+def _attributes_as_decoded(event: ChangeEvent, key_columns: tuple[str, ...]) -> tuple:
+    """The attributes that decoding this event's message would give: those of a round trip."""
     fields = [(name, value) for name, value in event.attributes if name.startswith(FIELD_ATTRIBUTE)]
     names = [name for name, _ in fields]
     if len(set(names)) != len(names) or any(name[len(FIELD_ATTRIBUTE):] in _DOCUMENTED_FIELDS or
                                             not is_canonical(value) for name, value in fields):
-        return ()
+        fields = []
     op_name = event.attribute(OP_ATTRIBUTE)
-    plain = ChangeEvent(event.op, event.table, event.key, event.before, event.after, event.source, event.key_only,
-                        tuple(fields))
-    if op_name is None or op_name == _derived_op(plain) or op_name not in _OPS or _OPS[op_name][0] is not event.op:
+    if op_name is None or op_name == _derived_op(event, key_columns) or not _fits(op_name, event, key_columns):
         return tuple(fields)
     return ((OP_ATTRIBUTE, op_name), *fields)
 
 
-def _derived_op(event: ChangeEvent) -> str:
-    """The Lindorm op that writes ``event``; an UPDATE is a Put only when it puts values."""
+def _fits(op_name: str, event: ChangeEvent, key_columns: tuple[str, ...]) -> bool:
+    """Whether the Lindorm op ``op_name`` writes ``event``: its op, and the kind of every entry but the key's."""
+    if op_name not in _OPS:
+        return False
+    op, image_name, kind = _OPS[op_name]
+    image = getattr(event, image_name)
+    return op is event.op and image is not None and all(cell.kind is kind for cell in image
+                                                        if cell.name not in key_columns)
+
+
+def _derived_op(event: ChangeEvent, key_columns: tuple[str, ...]) -> str:
+    """The Lindorm op that writes ``event``: a DELETE is a DeleteFamily, an UPDATE that only deletes is a Delete or
+    DeleteColumn, anything else a Put."""
     if event.op is Op.DELETE:
         return "DeleteFamily"
-    if event.op is Op.TRUNCATE:
-        return "TRUNCATE"
-    key_names = {cell.name for cell in event.key}
-    cells = [cell for cell in event.after or () if cell.name not in key_names]
     if event.op is Op.UPDATE:
-        kinds = {cell.kind for cell in cells}
+        kinds = {cell.kind for cell in event.after or () if cell.name not in key_columns}
         if kinds <= {CellKind.DELETE_VERSION}:
             return "Delete"
         if kinds == {CellKind.DELETE_ALL_VERSIONS}:
             return "DeleteColumn"
-        if kinds == {CellKind.PUT}:
-            return "Put"
-        return "a mix of puts and deletes in one UPDATE"
-    if any(cell.kind is not CellKind.PUT for cell in cells):
-        return f"deleting cells in an {event.op.value}"
     return "Put"
 
 
 def _with_op_attribute(event: ChangeEvent, op_name: str) -> ChangeEvent:
     return ChangeEvent(event.op, event.table, event.key, event.before, event.after, event.source, event.key_only,
                        ((OP_ATTRIBUTE, op_name), *event.attributes))
-
-
-def _extra_field(attribute: str, index: int) -> str:
-    name = attribute[len(FIELD_ATTRIBUTE):]
-    if name in _DOCUMENTED_FIELDS:
-        raise EncodeError(NAME, f"{attribute} would overwrite the documented field {name!r}",
-                          field=f"attributes[{index}]")
-    return name
 
 
 def _key_only(value: Any) -> bool | None:
@@ -270,7 +337,7 @@ def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> Image:
     return tuple(cells)
 
 
-def _entry(cell: Cell, index: int, image_name: str) -> dict[str, Any]:
+def _entry(cell: Cell) -> dict[str, Any]:
     entry: dict[str, Any] = {}
     if cell.type is not None:
         entry["type"] = cell.type
@@ -278,8 +345,5 @@ def _entry(cell: Cell, index: int, image_name: str) -> dict[str, Any]:
     if cell.version is not None:
         entry["ts"] = str(cell.version)
     if cell.value is not None:
-        if type(cell.value) is bytes:
-            raise EncodeError(NAME, "lindorm cannot write bytes: how Lindorm Streams writes binary values is not "
-                                    "documented", field=f"{image_name}[{index}].value")
         entry["value"] = typed_text.render(cell.value)
     return entry
