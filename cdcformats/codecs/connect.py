@@ -48,11 +48,11 @@ has no key cells.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
-from ..errors import DecodeError, EncodeError
-from ..model import Cell, CellKind, ChangeEvent, Image, Op
+from ..errors import DecodeError
+from ..losses import REFUSED, Loss
+from ..model import Cell, ChangeEvent, Image, Op
 from . import connect_schema
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
 from .base import PRESENT, KafkaRecord, Option, Shape, flag
@@ -131,45 +131,36 @@ class ConnectJsonCodec(KafkaRecordCodec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        key = self._write(event.key, "key", self.config["key_schema_name"]) if event.key else None
+        key = self._write(event.key, self.config["key_schema_name"]) if event.key else None
         if event.op is Op.DELETE:
             return KafkaRecord(key, None)
-        if event.op is Op.TRUNCATE:
-            raise EncodeError(NAME, "a TRUNCATE has no form in Kafka Connect records", field="op")
-        if event.after is None:
-            raise EncodeError(NAME, f"an {event.op.value} without an after image has no form here", field="after")
-        return KafkaRecord(key, self._write(event.after, "after", self.config["value_schema_name"]))
+        return KafkaRecord(key, self._write(event.after, self.config["value_schema_name"]))
 
-    def _write(self, cells: Image, image_name: str, schema_name: str | None) -> bytes:
-        fields: list[dict[str, Any]] = []
-        payload: dict[str, Any] = {}
-        for index, cell in enumerate(cells):
-            path = f"{image_name}[{index}]"
-            if cell.kind is CellKind.DELETE_VERSION:
-                raise EncodeError(NAME, "a DELETE_VERSION cell has no form in a Connect struct", field=f"{path}.kind")
-            if cell.kind is CellKind.DELETE_ALL_VERSIONS:
-                cell = Cell(cell.name, None, cell.type)  # a null field: the sink's column delete
-            if cell.name in payload:
-                raise EncodeError(NAME, f"column {cell.name!r} twice in one struct", field=f"{path}.name")
-            if not self.schemas:  # the JSON value, as the schemaless formats write it
-                payload[cell.name] = scalar(cell.value)
-                continue
-            if type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
-                raise EncodeError(NAME, f"a Connect Decimal cannot hold {cell.value}", field=f"{path}.value")
-            payload[cell.name] = connect_schema.json_value(cell.value)
-            fields.append(connect_schema.field_schema(cell))
-        if not self.schemas:
-            return encode(payload)
-        return encode({"schema": connect_schema.struct_schema(fields, False, schema_name), "payload": payload})
+    def _write(self, cells: Image, schema_name: str | None) -> bytes:
+        if not self.schemas:  # the JSON values, as the schemaless formats write them
+            return encode({cell.name: scalar(cell.value) for cell in cells})
+        return encode({"schema": connect_schema.struct_schema([connect_schema.field_schema(cell) for cell in cells],
+                                                              False, schema_name),
+                       "payload": {cell.name: connect_schema.json_value(cell.value) for cell in cells}})
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        return connect_schema.dropped_decimal(cell) if self.schemas else []
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        losses = super().cell_losses(cell, path)
+        return losses + connect_schema.decimal_losses(cell, path) if self.schemas else losses
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = [(feature, f"key[{index}].{detail}") for index, cell in enumerate(event.key)
-                for feature, detail in self.dropped_cell(cell)]
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """A change that leaves a row is that row put (an UPSERT); a DELETE is a tombstone of its key. A change
+        whose row is not known, and a TRUNCATE, have no record."""
+        if event.op is Op.DELETE:
+            return [Loss("after", "after", None, "a tombstone holds the key alone")]
+        if event.op is Op.TRUNCATE or event.after is None:
+            return [Loss(f"op.{event.op.value}", "op", REFUSED,
+                         f"{NAME} writes a row or a tombstone, and this {event.op.value} has no row")]
+        return [Loss(f"op.{event.op.value}", "op", Op.UPSERT, "the sink puts the row as it now is")]
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         if not event.key and self.key_columns and self.key_columns.key_of(None, event.after):
-            lost.append(("key", "key (a record without a key takes it out of the value by key_columns)"))
-        return lost
+            return [Loss("key", "key", self.key_columns.key_of(None, event.after),
+                         "a record without a key takes it out of the value by key_columns")]
+        return []

@@ -42,7 +42,8 @@ from decimal import Decimal
 from typing import Any
 
 from ..errors import DecodeError
-from ..model import Cell, ChangeEvent, Value
+from ..losses import Loss
+from ..model import Cell, CellKind, ChangeEvent, Value
 from . import typed_text
 from ._json import json_type
 
@@ -81,10 +82,12 @@ def carries_decimal(value: Decimal) -> bool:
     return abs(_exponent(value)) <= _INT32_MAX
 
 
-def dropped_decimal(cell: Cell) -> list[tuple[str, str]]:
-    """The loss of a cell whose decimal no Connect Decimal holds, as ``Codec.dropped_cell`` reports it."""
-    if type(cell.value) is Decimal and not carries_decimal(cell.value):
-        return [("value.decimal", "value")]
+def decimal_losses(cell: Cell, path: str) -> list[Loss]:
+    """A decimal that no Connect Decimal holds (NaN, an infinity, -0, a scale beyond 32 bits) is written as its
+    text, as Debezium's ``decimal.handling.mode=string`` writes decimals; a deleted cell's value is null anyway."""
+    if type(cell.value) is Decimal and cell.kind is CellKind.PUT and not carries_decimal(cell.value):
+        return [Loss("value.decimal", f"{path}.value", typed_text.render(cell.value),
+                     "a Connect Decimal cannot hold it: written as text")]
     return []
 
 

@@ -51,13 +51,17 @@ when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms
 
 from __future__ import annotations
 
-from decimal import Decimal
+from dataclasses import replace
+from collections.abc import Callable
 from typing import Any
 
-from ..errors import DecodeError, EncodeError
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
+import msgspec
+
+from ..errors import DecodeError
+from ..losses import REFUSED, Loss
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
+from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, kept_fields, load_object, scalar
 from .base import Option, flag
 from .keys import KEY_COLUMNS, KeyedByColumns
 
@@ -69,7 +73,7 @@ _SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # wit
 
 _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
 # An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
-_CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
+CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
 # What the schema wrapper makes readable: without it bytes and decimals are written as text.
 _TYPED_FEATURES = frozenset({"value.bytes", "value.decimal"})
 
@@ -88,6 +92,7 @@ class DebeziumJsonCodec(KeyedByColumns):
     })
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
+    key_in_row = True
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -117,16 +122,16 @@ class DebeziumJsonCodec(KeyedByColumns):
         attributes += [(FIELD_ATTRIBUTE + name, encode(value).decode())
                        for name, value in document.items() if name not in _ENVELOPE_FIELDS]
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
-        return ChangeEvent(_OP_OF_CODE[code], table, self.key_columns.key_of(table, after or before), before, after,
-                           source, attributes=attributes)
+        event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=attributes)
+        return replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         document: dict[str, Any] = {
-            "before": image_fields(event.before, "before", self.schemas),
-            "after": image_fields(event.after, "after", self.schemas),
-            "source": _source_fields(event), "op": _CODE_OF_OP[event.op],
+            "before": image_fields(event.before, self.schemas),
+            "after": image_fields(event.after, self.schemas),
+            "source": _source_fields(event), "op": CODE_OF_OP[event.op],
         }
         write_time(document, event.source.capture_time_us)
         transaction = {name[len(TRANSACTION_ATTRIBUTE):]: value for name, value in event.attributes
@@ -138,42 +143,96 @@ class DebeziumJsonCodec(KeyedByColumns):
             return encode({"schema": _envelope_schema(event, document), "payload": document})
         return encode(document)
 
-    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        return connect_schema.dropped_decimal(cell) if self.schemas else []
+    # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = self.dropped_key(event, event.after or event.before)
-        lost += dropped_position(event, _reserved(event.table), self.schemas)
-        if event.attributes and event.attributes != _attributes_as_decoded(event.attributes):
-            lost.append(("attributes", "attributes (debezium.transaction.* first, then debezium.field.* once each "
-                                       "as JSON text)"))
-        return lost
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        losses = super().cell_losses(cell, path)
+        return losses + connect_schema.decimal_losses(cell, path) if self.schemas else losses
 
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        return op_losses(event, CODE_OF_OP, NAME) + self.envelope_losses(event)
 
-def dropped_position(event: ChangeEvent, reserved: frozenset[str], schemas: bool) -> list[tuple[str, str]]:
-    """What of the source position a ``source`` object does not give back: names that repeat or that decoding reads
-    as other source fields; with ``schemas``, values that only a column schema types (``source`` is plain JSON)."""
-    lost = []
-    names = [name for name, _ in event.source.position]
-    if len(set(names)) != len(names) or set(names) & reserved:
-        lost.append(("source.position", "source.position (names must be unique and not "
-                                        f"{', '.join(sorted(reserved))})"))
-    if schemas:
-        lost.extend((feature, f"source.position[{index}]") for index, (_, value) in enumerate(event.source.position)
-                    for feature in connect_schema.schema_only_features(value))
-    return lost
+    def envelope_losses(self, event: ChangeEvent) -> list[Loss]:
+        """What the envelope does not give back, whatever its op: the key read out of the row, the source position
+        and the kept attributes (paimon-log writes its values with this)."""
+        losses = self.dropped_key(event, getattr(event, self.row_image_name(event)))
+        losses += position_losses(event, _reserved(event.table), self.schemas)
+        losses += attribute_losses(event.attributes, _attribute_group)
+        return losses
 
 
-def _attributes_as_decoded(attributes: tuple[tuple[str, Value], ...]) -> tuple[tuple[str, Value], ...]:
-    """The attributes that decoding this event's message gives back, to tell which ones a round trip keeps."""
-    transaction = [(name, value) for name, value in attributes if name.startswith(TRANSACTION_ATTRIBUTE)]
-    fields = [(name, value) for name, value in attributes if name.startswith(FIELD_ATTRIBUTE)]
-    names = [name for name, _ in transaction + fields]
-    if (len(set(names)) != len(names) or any(type(value) not in SCALAR_TYPES for _, value in transaction)
-            or any(not is_canonical(value) or name[len(FIELD_ATTRIBUTE):] in _ENVELOPE_FIELDS
-                   for name, value in fields)):
-        return ()
-    return (*transaction, *fields)
+def op_losses(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> list[Loss]:
+    """An UPSERT is written as a create, the row as it now is, and read back as an INSERT; an op without a code has
+    no form."""
+    if event.op is Op.UPSERT:
+        return [Loss("op.UPSERT", "op", Op.INSERT, "written as c, the row as it now is")]
+    if event.op not in code_of_op:
+        return [Loss(f"op.{event.op.value}", "op", REFUSED, f"a {event.op.value} has no op code in {format_name}")]
+    return []
+
+
+def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool) -> list[Loss]:
+    """What of the source position a ``source`` object does not give back: a name that repeats keeps its first
+    entry, one that decoding reads as another source field is left out; with ``schemas``, a value that only a column
+    schema types (``source`` is plain JSON) is written as its text."""
+    losses = []
+    seen: set[str] = set()
+    for index, (name, value) in enumerate(event.source.position):
+        path = f"source.position[{index}]"
+        if name in seen or name in reserved:
+            losses.append(Loss("source.position", path, why=f"{name!r} repeats or names another source field"))
+            continue
+        seen.add(name)
+        if schemas:
+            losses.extend(Loss(feature, f"{path}.value", scalar(value), "written as text in source")
+                          for feature in connect_schema.schema_only_features(value))
+    return losses
+
+
+def attribute_losses(attributes: Entries, group_of: Callable[[str, Value], tuple[int, Value] | None]
+                     ) -> list[Loss]:
+    """The losses of kept attributes that a format writes back in groups (``group_of`` says in which group, and as
+    what value, an attribute is written, or None when it is not): a name twice keeps its first entry, and where the
+    groups read back in another order than the attributes have, they are all replaced in the order read back."""
+    losses: list[Loss] = []
+    kept: list[tuple[int, str, Value]] = []
+    seen: set[str] = set()
+    for index, (name, value) in enumerate(attributes):
+        written = None if name in seen else group_of(name, value)
+        if written is None:
+            losses.append(Loss("attributes", f"attributes[{index}]", why=f"{name} is not written back"))
+            continue
+        seen.add(name)
+        group, written_value = written
+        if value_key(written_value) != value_key(value):
+            losses.append(Loss("attributes", f"attributes[{index}].value", written_value,
+                               f"{name} is written as {written_value!r}"))
+        kept.append((group, name, written_value))
+    groups = [group for group, _, _ in kept]
+    if groups != sorted(groups):
+        in_order = tuple((name, value) for _, name, value in sorted(kept, key=lambda entry: entry[0]))
+        return [Loss("attributes", "attributes", in_order, "read back in the order the format writes them")]
+    return losses
+
+
+def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
+    """Transaction fields are written first, as JSON scalars; kept envelope fields then, as canonical JSON text."""
+    if name.startswith(TRANSACTION_ATTRIBUTE):
+        return 0, scalar(value)
+    if name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS:
+        return 1, canonical_json(value)
+    return None
+
+
+def canonical_json(value: Value) -> str:
+    """A kept field's JSON text as decoding gives it back: JSON text in its canonical form; any other value is the
+    JSON value it is as a scalar (text as a JSON string)."""
+    if type(value) is str:
+        try:
+            return encode(msgspec.json.decode(value)).decode()
+        except (msgspec.DecodeError, RecursionError):
+            pass
+    return encode(scalar(value)).decode()
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -271,25 +330,11 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
-def image_fields(cells: Image | None, image_name: str, schemas: bool = False) -> dict[str, Any] | None:
+def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
     """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
     if cells is None:
         return None
-    fields: dict[str, Any] = {}
-    for index, cell in enumerate(cells):
-        path = f"{image_name}[{index}]"
-        if cell.kind is not CellKind.PUT:
-            raise EncodeError(NAME, f"a {cell.kind.value} cell has no form in a Debezium row image",
-                              field=f"{path}.kind")
-        if cell.name in fields:
-            raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
-        if not schemas:
-            fields[cell.name] = scalar(cell.value)
-        elif type(cell.value) is Decimal and not connect_schema.carries_decimal(cell.value):
-            raise EncodeError(NAME, f"a Connect Decimal cannot hold {cell.value}", field=f"{path}.value")
-        else:
-            fields[cell.name] = connect_schema.json_value(cell.value)
-    return fields
+    return {cell.name: connect_schema.json_value(cell.value) if schemas else scalar(cell.value) for cell in cells}
 
 
 def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, Any]:
@@ -342,12 +387,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         else:
             fields["db"] = table.schema
         fields["table"] = table.name
-    reserved = _reserved(table)
-    for index, (name, value) in enumerate(source.position):
-        if name in fields or name in reserved:
-            raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
-                              field=f"source.position[{index}]")
-        fields[name] = scalar(value)
+    fields.update((name, scalar(value)) for name, value in source.position)
     return fields
 
 

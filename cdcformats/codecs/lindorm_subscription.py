@@ -58,15 +58,17 @@ then ``ts_ms`` (``ts_us``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..errors import DecodeError, EncodeError
+from ..errors import DecodeError
+from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op, Source, Table, Value
 from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, kept_fields, load_object, scalar
+from ._json import MAX_MESSAGE_BYTES, encode, json_type, kept_fields, load_object, scalar
 from .base import Option, flag
-from .debezium import (FIELD_ATTRIBUTE, column_schemas, dropped_position, image_cells, image_fields,
-                       json_struct_schema, read_source, read_time, write_time)
+from .debezium import (FIELD_ATTRIBUTE, attribute_losses, canonical_json, column_schemas, image_cells, image_fields,
+                       json_struct_schema, op_losses, position_losses, read_source, read_time, write_time)
 from .keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm-subscription"
@@ -94,6 +96,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
     })
     own_attributes = frozenset({FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
+    key_in_row = True
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -132,45 +135,43 @@ class LindormSubscriptionCodec(KeyedByColumns):
         attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode())
                       for name, value in envelope.items() if name not in _ENVELOPE_FIELDS]
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
-        return ChangeEvent(_OP_OF_CODE[code], table, self.key_columns.key_of(table, after or before), before, after,
-                           source, attributes=attributes)
+        event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=attributes)
+        return replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        if event.op not in _CODE_OF_OP:
-            raise EncodeError(NAME, f"a {event.op.value} has no op code in a Lindorm change record", field="op")
         payload: dict[str, Any] = {"op": _CODE_OF_OP[event.op]}
         write_time(payload, event.source.capture_time_us)
-        try:
-            payload["before"] = image_fields(event.before, "before", self.schemas)
-            payload["after"] = image_fields(event.after, "after", self.schemas)
-        except EncodeError as error:
-            raise error.relabeled(NAME) from None
+        payload["before"] = image_fields(event.before, self.schemas)
+        payload["after"] = image_fields(event.after, self.schemas)
         payload["source"] = _source_fields(event)
         payload.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         if self.schemas:
             return encode({"payload": payload, "schema": _envelope_schema(event, payload)})
         return encode(payload)
 
-    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        return connect_schema.dropped_decimal(cell) if self.schemas else []
+    # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = self.dropped_key(event, event.after or event.before)
-        lost += dropped_position(event, _reserved(event.table), self.schemas)
-        if event.attributes and not _read_back(event.attributes):
-            lost.append(("attributes", f"attributes ({FIELD_ATTRIBUTE}* once each, as JSON text, not naming an "
-                                       "envelope field)"))
-        return lost
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        losses = super().cell_losses(cell, path)
+        return losses + connect_schema.decimal_losses(cell, path) if self.schemas else losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        losses = op_losses(event, _CODE_OF_OP, NAME)
+        if losses and losses[0].written is REFUSED:
+            return losses
+        losses += self.dropped_key(event, getattr(event, self.row_image_name(event)))
+        losses += position_losses(event, _reserved(event.table), self.schemas)
+        losses += attribute_losses(event.attributes, _attribute_group)
+        return losses
 
 
-def _read_back(attributes: tuple[tuple[str, Value], ...]) -> bool:
-    """Whether decoding gives ``attributes`` back: envelope fields kept verbatim, each once, in canonical JSON."""
-    names = [name for name, _ in attributes]
-    return len(set(names)) == len(names) and all(
-        name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS
-        and is_canonical(value) for name, value in attributes)
+def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
+    """Kept envelope fields are written back as canonical JSON text; nothing else is."""
+    if name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS:
+        return 0, canonical_json(value)
+    return None
 
 
 def _table_and_source(source: Any) -> tuple[Table | None, Source]:
@@ -193,12 +194,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if source.system is not None:
         fields["connector"] = source.system
-    reserved = _reserved(table)
-    for index, (name, value) in enumerate(source.position):
-        if name in fields or name in reserved:
-            raise EncodeError(NAME, f"the position entry {name!r} would read back as another source field",
-                              field=f"source.position[{index}]")
-        fields[name] = scalar(value)
+    fields.update((name, scalar(value)) for name, value in source.position)
     if table is not None:
         fields.update(db=table.catalog, namespace=table.schema, table=table.name)
     write_time(fields, source.commit_time_us)

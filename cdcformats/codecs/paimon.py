@@ -32,11 +32,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..errors import DecodeError, EncodeError
+from ..errors import DecodeError
+from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
-from .base import ABSENT, PRESENT, KafkaRecord, Option, Shape, features_of, one_of
-from .debezium import DebeziumJsonCodec
+from .base import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
+from .debezium import CODE_OF_OP, DebeziumJsonCodec, op_losses
 from .kafka_records import KafkaRecordCodec
 
 NAME = "paimon-log"
@@ -67,8 +68,6 @@ class PaimonLogCodec(KafkaRecordCodec):
 
     def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
         key_cells = self._key(key)
-        if self.upsert and not key_cells:
-            raise DecodeError(NAME, "upsert mode needs the primary key, which is the record key", field="key")
         if value is None:
             return ChangeEvent(Op.DELETE, key=key_cells)
         try:
@@ -106,22 +105,41 @@ class PaimonLogCodec(KafkaRecordCodec):
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
         key = encode({cell.name: cell.value for cell in event.key}) if event.key else None
-        if not self.upsert:
-            return KafkaRecord(key, self.values.encode_event(event))
-        if key is None:
-            raise EncodeError(NAME, "upsert mode needs the primary key, which is the record key", field="key")
-        if event.op is Op.DELETE:
+        if self.upsert and event.op is Op.DELETE:
             return KafkaRecord(key, None)
-        if event.after is None:
-            raise EncodeError(NAME, f"upsert mode writes the new row, and this {event.op.value} has none",
-                              field="after")
-        return KafkaRecord(key, self.values.encode_event(replace(event, op=Op.UPSERT, before=None)))
+        return KafkaRecord(key, self.values.encode_event(event))
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = list(self.values.dropped_details(event))
-        if self.upsert and not event.key:
-            lost.append(("key", "key (upsert mode writes the primary key as the record key)"))
-        if self.upsert and event.op is Op.DELETE:  # a tombstone holds the key alone
-            lost.extend((feature, f"{path} (a tombstone holds only the key)") for feature, path in features_of(event)
-                        if path != "op" and not path.startswith("key"))
-        return lost
+    # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """Upsert mode: a change that leaves a row is the new row (``c``), without the row before; a delete is a
+        tombstone of its key. A change whose new row is not known, and a TRUNCATE, have no record there."""
+        if event.op is Op.DELETE:
+            return [Loss(image, image, None, "a tombstone holds the key alone")
+                    for image in ("before", "after") if getattr(event, image) is not None]
+        if event.op is Op.TRUNCATE or event.after is None:
+            return [Loss(f"op.{event.op.value}", "op", REFUSED,
+                         f"an upsert log holds new rows and tombstones, and this {event.op.value} has no row")]
+        losses = [Loss(f"op.{event.op.value}", "op", Op.UPSERT, "an upsert log holds the row as it now is")]
+        if event.before is not None:
+            losses.append(Loss("before", "before", None, "an upsert log has no update-before"))
+        return losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        if self.upsert and event.op is Op.DELETE:
+            return _tombstone_losses(event)
+        return ([] if self.upsert else op_losses(event, CODE_OF_OP, NAME)) + self.values.envelope_losses(event)
+
+
+def _tombstone_losses(event: ChangeEvent) -> list[Loss]:
+    """What a tombstone does not hold: everything but the key."""
+    source = event.source
+    taken = [("table", "table", event.table is not None, None),
+             ("source.system", "source.system", source.system is not None, None),
+             ("source.position", "source.position", bool(source.position), ()),
+             ("source.commit_time", "source.commit_time_us", source.commit_time_us is not None, None),
+             ("source.capture_time", "source.capture_time_us", source.capture_time_us is not None, None),
+             ("key_only", "key_only", event.key_only, False),
+             ("attributes", "attributes", bool(event.attributes), ())]
+    return [Loss(feature, path, written, "a tombstone holds only the key")
+            for feature, path, present, written in taken if present]

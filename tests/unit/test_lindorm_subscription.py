@@ -12,6 +12,8 @@ import pytest
 
 import cdcformats as cf
 from cdcformats import Cell, ChangeEvent, Op, Source, Table
+from cdcformats.demo import EXAMPLES
+from cdcformats.losses import Loss
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "lindorm-subscription"
 NAME = "lindorm-subscription"
@@ -61,7 +63,7 @@ def test_without_schemas_it_writes_the_payload_alone_which_reads_back_untyped() 
     assert ordered(json.loads(written)) == ordered(json.loads(fixture("update.json"))["payload"])
     assert codec.decode_message(written) == replace(
         DOCUMENTED_UPDATE, key=row(id=1004), before=row(id=1004, name="Jane"), after=row(id=1004, name="Anne"))
-    assert codec.dropped(DOCUMENTED_UPDATE)[0] == ("cell.type", "key[0].type")
+    assert codec.dropped(DOCUMENTED_UPDATE)[0] == Loss("cell.type", "key[0].type")
 
 
 def test_insert_and_delete_records() -> None:
@@ -132,10 +134,26 @@ def test_upserts_become_creates_and_truncates_are_refused() -> None:
     codec = cf.codec(NAME)
     upsert = ChangeEvent(Op.UPSERT, Table("t"), after=row(id=1))
     assert json.loads(codec.encode_event(upsert))["payload"]["op"] == "c"
-    assert codec.dropped(upsert) == [("op.UPSERT", "op")]
+    assert codec.dropped(upsert) == [Loss("op.UPSERT", "op", Op.INSERT, "written as c, the row as it now is")]
     with pytest.raises(cf.EncodeError) as error:
-        codec.encode_event(ChangeEvent(Op.TRUNCATE, Table("t")))
+        list(codec.encode([ChangeEvent(Op.TRUNCATE, Table("t"))]))
     assert error.value.format == NAME and error.value.field == "op"
+    assert "op.TRUNCATE" in cf.loss("debezium-json", NAME)
+
+
+def test_lindorm_deletes_are_columns_set_to_null_in_an_update() -> None:
+    """Issue 13: lindorm-subscription stopped at the first Lindorm Delete or DeleteColumn; a deleted column is now
+    the column set to null, a column twice keeps its first cell."""
+    twice, put, delete, delete_column, delete_family = cf.codec("lindorm", key_columns=["id"]).decode(
+        EXAMPLES[0].messages())
+    codec = cf.codec(NAME, key_columns=["id"])
+    payloads = [json.loads(message)["payload"] for message in codec.encode([twice, put, delete, delete_column])]
+    assert [payload["op"] for payload in payloads] == ["c", "c", "u", "u"]
+    assert payloads[0]["after"] == {"id": "o-1", "amount": "B8Y=", "status": "NEW", "items": 3}  # Decimal("19.90")
+    assert payloads[2]["after"] == {"id": "o-1", "status": None}
+    assert payloads[3]["after"] == {"id": "o-2", "gift": None}
+    for event in (twice, put, delete, delete_column, delete_family):
+        assert list(codec.decode(codec.encode([event]))) == [cf.without(event, codec.dropped(event))]
 
 
 def test_the_payload_alone_hands_debezium_json_everything_it_carries() -> None:

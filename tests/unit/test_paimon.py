@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 import cdcformats as cf
 from cdcformats import Cell, ChangeEvent, Op, Source
 from cdcformats.codecs.base import KafkaRecord
+from cdcformats.demo import EXAMPLES
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "paimon"
 SCOOTER = (Cell("id", 111), Cell("name", "scooter"), Cell("description", "Big 2-wheel scooter"))
@@ -59,7 +61,6 @@ def test_a_file_reads_back_what_was_written() -> None:
 
 
 @pytest.mark.parametrize("options, record, field", [
-    (dict(changelog_mode="upsert"), KafkaRecord(None, b'{"op": "c", "after": {"id": 1}}'), "key"),
     (dict(changelog_mode="upsert"), KafkaRecord(b'{"id": 1}', b'{"op": "u", "after": {"id": 1}}'), "value.op"),
     (dict(), KafkaRecord(b'{"id": {"nested": 1}}', None), "key.id"),
     (dict(), KafkaRecord(b'{"id": 1}', b'{"op": "c", "after": 7}'), "value.after"),
@@ -79,6 +80,26 @@ def test_a_bad_line_of_a_file_is_named_and_skipped_on_request() -> None:
     assert [str(error).split(":")[1] for error in errors] == [" line 2"] and errors[0].raw == b"not json"
 
 
-def test_upsert_mode_refuses_to_write_a_change_without_its_key() -> None:
-    with pytest.raises(cf.EncodeError, match="needs the primary key"):
-        list(cf.codec("paimon-log", changelog_mode="upsert").encode([ChangeEvent(Op.UPSERT, after=OLD)]))
+def test_upsert_mode_writes_a_change_without_a_key_with_a_null_record_key() -> None:
+    """Paimon reads an upsert log's rows from the values, the key serving tombstones: a change of a table without a
+    primary key (a Lindorm Put without key_columns) is written with a null key, and read back without one."""
+    codec = cf.codec("paimon-log", changelog_mode="upsert")
+    records = list(codec.encode([ChangeEvent(Op.UPSERT, after=OLD), ChangeEvent(Op.DELETE, before=OLD)]))
+    assert [record.key for record in records] == [None, None] and records[1].value is None
+    assert list(codec.decode(records)) == [ChangeEvent(Op.UPSERT, after=OLD), ChangeEvent(Op.DELETE)]
+
+
+def test_lindorm_deletes_are_columns_set_to_null() -> None:
+    """Issue 13: paimon-log stopped at the first Lindorm Delete or DeleteColumn; a deleted column is now the column
+    set to null, in a ``u`` of the all log and in the new row of the upsert log."""
+    twice, put, delete, delete_column, delete_family = cf.codec("lindorm", key_columns=["id"]).decode(
+        EXAMPLES[0].messages())
+    for mode, ops in (("all", ["c", "u", "u"]), ("upsert", ["c", "c", "c"])):
+        codec = cf.codec("paimon-log", changelog_mode=mode)
+        records = list(codec.encode([put, delete, delete_column]))
+        values = [json.loads(record.value) for record in records]
+        assert [value["op"] for value in values] == ops
+        assert [json.loads(record.key) for record in records] == [{"id": "o-2"}, {"id": "o-1"}, {"id": "o-2"}]
+        assert values[1]["after"] == {"id": "o-1", "status": None} and values[2]["after"] == {"id": "o-2", "gift": None}
+        for event in (twice, put, delete, delete_column, delete_family):
+            assert list(codec.decode(codec.encode([event]))) == [cf.without(event, codec.dropped(event))]
