@@ -33,11 +33,13 @@ How a record maps onto the canonical event:
   (structs, arrays, maps inside a row) and a field the payload has but the schema does not declare are refused;
   schema names other than the Connect logical types, docs, defaults, versions and other parameters are not kept.
 
-Written from other formats: INSERT, UPDATE and READ become the row as it now is (an UPSERT); a DELETE becomes a
-tombstone with its key, its ``before`` image dropped. TRUNCATE, a row change without an ``after`` image, a cell
-that deletes one version, a column twice in one struct and a decimal Connect cannot hold (NaN, an infinity, -0) have
-no form and are refused. A cell that deletes all versions of a column becomes a null field, which is what the sink's
-column delete reads. No table, source, position, versions or attributes are written: the table is the topic.
+Written from other formats: INSERT, UPDATE and READ with an ``after`` image become that row put (an UPSERT), the
+``before`` image dropped; a DELETE becomes a tombstone of its key, whatever images it has (a DELETE without a key is
+a tombstone without one, as such a record reads). A deleted cell (a Lindorm Delete or DeleteColumn, a Tablestore
+DO/DA) becomes a null field, which is what the sink's column delete reads; a column twice in one struct keeps its
+first cell; a decimal Connect cannot hold (NaN, an infinity, -0) is its text. TRUNCATE, and a change whose row is not
+known (an INSERT or UPDATE without an ``after`` image), have no record, neither a row nor a tombstone, and are
+refused. No table, source, position, versions or attributes are written: the table is the topic.
 
 Normal form (what ``encode`` writes): with schemas, ``{"schema": ..., "payload": ...}`` for the key and the value,
 each struct named by the option ``key_schema_name`` / ``value_schema_name`` (no name without one), not optional,

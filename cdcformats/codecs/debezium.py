@@ -25,13 +25,24 @@ How the message maps onto the canonical event:
   columns as decimals, float columns as floats. Cell types are not kept.
 * Which columns form the primary key is in the message key, not the value: give ``key_columns``.
 
-Written from other formats: an UPSERT becomes ``c`` (the row as it now is); bytes become base64 text, decimals and
-NaN or an infinity their text, as Debezium's ``binary.handling.mode=base64`` and ``decimal.handling.mode=string``
-write them. Cell types and versions are not written. A deleted cell (a Lindorm Delete, a Tablestore DO/DA) and a
-column twice in one image have no form here and are refused. An UPDATE is written with the before image it has: one
-without (a Tablestore UpdateRow) is a ``u`` with ``"before": null``, which reads back here exactly but which Flink's
-``debezium-json`` reader refuses, since it emits the update-before row from ``before``; for Flink, write such streams
-as ``paimon-log`` in upsert mode, which needs no before image.
+Written from other formats (nothing is refused: every op has a code):
+
+* an UPSERT becomes ``c`` (the row as it now is), read back as an INSERT;
+* bytes become base64 text, decimals and NaN or an infinity their text, as Debezium's ``binary.handling.mode=base64``
+  and ``decimal.handling.mode=string`` write them (with ``schemas``, bytes and decimals are typed instead, and a
+  decimal no Connect Decimal holds, NaN or -0, is its text);
+* a deleted cell (a Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null, in the ``u`` the
+  change is: what a Debezium consumer reads as "this column is now empty". Cell versions and types are not written; a
+  column twice in one image keeps its first cell;
+* key cells that the event keeps outside its row (Tablestore's primary key) are put in front of the row, which is
+  where Debezium has them; with ``key_columns`` the key is what reading it out of the row gives;
+* a position entry whose name repeats, or names a ``source`` field of its own (``connector``, ``ts_ms``, ``db``...),
+  is left out; a kept attribute is written back once, transaction fields as JSON scalars and kept envelope fields as
+  canonical JSON text (a value that is no JSON text as the JSON string it is); other formats' attributes are not;
+* an UPDATE is written with the before image it has: one without (a Tablestore UpdateRow) is a ``u`` with
+  ``"before": null``, which reads back here exactly but which Flink's ``debezium-json`` reader refuses, since it emits
+  the update-before row from ``before``; for Flink, write such streams as ``paimon-log`` in upsert mode, which needs
+  no before image.
 
 With ``schemas=True`` the envelope is written inside the wrapper, with Debezium's envelope schema: a struct named
 ``<server>.<db>.<table>.Envelope`` (the server is the position's ``name``) with the fields the payload has, in its

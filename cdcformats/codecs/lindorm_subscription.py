@@ -34,7 +34,10 @@ How the message maps onto the canonical event, as debezium-json does wherever Li
 * Which columns form the primary key is in the Kafka record key, not the value: give ``key_columns``.
 
 Written from other formats: an UPSERT becomes ``c`` (the row as it now is); a TRUNCATE has no op code and is refused.
-Cell versions, deleted cells and repeated columns have no form here, as in debezium-json.
+Otherwise as debezium-json writes them: a deleted cell (a Lindorm Delete or DeleteColumn) is the column set to null
+in the ``u``, cell versions are not written, a column twice keeps its first cell, key cells kept outside the row go in
+front of it, and a position entry that repeats or names a ``source`` field of its own is left out; only the kept
+``debezium.field.*`` attributes are written back.
 
 The option ``schemas`` (default on, the documented form) writes the wrapper. Its schema is generated from the event
 as the documented one is laid out: an unnamed struct with ``op`` (string), ``ts_ms`` (int64; and ``ts_us`` where it

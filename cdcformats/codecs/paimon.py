@@ -15,9 +15,16 @@ Every change written to the table's files is also written to Kafka as one record
 
 Decoding reads the key's columns as the event's ``key`` (JSON scalars as they are) and the value as debezium-json
 does (see that module for the envelope). In upsert mode a ``c`` is an UPSERT, the row as it now is, and a tombstone a
-DELETE of the key with no images (any other op, or a record without a key, is refused there: Paimon's upsert log
-holds neither); a tombstone in ``all`` mode (which Paimon does not write, but Kafka compaction
-understands) is read the same way.
+DELETE of the key with no images (any other op is refused there: Paimon's upsert log holds none); a tombstone in
+``all`` mode (which Paimon does not write, but Kafka compaction understands) is read the same way. A record without
+a key reads as a change without one.
+
+Written from other formats: the value as debezium-json writes it (an UPSERT a ``c``, a deleted cell the column set to
+null, ...), and the key cells as the record key. In upsert mode a change that leaves a row (INSERT, UPDATE, READ,
+UPSERT) is that row as a ``c``, without ``before``; a DELETE is a tombstone of its key, everything else dropped; a
+TRUNCATE and a change whose new row is not known have no record there and are refused. A change without a key (a
+table without a primary key, which Paimon would not give an upsert log) is written with a null record key: Paimon
+reads the row from the value, and a tombstone without a key deletes nothing.
 
 The value is written as this project's debezium-json writes it, ``source`` included, which Flink's reader ignores;
 Paimon's ``auto`` mode (upsert for tables with a primary key) is a table property, not something one record shows:
