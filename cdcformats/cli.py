@@ -230,8 +230,11 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
             convert_file(reader, sys.stdout.buffer if output_path == "-" else output_path, source_codec,
                          target_codec, strict=strict, errors=handler, stats=stats)
             sys.stdout.flush()
-        finally:
-            _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
+        except BaseException:
+            if stats.messages_read:  # the counts up to a bad message; a run that could not start has none to give
+                _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
+            raise
+        _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
 
 
 def _errors_mode(errors: str | None, dead_letter: str | None) -> str:

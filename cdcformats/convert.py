@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import errno
 import io
 import json
 import os
@@ -237,6 +238,8 @@ def _replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A temporary file beside ``path`` that replaces it when the block ends without an exception and is removed
     when it does not, so that ``path`` always holds the old file or the whole new one."""
     directory, name = os.path.split(os.path.abspath(path))
+    if not os.path.isdir(directory):  # said of the path asked for, not of the temporary file mkstemp would name
+        raise FileNotFoundError(errno.ENOENT, "no such directory", os.fspath(path))
     descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".partial")
     try:
         with os.fdopen(descriptor, "wb") as stream:
