@@ -33,7 +33,8 @@ How the message maps onto the canonical event:
   that names no key columns (the field absent, as Maxwell's defaults write it, or empty) takes its key column names
   from the option ``key_columns``: the values then come from ``primary_key`` when the message has it (it must hold
   one per column), else from ``data`` (a column it lacks is left out). With neither, there is no key, and a
-  ``primary_key`` field is just another unknown field.
+  ``primary_key`` field is just another unknown field. A column named twice is one key column, with its first
+  value.
 * Every other top-level field (``query``, ``schema_id``, ``push_timestamp``, ``comment``, fields of
   ``output_naming_strategy=underscore_to_camelcase``...) is kept verbatim as a ``maxwell.field.<name>`` attribute
   holding its JSON text, and written back.
@@ -43,11 +44,23 @@ column whose value did not change (this reads it and leaves it out when writing)
 ``primary_key`` values that disagree with ``data`` (this keeps ``primary_key`` as the key). Paimon refuses a message
 without ``primary_key_columns``, so it is always written, empty when the key is unknown.
 
-Written from other formats: an UPSERT becomes an insert (the row as it now is), as Flink writes its upserts; an
-event without the image ``data`` needs (a key-only delete) writes its key cells as ``data``; bytes become base64 text
-(as Maxwell writes blobs), decimals, NaN and infinities their text. Cell types (but ``JSON``), versions, the capture
-time, the source system and other formats' position entries and attributes are not written. A deleted cell, a
-column twice in one image and a TRUNCATE have no form here and are refused.
+Written from other formats (what Flink's and Paimon's maxwell-json readers take them for):
+
+* An UPSERT is an insert (the row as it now is), as Flink writes its upserts; a snapshot READ a bootstrap-insert.
+  An insert, bootstrap-insert or delete without the row its type needs writes its key cells as ``data`` (none: an
+  empty row), and drops the image it does not use. An update without its before image has no ``old``: it changed
+  nothing, before equals after. An update without its after image has no form (``data`` is the new row), nor has a
+  TRUNCATE (Maxwell writes no row change for one): refused, and ``cf.loss`` lists them.
+* Key cells the row lacks (a Tablestore primary key, kept outside the row image) go into ``data``, first: Maxwell
+  writes ``primary_key`` out of the row, and Paimon reads the key values out of ``data`` by
+  ``primary_key_columns``.
+* Bytes become base64 text (as Maxwell writes blobs), decimals, NaN and infinities their text. Cell types (but
+  ``JSON``) and versions fall away; a deleted column (a Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the
+  column set to null; a column twice in one image keeps its first cell. An update's before image comes back as
+  ``data`` with ``old``'s values put back, then the columns only ``old`` has.
+* The commit time is written in whole seconds (toward zero); the position keeps the first of each Maxwell position
+  field, in Maxwell's order; the capture time, the source system, the table's catalog, other formats' attributes
+  and ``maxwell.field.*`` attributes that are not JSON text or name a field Maxwell reads are dropped.
 
 Normal form (what ``encode`` writes): ``database`` (when the table has a schema), ``table``, ``type``, ``ts``, the
 position fields, the kept fields, ``primary_key`` (with a key), ``primary_key_columns`` (always), ``data``, and
@@ -57,10 +70,12 @@ position fields, the kept fields, ``primary_key`` (with a key), ``primary_key_co
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from ..errors import DecodeError, EncodeError
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
+from ..errors import DecodeError
+from ..losses import REFUSED, Loss
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table
 from ._json import (MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, raw,
                     scalar)
 from .base import PRESENT, Codec, Shape
@@ -77,7 +92,6 @@ _OP_OF_TYPE = {"insert": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE, "b
 _TYPE_OF_OP = {**{op: row_type for row_type, op in _OP_OF_TYPE.items()}, Op.UPSERT: "insert"}
 _BOOTSTRAP_MARKERS = ("bootstrap-start", "bootstrap-complete")
 _DDL_TYPE = re.compile(r"(database|table)-(create|alter|drop)")
-_CELL_TYPE_PATH = re.compile(r"(key|before|after)\[(\d+)\]\.type")
 _MICROS_PER_SECOND = 1_000_000
 
 
@@ -134,16 +148,14 @@ class MaxwellJsonCodec(Codec):
             if type(values) is not list or len(values) != len(names):
                 raise DecodeError(NAME, f"expected an array of {len(names)} key values, one per key column "
                                         f"{', '.join(names)}; got {_json_excerpt(values)}", field="primary_key")
-            return tuple(_cell(name, value, f"primary_key[{index}]")
-                         for index, (name, value) in enumerate(zip(names, values))), (*fields, "primary_key")
+            return _once_each(_cell(name, value, f"primary_key[{index}]")
+                              for index, (name, value) in enumerate(zip(names, values))), (*fields, "primary_key")
         by_name = {cell.name: cell for cell in data}
-        return tuple(by_name.get(name, Cell(name)) for name in names), fields
+        return _once_each(by_name.get(name, Cell(name)) for name in names), fields
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        if event.op not in _TYPE_OF_OP:
-            raise EncodeError(NAME, f"a {event.op.value} has no Maxwell row type", field="op")
         document: dict[str, Any] = {}
         if event.table is not None:
             if event.table.schema is not None:
@@ -151,26 +163,18 @@ class MaxwellJsonCodec(Codec):
             document["table"] = event.table.name
         document["type"] = _TYPE_OF_OP[event.op]
         if event.source.commit_time_us is not None:
-            document["ts"] = _whole_seconds(event.source.commit_time_us)
-        for name, value in event.source.position:
-            if name in POSITION_FIELDS and name not in document:
-                document[name] = scalar(value)
-        reserved = self._reserved(event)
-        document.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, reserved))
+            document["ts"] = event.source.commit_time_us // _MICROS_PER_SECOND
+        document.update(event.source.position)
+        document.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, self._reserved(event)))
         if event.key:
             document["primary_key"] = [_cell_json(cell) for cell in event.key]
         document["primary_key_columns"] = [cell.name for cell in event.key]
-        image_name = "before" if event.op is Op.DELETE else "after"
-        row = getattr(event, image_name)
-        if row is None and not event.key:
-            raise EncodeError(NAME, f"a {event.op.value} needs its row ({image_name}) or its key", field=image_name)
-        data = _fields(event.key if row is None else row, "key" if row is None else image_name)
-        document["data"] = data
-        if event.op is Op.UPDATE and event.before is not None and event.after is not None:
+        document["data"] = _fields(event.before if event.op is Op.DELETE else event.after)
+        if event.op is Op.UPDATE:
             after_by_name = {cell.name: cell for cell in event.after}
-            changed = {index: cell for index, cell in enumerate(event.before) if after_by_name.get(cell.name) != cell}
+            changed = tuple(cell for cell in event.before if after_by_name.get(cell.name) != cell)
             if changed:
-                document["old"] = _fields(changed, "before")
+                document["old"] = _fields(changed)
         return encode(document)
 
     def _reserved(self, event: ChangeEvent) -> frozenset[str]:
@@ -181,51 +185,73 @@ class MaxwellJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def dropped(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        """As ``Codec.dropped``, but a cell of type JSON holding JSON text is written back: it is not lost."""
-        def json_cell(path: str) -> bool:
-            match = _CELL_TYPE_PATH.fullmatch(path)
-            if match is None:
-                return False
-            image = getattr(event, match.group(1))
-            return image is not None and _is_json_cell(image[int(match.group(2))])
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        """As ``Codec.cell_losses``, but a cell of type JSON holding JSON text keeps its type: it is written as
+        JSON."""
+        losses = super().cell_losses(cell, path)
+        if _is_json_cell(cell) and cell.kind is CellKind.PUT:
+            return [loss for loss in losses if loss.path != f"{path}.type"]
+        return losses
 
-        return [(feature, path) for feature, path in super().dropped(event)
-                if not (feature == "cell.type" and json_cell(path))]
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """An UPSERT is an insert (the row as it now is, as Flink writes upserts). A row the type needs and the
+        event lacks is its key cells (none: an empty row); an update without its before image changed nothing (an
+        update without ``old``: before equals after). An update without its after image and a TRUNCATE have no
+        form."""
+        op = event.op
+        if op is Op.TRUNCATE:
+            return [Loss("op.TRUNCATE", "op", REFUSED, "Maxwell writes no row change for a TRUNCATE")]
+        losses: list[Loss] = []
+        if op is Op.UPSERT:
+            losses.append(Loss("op.UPSERT", "op", Op.INSERT, "Maxwell writes the row as it now is as an insert"))
+            op = Op.INSERT
+        if op is Op.UPDATE:
+            if event.after is None:
+                return [Loss("op.UPDATE", "after", REFUSED,
+                             "Maxwell writes an update's new row as its data, and this update has none")]
+            return [Loss("before", "before", event.after, "an update without old values changed nothing")]
+        row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
+        if getattr(event, row_name) is None:
+            losses.append(Loss(row_name, row_name, event.key,
+                               f"Maxwell writes a {_TYPE_OF_OP[op]} with its row: the key cells are all it has"))
+        if getattr(event, other) is not None:
+            losses.append(Loss(other, other, None, f"Maxwell writes a {_TYPE_OF_OP[op]} with one row"))
+        return losses
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost: list[tuple[str, str]] = []
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        losses: list[Loss] = []
         commit_time = event.source.commit_time_us
         if commit_time is not None and commit_time % _MICROS_PER_SECOND:
-            lost.append(("source.commit_time", "source.commit_time_us (ts is in whole seconds)"))
-        names = [name for name, _ in event.source.position]
-        if names != [name for name in POSITION_FIELDS if name in names]:
-            lost.append(("source.position", f"source.position (only {', '.join(POSITION_FIELDS)}, once each, "
-                                            "in that order)"))
-        if not event.key:
-            row = event.before if event.op is Op.DELETE else event.after
-            if self.key_columns.key_of(event.table, row):
-                lost.append(("key", "key (none, but key_columns reads one out of the row)"))
-        if event.op is Op.UPDATE and event.before is not None and event.after is not None:
-            after_names = [cell.name for cell in event.after]
-            before_names = [cell.name for cell in event.before]
-            if before_names[:len(after_names)] != after_names:
-                lost.append(("before", "before (an update's before image has the after image's columns, "
-                                       "in their order, then only others)"))
-        if event.attributes and event.attributes != self._attributes_as_decoded(event):
-            lost.append(("attributes", "attributes (maxwell.field.* once each, as JSON text, not naming a field "
-                                       "this format reads)"))
-        return lost
-
-    def _attributes_as_decoded(self, event: ChangeEvent) -> tuple[tuple[str, Value], ...]:
-        """The attributes that decoding this event's message gives back, to tell which ones a round trip keeps."""
+            losses.append(Loss("source.commit_time", "source.commit_time_us",
+                               _whole_seconds(commit_time) * _MICROS_PER_SECOND, "Maxwell's ts is in whole seconds"))
+        losses += _position_losses(event.source.position)
+        row_name = "before" if event.op is Op.DELETE else "after"
+        row = getattr(event, row_name)
+        if event.key:
+            names = {cell.name for cell in row}
+            missing = tuple(cell for cell in event.key if cell.name not in names)
+            if missing:  # Paimon reads the key values out of data by primary_key_columns
+                row = missing + row
+                losses.append(Loss("key", row_name, row, "the key columns are columns of the row"))
+        elif self.key_columns.key_of(event.table, row):
+            losses.append(Loss("key", "key", self.key_columns.key_of(event.table, row),
+                               "key_columns reads the key out of the row"))
+        if event.op is Op.UPDATE:
+            after_by_name = {cell.name: cell for cell in row}
+            before = _merged(row, tuple(cell for cell in event.before if after_by_name.get(cell.name) != cell))
+            if before != event.before:
+                losses.append(Loss("before", "before", before, "an update's before image is data with old's values "
+                                                               "put back, then the columns only old has"))
         reserved = self._reserved(event)
-        fields = [(name, value) for name, value in event.attributes if name.startswith(FIELD_ATTRIBUTE)]
-        names = [name for name, _ in fields]
-        if len(set(names)) != len(names) or any(not is_canonical(value) or name[len(FIELD_ATTRIBUTE):] in reserved
-                                                for name, value in fields):
-            return ()
-        return tuple(fields)
+        seen: set[str] = set()
+        for index, (name, value) in enumerate(event.attributes):
+            field_name = name[len(FIELD_ATTRIBUTE):]
+            if field_name in seen or field_name in reserved or not is_canonical(value):
+                losses.append(Loss("attributes", f"attributes[{index}]", None,
+                                   f"{name} is not a field of its own in a Maxwell message"))
+            else:
+                seen.add(field_name)
+        return losses
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -285,6 +311,14 @@ def _merged(data: Image, old: Image) -> Image:
             *(cell for cell in old if cell.name not in data_names))
 
 
+def _once_each(key: Iterable[Cell]) -> Image:
+    """The key cells, a column named twice being one key column (its first value)."""
+    by_name: dict[str, Cell] = {}
+    for cell in key:
+        by_name.setdefault(cell.name, cell)
+    return tuple(by_name.values())
+
+
 def _key_names(names: Any) -> tuple[str, ...]:
     if type(names) is not list or not all(type(name) is str for name in names):
         raise DecodeError(NAME, f"expected an array of column names, got {_json_excerpt(names)}",
@@ -320,17 +354,25 @@ def _cell_json(cell: Cell) -> Any:
     return raw(NAME, cell.value, cell.name) if _is_json_cell(cell) else scalar(cell.value)
 
 
-def _fields(cells: Image | dict[int, Cell], image_name: str) -> dict[str, Any]:
-    """A row as a JSON object; ``cells`` may be some cells of an image, by their index in it."""
-    fields: dict[str, Any] = {}
-    for index, cell in (cells.items() if isinstance(cells, dict) else enumerate(cells)):
-        path = f"{image_name}[{index}]"
-        if cell.kind is not CellKind.PUT:
-            raise EncodeError(NAME, f"a {cell.kind.value} cell has no form in a Maxwell row", field=f"{path}.kind")
-        if cell.name in fields:
-            raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
-        fields[cell.name] = _cell_json(cell)
-    return fields
+def _fields(cells: Image) -> dict[str, Any]:
+    return {cell.name: _cell_json(cell) for cell in cells}
+
+
+def _position_losses(position: Entries) -> list[Loss]:
+    """Maxwell's position fields, the first of each, read back in Maxwell's order."""
+    kept: dict[str, int] = {}
+    losses = []
+    for index, (name, _) in enumerate(position):
+        if name in POSITION_FIELDS and name not in kept:
+            kept[name] = index
+        else:
+            losses.append(Loss("source.position", f"source.position[{index}]", None,
+                               f"Maxwell's position is {', '.join(POSITION_FIELDS)}, once each"))
+    in_order = [kept[name] for name in POSITION_FIELDS if name in kept]
+    if in_order != sorted(in_order):
+        return [Loss("source.position", "source.position", tuple(position[index] for index in in_order),
+                     f"Maxwell writes its position in the order {', '.join(POSITION_FIELDS)}")]
+    return losses
 
 
 def _whole_seconds(microseconds: int) -> int:

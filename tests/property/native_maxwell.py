@@ -101,6 +101,12 @@ def normal_document(document: dict[str, Any], key_columns: tuple[str, ...] = ())
     else:
         key_names = [name for name in key_columns if name in data]
         key_values = [data[name] for name in key_names]
+    key: dict[str, Any] = {}
+    for name, value in zip(key_names, key_values):
+        key.setdefault(name, value)  # a column named twice is one key column, with its first value
+    key_names, key_values = list(key), list(key.values())
+    # The key columns are columns of the row (Paimon reads the key values out of data): those data lacks come first.
+    data = {**{name: value for name, value in zip(key_names, key_values) if name not in data}, **data}
     reads_primary_key = bool(named or key_columns)
     normal: dict[str, Any] = {}
     if document.get("table") is not None:

@@ -17,7 +17,8 @@ from .strategies import events, images, values
 @st.composite
 def maxwell_events(draw: st.DrawFn, codec: cf.Codec) -> ChangeEvent:
     """Events as Maxwell sees them, which ``events_for`` seldom draws: its position fields, whole-second commit
-    times, and updates whose before image changes some of the after image's columns and adds others."""
+    times, updates whose before image changes some of the after image's columns and adds others, and a key whose
+    cells are cells of the row."""
     event = draw(events(codec.carries, draw(st.sampled_from(codec.shapes)), codec))
     position = [(name, draw(values(codec.carries))) for name in POSITION_FIELDS if draw(st.booleans())]
     seconds = draw(st.none() | st.integers(-(2**63 // 10**6), INT64_MAX // 10**6))
@@ -29,12 +30,12 @@ def maxwell_events(draw: st.DrawFn, codec: cf.Codec) -> ChangeEvent:
                     for cell in event.after),
                   *draw(images(codec.carries).map(lambda cells: [cell for cell in cells
                                                                   if cell.name not in after_names])))
-    drawn = ChangeEvent(event.op, event.table, event.key, before, event.after, source)
-    if codec.key_columns and not drawn.key:
-        drawn = ChangeEvent(drawn.op, drawn.table, codec.key_columns.key_of(drawn.table, drawn.before if drawn.op
-                                                                            is Op.DELETE else drawn.after),
-                            drawn.before, drawn.after, source)
-    return drawn
+    row = before if event.op is Op.DELETE else event.after
+    if codec.key_columns:
+        key = codec.key_columns.key_of(event.table, row)
+    else:  # Maxwell writes the key values out of the row
+        key = tuple(draw(st.lists(st.sampled_from(row), unique_by=lambda cell: cell.name)) if row else ())
+    return ChangeEvent(event.op, event.table, key, before, event.after, source)
 
 
 @pytest.mark.parametrize("options", [dict(), dict(key_columns=["id"])])
