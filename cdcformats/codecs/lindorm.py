@@ -33,7 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import DecodeError, EncodeError
-from ..losses import REFUSED, Loss
+from ..losses import REFUSED, Loss, without
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
@@ -143,6 +143,28 @@ class LindormCodec(KeyedByColumns):
 
     def row_image_name(self, event: ChangeEvent) -> str:
         return "before" if event.op is Op.DELETE else "after"
+
+    def keyed_by_row(self, event: ChangeEvent) -> list[Loss]:
+        """As written: also, in an UPDATE that only deletes columns (a Delete or DeleteColumn), the entries of the
+        event's key that key_columns does not name are written as row key entries, which read back with the
+        mutation's kind: without key_columns naming them, nothing tells them from the deleted columns."""
+        losses = super().keyed_by_row(event)
+        after = without(event, losses).after
+        if event.op is not Op.UPDATE or after is None:
+            return losses
+        key_columns = self.key_columns.for_table(event.table)
+        identifying = {cell.name for cell in event.key}.union(key_columns)
+        kinds = {cell.kind for cell in after if cell.name not in identifying}
+        if kinds <= {CellKind.DELETE_VERSION}:
+            kind = CellKind.DELETE_VERSION
+        elif kinds == {CellKind.DELETE_ALL_VERSIONS}:
+            kind = CellKind.DELETE_ALL_VERSIONS
+        else:
+            return losses
+        return losses + [Loss("key", f"after[{index}].kind", kind, "a row key entry that key_columns does not name "
+                                                                   "reads back as a deletion")
+                         for index, cell in enumerate(after)
+                         if cell.name in identifying and cell.name not in key_columns and cell.kind is not kind]
 
     def read_key(self, table: Table | None, image: Image | None) -> Image:
         """Key entries identify the row, so they read back as PUT cells whatever the mutation."""

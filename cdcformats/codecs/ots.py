@@ -44,10 +44,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..errors import ConfigurationError, DecodeError, EncodeError
+from ..errors import ConfigurationError, DecodeError
+from ..losses import REFUSED, Loss, refused, without
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from ._json import MAX_MESSAGE_BYTES, encode, json_type, load
-from .base import ABSENT, NONEMPTY, Codec, DecodedUnit, Option, Shape, decoded_events, one_of
+from .base import ABSENT, NONEMPTY, Codec, DecodedUnit, Option, Shape, as_text, decoded_events, one_of
 
 NAME = "ots"
 MULTI_VERSION = "multi_version"
@@ -91,6 +92,8 @@ class OtsCodec(Codec):
         Shape(Op.DELETE, after=ABSENT),
     )
     position_layout = POSITION_LAYOUT
+    # A row is written by its primary key; a record holds a column besides it; U and DO rows have a version.
+    requires = ("key", "after", "source.commit_time")
     options = (
         Option("primary_key", "the primary key column names, in order (required)", None, _names),
         Option("table", "the table name to stamp on decoded events (the tuples do not carry one)", None, _table),
@@ -110,10 +113,13 @@ class OtsCodec(Codec):
             self.carries = frozenset({"op.UPSERT", "key", "after", "value.bool", "value.int", "value.float",
                                       "value.float_nonfinite", "value.str", "value.bytes", "value.off_type"})
             self.shapes = (Shape(Op.UPSERT, after=NONEMPTY),)
+            self.requires = ()
         elif self.primary_key is None:
             raise _configuration("the option primary_key is required: its length says where the key ends in a row")
         elif self.config["columns"] is not None:
             raise _configuration(f"the option columns is only for mode {SINGLE_VERSION}")
+        if self.table is not None:  # the table of every event written is the option's, stamped back on reading
+            self.carries = self.carries | {"table"}
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -229,81 +235,119 @@ class OtsCodec(Codec):
     def encode_exact(self, event: ChangeEvent) -> list[tuple]:
         """The rows of one event: a whole record, so that one event is one unit (for Kafka, one message each)."""
         if self.single_version:
-            return self._single_version_row(event)
-        key = self._key_values(event)
-        if event.op is Op.DELETE:
-            cells: Image = ()
-            rows = [(*key, None, None, None, "DR")]
-        elif event.op in (Op.UPSERT, Op.INSERT, Op.READ, Op.UPDATE):
-            cells = tuple(cell for cell in event.after or () if cell.name not in self.primary_key)  # type: ignore
-            if event.op is not Op.UPDATE:
-                if any(cell.kind is not CellKind.PUT for cell in cells):
-                    raise EncodeError(NAME, f"a PutRow cannot delete cells, and this {event.op.value} does",
-                                      field="after")
-                rows = [(*key, None, None, None, "DR")]
-            else:
-                rows = []
-            rows.extend(_cell_row(key, cell, index, event.source.commit_time_us) for index, cell in enumerate(cells))
-        else:
-            raise EncodeError(NAME, f"Tablestore streams have no record for {event.op.value}", field="op")
+            return [tuple(_single_version_values(event, self.config["columns"]))]
+        key = tuple(cell.value for cell in event.key)
+        cells = event.after or ()
+        rows = [] if event.op is Op.UPDATE else [(*key, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
+        rows.extend(_cell_row(key, cell) for cell in cells)
         sequence = _sequence_prefix(event.source)
         if sequence is not None:
             rows = [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
         return rows
 
-    def _key_values(self, event: ChangeEvent) -> tuple:
-        """The primary key values, by name from the key, else from the image (a source that does not mark keys)."""
+    # -- what other formats' events lose ----------------------------------------------------------------------------
+
+    def dropped(self, event: ChangeEvent) -> list[Loss]:
+        """The primary key first: the stages after it see the key as Tablestore writes it."""
+        keyed = [] if self.single_version else self.primary_key_losses(event)
+        if not keyed:
+            return super().dropped(event)
+        if refused(keyed) is not None:
+            return keyed
+        return keyed + super().dropped(without(event, keyed))
+
+    def primary_key_losses(self, event: ChangeEvent) -> list[Loss]:
+        """The key as Tablestore writes it: the value of each primary_key column, by name from the key, else from
+        the row image; a value of a type a primary key has no form for (STRING, INTEGER, BINARY) as its text."""
         by_name: dict[str, Any] = {}
-        for cell in (*(event.after or event.before or ()), *event.key):
-            by_name[cell.name] = cell.value
-        missing = [name for name in self.primary_key if by_name.get(name) is None]  # type: ignore[union-attr]
-        if missing:
-            raise EncodeError(NAME, f"the event has no value for the primary key column {missing[0]!r}", field="key")
-        values = tuple(by_name[name] for name in self.primary_key)  # type: ignore[union-attr]
-        for name, value in zip(self.primary_key, values):  # type: ignore[arg-type]
-            if type(value) not in _KEY_TYPES:
-                raise EncodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
-                                  field=f"key.{name}")
-        return values
-
-    def _single_version_row(self, event: ChangeEvent) -> list[tuple]:
-        if event.op in (Op.DELETE, Op.TRUNCATE):
-            return []  # the mode exports PutRow and UpdateRow records only
-        first_put: dict[str, Any] = {}
-        for cell in (*event.key, *(event.after or ())):
+        for cell in (*event.key, *(event.after or event.before or ())):
             if cell.kind is CellKind.PUT:
-                first_put.setdefault(cell.name, _ots_value(cell.value))
-        return [tuple(first_put.get(column) for column in self.config["columns"])]
+                by_name.setdefault(cell.name, cell.value)
+        key_names = self.primary_key or ()
+        missing = [name for name in key_names if by_name.get(name) is None]
+        if missing:
+            return [Loss("requires key", "key", REFUSED, f"a Tablestore row is written by its primary key, and the "
+                                                         f"event has no value for {missing[0]!r}")]
+        key = tuple(Cell(name, by_name[name] if type(by_name[name]) in _KEY_TYPES else as_text(by_name[name]))
+                    for name in key_names)
+        if key == event.key:
+            return []
+        return [Loss("key", "key", key, f"the primary key is {', '.join(key_names)}: values only, as STRING, "
+                                        "INTEGER or BINARY")]
 
-    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        lost = []
-        if cell.name in (self.primary_key or ()):
-            lost.append(("after", "name (a primary key column is written as the key, not as a column)"))
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        """Primary key columns are written as the key, not as columns; a U or DO row has a version and a DA row none
+        (a missing version is the commit time's, see dropped_details); a deletion row has no value."""
+        if path.startswith("key"):
+            return []
         if self.single_version:
-            if cell.name not in self.config["columns"]:
-                lost.append(("after", "name (not in the option columns)"))
-        else:
-            if (cell.version is None) != (cell.kind is CellKind.DELETE_ALL_VERSIONS):
-                lost.append(("cell.version", "version (U and DO rows have a version, DA rows none)"))
-            if cell.kind is not CellKind.PUT and cell.value is not None:
-                lost.append(("value", "value (a delete row has no value)"))
-        return lost
+            return super().cell_losses(cell, path)
+        if cell.name in self.primary_key and path.startswith("after"):  # type: ignore[operator]
+            return [Loss("key", path, None, "a primary key column is written as the key, not as a column")]
+        losses = super().cell_losses(cell, path)
+        if cell.kind is CellKind.DELETE_ALL_VERSIONS and cell.version is not None:
+            losses.append(Loss("cell.version", f"{path}.version", None, "a DA row deletes every version"))
+        if cell.kind is not CellKind.PUT and cell.value is not None:
+            losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None, "a delete row has no value"))
+        return losses
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost = []
-        expected_key = tuple(Cell(cell.name, cell.value) for cell in event.key)
-        if event.key != expected_key or tuple(cell.name for cell in event.key) != (self.primary_key or ()):
-            lost.append(("key", f"key (the primary key is {', '.join(self.primary_key or ())}, values only)"))
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """An INSERT or READ is a PutRow (an UPSERT, which replaces the row: a column it deletes is one it does not
+        write); an UPDATE's after image is an UpdateRow; a DELETE is a DeleteRow. A record without a column besides
+        the key has no form (a PutRow of none exports as a DeleteRow, an UpdateRow of none as nothing); nor a
+        TRUNCATE. In mode single_version_and_update_only every change but a delete is a row of its values."""
+        if event.op is Op.TRUNCATE or (self.single_version and event.op is Op.DELETE):
+            return super().reshaped(event)
+        if event.op is Op.DELETE:
+            return [Loss("after", "after", None, "a DeleteRow deletes the row by its key")]
+        losses = []
+        if event.op is not Op.UPSERT and (event.op is not Op.UPDATE or self.single_version):
+            losses.append(Loss(f"op.{event.op.value}", "op", Op.UPSERT,
+                               "a PutRow writes the row whether or not it existed: an upsert"))
+        kept = 0
+        for index, cell in enumerate(event.after or ()):
+            if event.op is not Op.UPDATE and cell.kind is not CellKind.PUT:
+                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"after[{index}]", None,
+                                   "a PutRow replaces the row: a column it does not write is gone"))
+            else:
+                kept += 1
+        if not kept and not self.single_version:
+            return [Loss("requires after", "after", REFUSED,
+                         f"a Tablestore record of this {event.op.value} would hold no column besides the key")]
+        return losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        """The table is the option table's; a U or DO row without a version is written at the commit time (in
+        milliseconds, as Tablestore stamps a write without one), and refused without one; the source is written
+        only as whole sequence info."""
+        losses = []
+        if event.table != self.table:
+            losses.append(Loss("table", "table", self.table, "the rows do not name the table: the option table does"))
         if self.single_version:
-            order = {column: index for index, column in enumerate(self.config["columns"])}
-            names = [cell.name for cell in event.after or ()]
-            if names != sorted(names, key=lambda name: order.get(name, -1)):
-                lost.append(("after", "after (rows hold the columns in the order of the option columns)"))
-        elif _sequence_prefix(event.source) is None and (
-                event.source.position or event.source.commit_time_us is not None):
-            lost.append(("source.position",
-                         "source (sequence info needs epoch, row_index, shard_id and a commit time)"))
-        return lost
+            written = _single_version_values(event, self.config["columns"])
+            key, after = _single_version_event(self.config["columns"], self.primary_key or (), written)
+            if key != event.key:
+                losses.append(Loss("key", "key", key, "the key columns among the option columns"))
+            if after != event.after:
+                losses.append(Loss("after", "after", after, "the row holds the option columns, in order, a missing "
+                                                            "one null"))
+            return losses
+        source = event.source
+        for index, cell in enumerate(event.after or ()):
+            if cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS:
+                if source.commit_time_us is None:
+                    return [Loss("requires source.commit_time", f"after[{index}].version", REFUSED,
+                                 "a U or DO row needs a version, and neither the cell nor the event has a time")]
+                losses.append(Loss("cell.version", f"after[{index}].version", source.commit_time_us // 1000,
+                                   "a cell without a version is written at the commit time"))
+        if _sequence_prefix(source) is None:
+            if source.position:
+                losses.append(Loss("source.position", "source.position", (),
+                                   "sequence info needs epoch, row_index, shard_id and a commit time"))
+            if source.commit_time_us is not None:
+                losses.append(Loss("source.commit_time", "source.commit_time_us", None,
+                                   "the commit time is written in sequence info only"))
+        return losses
 
 
 class OtsJsonCodec(OtsCodec):
@@ -328,11 +372,7 @@ class OtsJsonCodec(OtsCodec):
         return tuple(_from_json(value, index) for index, value in enumerate(row))
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
-        try:
-            rows = super().encode_exact(event)
-        except EncodeError as error:
-            raise error.relabeled(self.name) from None
-        return [encode([_to_json(value) for value in row]) for row in rows]
+        return [encode([_to_json(value) for value in row]) for row in super().encode_exact(event)]
 
 
 def _from_json(value: Any, index: int) -> Any:
@@ -427,17 +467,26 @@ def _ots_value(value: Any) -> Any:
     return str(value) if type(value) not in (*_VALUE_TYPES, type(None)) else value
 
 
-def _cell_row(key: tuple, cell: Cell, index: int, commit_time_us: int | None) -> tuple:
-    """The row of one cell. A cell without a version (from a relational source, or a Lindorm entry with a blank
-    ts) is written at the commit time, in milliseconds, as Tablestore stamps a write without one."""
+def _cell_row(key: tuple, cell: Cell) -> tuple:
+    """The row of one cell (of an event as written: U and DO rows with a version, DA rows without)."""
     op_type = _OP_OF_KIND[cell.kind]
-    if op_type == "DA":
-        return (*key, cell.name, None, None, op_type)
-    version = cell.version
-    if version is None:
-        if commit_time_us is None:
-            raise EncodeError(NAME, f"a {op_type} row needs a version, and the cell has none nor the event a "
-                                    "commit time", field=f"after[{index}].version")
-        version = commit_time_us // 1000
-    value = _ots_value(cell.value) if op_type == "U" else None
-    return (*key, cell.name, version, value, op_type)
+    return (*key, cell.name, cell.version, cell.value, op_type)
+
+
+def _single_version_values(event: ChangeEvent, columns: tuple[str, ...]) -> list[Any]:
+    """The row of mode single_version_and_update_only: each option column's first value put, else null."""
+    first_put: dict[str, Any] = {}
+    for cell in (*event.key, *(event.after or ())):
+        if cell.kind is CellKind.PUT:
+            first_put.setdefault(cell.name, _ots_value(cell.value))
+    return [first_put.get(column) for column in columns]
+
+
+def _single_version_event(columns: tuple[str, ...], key_names: tuple[str, ...], values: list[Any]
+                          ) -> tuple[Image, Image]:
+    """The key and after image that decoding a single-version row gives (as ``decode_message`` reads it)."""
+    by_column = dict(zip(columns, values))
+    key = tuple(Cell(name, by_column[name]) for name in key_names if name in by_column)
+    after = tuple(Cell(column, value) for column, value in by_column.items()
+                  if column not in key_names and value is not None)
+    return key, after
