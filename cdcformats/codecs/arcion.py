@@ -12,8 +12,7 @@ table named by the option ``table``.
 
 How the message maps onto the canonical event:
 
-* ``opType`` I, U, D is INSERT, UPDATE, DELETE; ``before`` / ``after`` null is an absent image. Written from other
-  formats, an UPSERT becomes U, and a deleted column (a Lindorm Delete, a Tablestore DA) becomes null.
+* ``opType`` I, U, D is INSERT, UPDATE, DELETE; ``before`` / ``after`` null is an absent image.
 * ``tableName`` is the table (catalog, schema, name). The two ``hash`` numbers are opaque: they are kept as the
   attributes ``arcion.namespace_hash`` and ``arcion.table_hash`` and written back.
 * ``cursor`` differs per source database, so it is kept verbatim and in order as the source position. A nested
@@ -25,6 +24,21 @@ How the message maps onto the canonical event:
   (a SQL type name per column, for every table or per table) text values in those columns are typed, reversibly,
   and the cell's ``type`` says which type (see ``typed_text``). Objects or arrays as values are refused.
 * Which columns form the primary key is not in the message: give ``key_columns``.
+
+Written from other formats (each difference a ``Loss`` of ``dropped()``):
+
+* An UPSERT is an I message with its images: the whole row, written whether or not it existed, as Flink's Debezium
+  and Canal writers write an upsert. A READ is a snapshot row (mode auto): the after image alone, of the table of the
+  option ``table``, without cursor or attributes; in mode realtime it is an I message, and in mode snapshot every
+  change but a DELETE is a snapshot row of its after image. A TRUNCATE has no form: refused.
+* A realtime message names its table: an event without one takes the table of the option ``table``, and without
+  that option it is refused (``cf.loss`` lists ``requires table``).
+* Key cells that the event keeps outside the row image (Tablestore's primary key) are written in front of the row
+  image the key is read from (the before image of a D); the key then reads back as ``key_columns`` names it.
+* A deleted column (a Lindorm Delete, a Tablestore DA) is the column set to null; versions, a repeated column (the
+  first is kept), source times and other formats' attributes have no place. Bytes are written as base64 text;
+  decimals, NaN and infinities as their text (typed back where ``column_types`` types the column); a value is typed
+  by ``column_types`` alone, so its cell's type becomes the column's.
 
 Normal form (what ``encode`` writes): the envelope with every field present; typed values as JSON strings.
 """

@@ -22,6 +22,24 @@ How the message maps onto the canonical event:
 * The layout of the before image that the product page mentions is not documented; top-level fields other than the
   five documented ones are kept verbatim as ``lindorm.field.<name>`` attributes and written back, so nothing is lost.
 
+Written from other formats (each difference a ``Loss`` of ``dropped()``):
+
+* A relational INSERT, READ or UPDATE that puts values is a Put, an UPSERT: Lindorm has no insert, and a Put writes
+  the row whether or not it existed. An UPDATE that puts values and deletes columns too (a Tablestore UpdateRow) is a
+  Put with the deleted columns set to null; one that only deletes columns is a Delete (one version of each) or a
+  DeleteColumn (every version). A DELETE is a DeleteFamily of its before image; an UPSERT is a Put. A mutation holds
+  one image: the other is dropped. A Put cannot delete a column, so a deleted column in it is the column set to null;
+  a DeleteFamily's entries are the row's cells (PUT).
+* Key cells that the event keeps outside the row image (Tablestore's primary key) are written in front of the row,
+  so the row key is in ``data``; the key then reads back as ``key_columns`` names it. In a Delete, an entry of the
+  event's key that ``key_columns`` does not name reads back as a deletion, like the other entries.
+* Values are written as text and typed back by their entry's type: bytes as base64 text; a value its type would not
+  read back as its text (7 in a VARCHAR column, the text "7" losing the type BIGINT); sub-millisecond commit times
+  floored to the millisecond; table schema and catalog, source position and system, capture time and other formats'
+  attributes have no place.
+* A TRUNCATE, and an INSERT, READ, UPSERT or UPDATE without an after image (or a DELETE without a before image or a
+  key), have no Lindorm mutation: refused (``cf.loss`` lists their shapes).
+
 Normal form (what ``encode`` writes): every scalar as a JSON string, ``keyOnly`` always present, absent fields
 (``table``, ``ts``, an entry's ``type``/``ts``/``value``) left out.
 """

@@ -31,6 +31,22 @@ Mode ``single_version_and_update_only`` writes one row per PutRow or UpdateRow, 
 ``columns`` in order (key or attribute columns); deletes are not exported and a missing column is null. Such rows
 decode to UPSERT events without versions.
 
+Written from other formats (each difference a ``Loss`` of ``dropped()``):
+
+* The primary key is the value of each ``primary_key`` column, from the event's key, else from its row image; a
+  value of a type a primary key has no form for (STRING, INTEGER, BINARY) is written as its text. A change without
+  them has no Tablestore form: refused (``cf.loss`` lists ``requires key``). Primary key columns in the row are the
+  key, not columns.
+* An INSERT or READ is a PutRow (an UPSERT; a column it deletes is one the PutRow does not write, which replaces the
+  row); an UPDATE's after image is an UpdateRow (U, DO and DA rows); a DELETE is a DeleteRow. A before image is
+  dropped. A PutRow or UpdateRow with no column besides the key, and a TRUNCATE, have no form: refused.
+* A cell without a version (a relational value) is written at the commit time, in milliseconds, as Tablestore stamps
+  a write without one; without a commit time it is refused (``requires source.commit_time``). A DA row has no
+  version and a deletion row no value. The commit time and position are written only as whole sequence info
+  (epoch, row_index, shard_id); the table is the option ``table``'s; types, decimals (as text), key_only and
+  attributes have no place.
+* Mode ``single_version_and_update_only`` writes every change but a DELETE or TRUNCATE as the row of its values.
+
 ``ots-json`` is the same tuples as text, one JSON array per message (or line), so that files and Kafka can carry
 them: bytes are written as ``{"base64": "..."}`` and NaN or an infinity as ``{"float": "NaN"}``.
 """
