@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, ClassVar, NamedTuple, TypeVar
 
 from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from ..losses import REFUSED, Loss, at_index, refused, without
-from ..model import Cell, CellKind, ChangeEvent, Image, Op, Value
+from ..model import INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Value
 from . import typed_text
 
 # The canonical features, in the order the loss table prints them.
@@ -449,7 +449,8 @@ class Codec:
             time_us = getattr(source, path.split(".")[1])
             if (time_us is not None and time_us % 1000 and feature in self.carries
                     and "source.time.sub_ms" not in self.carries):
-                losses.append(Loss("source.time.sub_ms", path, time_us - time_us % 1000,
+                # floored, but to the earliest millisecond of the 64-bit range for a time before it
+                losses.append(Loss("source.time.sub_ms", path, max(time_us - time_us % 1000, _EARLIEST_MS_US),
                                    f"{self.name} writes milliseconds"))
         if source.position and "source.position" in self.carries:
             for index, (_, value) in enumerate(source.position):
@@ -494,6 +495,9 @@ def _shape_of(event: ChangeEvent) -> str:
     kinds = "/".join(sorted({cell.kind.value for cell in (*(event.before or ()), *(event.after or ()))}))
     return f"{event.op.value}({', '.join(images) or 'no images'}{'; cells ' + kinds if kinds else ''})"
 
+
+# The earliest whole millisecond within the 64-bit range of microseconds.
+_EARLIEST_MS_US = INT64_MIN - INT64_MIN % 1000 + 1000
 
 # What a field that a format does not carry is written as: taken away.
 _TAKEN_AWAY: dict[str, Any] = {
