@@ -54,12 +54,23 @@ How the message maps onto the canonical event:
   ``aliyun.payload.<name>`` (such as ``ddl``). Not kept: other keys of a ``dataColumn`` entry or of an image
   object, a repeated ``dataColumn`` entry, and schema columns that no image read has.
 
-Written from other formats: an UPSERT or a READ becomes ``INSERT``, the nearest op here (a snapshot row is an insert
-to Paimon); bytes are base64 text, which reads back as bytes only in a ``BYTES`` column; decimals, NaN and
-infinities their text. Cell versions are not written. A deleted cell (a Lindorm Delete, a Tablestore DO/DA), a
-column twice in one image, a key column missing from the row the op is read from and a TRUNCATE have no form here
-and are refused. One ``schema.dataColumn`` serves both images, so a column typed differently in the two images
-loses the before image's type, and the after image is read back in the ``dataColumn`` order (below).
+Written from other formats (what Paimon's aliyun-json reader takes them for):
+
+* An UPSERT or a READ is an ``INSERT``, the nearest op here (a snapshot row is an insert to Paimon). An INSERT or a
+  DELETE without the row its op is read from writes its key cells as that row (none: an empty row), and drops the
+  image its op does not read. An UPDATE with only its old row is an ``UPDATE_BEFORE``, with only its new row an
+  ``UPDATE_AFTER``; one with neither image has no form, nor has a TRUNCATE: refused, and ``cf.loss`` lists them.
+* The key is read out of the row by ``schema.primaryKey``: key cells the row lacks (a Tablestore primary key, kept
+  outside the row image) go into the row, first; a key cell that disagrees with the row's cell of its name comes back
+  as the row's.
+* Bytes are base64 text, which reads back as bytes only in a ``BYTES`` column (and base64 text in a ``BYTES`` column
+  reads back as bytes); decimals, NaN and infinities are their text. Cell versions fall away; a deleted column (a
+  Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in one image keeps its
+  first cell. One ``schema.dataColumn`` serves both images: a column typed differently in the two images takes the
+  after image's type, and the after image comes back in the ``dataColumn`` order (below).
+* The position keeps a first ``sequenceId`` and the first of each other entry, as JSON scalars, but ``eventTime``
+  and ``systemTime`` (times); a time of -1 ms is an unknown time; times are floored to the millisecond. Attributes
+  other than ``aliyun.*`` ones, and those that are not JSON text or name a field of the format, are dropped.
 
 Normal form (what ``encode`` writes): ``schema`` then ``payload`` then the kept top-level fields. ``schema`` holds
 ``dataColumn`` (the columns of ``before`` in order, then those only ``after`` has; ``type`` only where there is
@@ -78,8 +89,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..errors import DecodeError, EncodeError
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
+from ..errors import DecodeError
+from ..losses import REFUSED, Loss
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
 from .base import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag
 
@@ -186,10 +198,8 @@ class AliyunJsonCodec(Codec):
                 codes = [UPDATE_BEFORE, UPDATE_AFTER]
             else:
                 codes = [UPDATE_AFTER]
-        elif event.op in _CODE_OF_OP:
-            codes = [_CODE_OF_OP[event.op]]
         else:
-            raise EncodeError(NAME, f"a {event.op.value} has no form in aliyun-json", field="op")
+            codes = [_CODE_OF_OP[event.op]]
         schema = _schema(event)
         top_fields = kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
         messages = []
@@ -198,31 +208,64 @@ class AliyunJsonCodec(Codec):
             messages.append(encode({"schema": schema, "payload": payload, **top_fields}))
         return messages
 
-    def dropped_cell(self, cell: Cell) -> list[tuple[str, str]]:
-        if type(cell.value) is bytes and cell.type != _BYTES_TYPE:
-            return [("value.bytes", f"value (base64 text reads back as bytes only in a {_BYTES_TYPE} column)")]
-        if type(cell.value) is str and cell.type == _BYTES_TYPE and _bytes_of(cell.value) is not None:
-            return [("value.str", f"value (base64 text in a {_BYTES_TYPE} column reads back as bytes)")]
-        return []
+    # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def dropped_details(self, event: ChangeEvent) -> list[tuple[str, str]]:
-        lost: list[tuple[str, str]] = []
-        if event.key != _key_of(event):
-            lost.append(("key", "key (read out of the row by schema.primaryKey)"))
-        lost.extend(_dropped_columns(event))
-        position = event.source.position
-        names = [name for name, _ in position]
-        if (len(set(names)) != len(names) or set(names) & set(_TIMES) or _SEQUENCE_ID in names[1:]
-                or any(type(value) not in SCALAR_TYPES for _, value in position)):
-            lost.append(("source.position", f"source.position ({_SEQUENCE_ID} first, then timestamp fields other "
-                                            f"than {' and '.join(_TIMES)}, once each, JSON values)"))
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """An UPSERT or a READ is an INSERT (a snapshot row is an insert to Paimon). An INSERT or DELETE without the
+        row its op is read from writes its key cells as that row (none: an empty row), and drops the image its op
+        does not read. An UPDATE with neither image and a TRUNCATE have no form."""
+        op = event.op
+        if op is Op.TRUNCATE:
+            return [Loss("op.TRUNCATE", "op", REFUSED, "aliyun-json has no op for a TRUNCATE")]
+        if op is Op.UPDATE:  # admitted with either image: this one has neither
+            return [Loss("op.UPDATE", "after", REFUSED, "an UPDATE is written with its old row, its new row or both, "
+                                                        "and this one has neither")]
+        losses: list[Loss] = []
+        if op in (Op.UPSERT, Op.READ):
+            losses.append(Loss(f"op.{op.value}", "op", Op.INSERT, "the row as it now is is an INSERT to Paimon"))
+            op = Op.INSERT
+        row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
+        if getattr(event, row_name) is None:
+            losses.append(Loss(row_name, row_name, event.key,
+                               f"an {op.value} is read from its {row_name} row: the key cells are all it has"))
+        if getattr(event, other) is not None:
+            losses.append(Loss(other, other, None, f"Paimon does not read an {op.value}'s {other} image"))
+        return losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        losses: list[Loss] = []
+        row_name = "before" if event.op is Op.DELETE or event.after is None else "after"
+        images = {"before": event.before, "after": event.after}
+        names = {cell.name for cell in images[row_name]}
+        missing = tuple(cell for cell in event.key if cell.name not in names)
+        images[row_name] = missing + images[row_name]  # the key is read out of the row by schema.primaryKey
+        types = _columns(images["before"], images["after"])
+        for image_name in ("before", "after"):
+            image = getattr(event, image_name)
+            if image is None:
+                continue
+            written = _as_decoded(images[image_name], types)
+            if image_name == row_name and missing:
+                losses.append(Loss("key", row_name, written, "the key is read out of the row by schema.primaryKey: "
+                                                             "the key cells the row lacks go into it"))
+            else:
+                losses += _image_losses(image_name, image, written,
+                                        "one schema.dataColumn types and orders the columns of both images, the "
+                                        "after image's type first; base64 text is bytes in a BYTES column")
+            images[image_name] = written
+        key = _key_of(event.key, images[row_name])
+        if key != event.key:
+            losses.append(Loss("key", "key", key, "the key is read out of the row by schema.primaryKey"))
+        position = _position_as_decoded(event.source.position)
+        if position != event.source.position:
+            losses.append(Loss("source.position", "source.position", position,
+                               f"{_SEQUENCE_ID} first, then timestamp fields other than {' and '.join(_TIMES)}, "
+                               "once each, as JSON scalars"))
         for feature, field in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
             if getattr(event.source, field) == _UNKNOWN_TIME * 1000:
-                lost.append((feature, f"source.{field} (-1 ms means an unknown time)"))
-        if event.attributes != _attributes_as_decoded(event):
-            lost.append(("attributes", "attributes (aliyun.field.*, .schema.*, .source.*, .payload.* in that "
-                                       "order, once each, as JSON text, not naming a field of the format)"))
-        return lost
+                losses.append(Loss(feature, f"source.{field}", None, "-1 ms means an unknown time"))
+        losses += _attribute_losses(event)
+        return losses
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -385,32 +428,19 @@ def _scalar(value: Any, path: str) -> Value:
 
 def _schema(event: ChangeEvent) -> dict[str, Any]:
     columns = []
-    for name, type_name in _columns(event).items():
+    for name, type_name in _columns(event.before, event.after).items():
         columns.append({"name": name} if type_name is None else {"name": name, "type": type_name})
     return {"dataColumn": columns, "primaryKey": [cell.name for cell in event.key], "source": _source_fields(event),
             **kept_fields(NAME, event.attributes, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
 
 
-def _columns(event: ChangeEvent) -> dict[str, str | None]:
-    """Column name -> type of both images: ``before``'s columns, then the ones only ``after`` has."""
-    for image_name in ("before", "after"):
-        seen: set[str] = set()
-        for index, cell in enumerate(getattr(event, image_name) or ()):
-            path = f"{image_name}[{index}]"
-            if cell.kind is not CellKind.PUT:
-                raise EncodeError(NAME, f"a {cell.kind.value} cell has no form in an aliyun-json row",
-                                  field=f"{path}.kind")
-            if cell.name in seen:
-                raise EncodeError(NAME, f"column {cell.name!r} twice in one image", field=f"{path}.name")
-            seen.add(cell.name)
-    types: dict[str, str | None] = dict.fromkeys(_names(event.before) + _names(event.after))
-    for cell in (*(event.before or ()), *(event.after or ())):  # the after image's type wins where they differ
+def _columns(before: Image | None, after: Image | None) -> dict[str, str | None]:
+    """``schema.dataColumn``, column name -> type, for both images: ``before``'s columns, then the ones only
+    ``after`` has; the after image's type wins where they differ."""
+    types: dict[str, str | None] = {}
+    for cell in (*(before or ()), *(after or ())):
         types[cell.name] = cell.type
     return types
-
-
-def _names(image: Image | None) -> list[str]:
-    return [cell.name for cell in image or ()]
 
 
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:
@@ -424,9 +454,13 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         elif table.schema is not None:
             fields["dbName"] = table.schema
         fields["tableName"] = table.name
-    reserved = ("dbType", *_TABLE_FIELDS) if table is not None else ("dbType", "tableName")
-    fields.update(kept_fields(NAME, event.attributes, SOURCE_ATTRIBUTE, reserved))
+    fields.update(kept_fields(NAME, event.attributes, SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)))
     return fields
+
+
+def _reserved_source_fields(table: Table | None) -> tuple[str, ...]:
+    """The fields of ``schema.source`` that decoding reads as something other than a kept field."""
+    return ("dbType", *_TABLE_FIELDS) if table is not None else ("dbType", "tableName")
 
 
 def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
@@ -434,36 +468,22 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
     payload: dict[str, Any] = {"before": None, "after": None}
     for image_name in image_names:
         image = getattr(event, image_name)
-        if image is None:
-            if image_name == _IMAGE_OF_OP[code]:
-                raise EncodeError(NAME, f"an {event.op.value} needs its {image_name} image here", field=image_name)
-            continue
-        payload[image_name] = {"dataColumn": {cell.name: scalar(cell.value) for cell in image}}
-        if image_name == _IMAGE_OF_OP[code] and not _has_key(image, event.key):
-            raise EncodeError(NAME, f"a key column is not in the {image_name} image", field="key")
+        if image is not None:
+            payload[image_name] = {"dataColumn": {cell.name: scalar(cell.value) for cell in image}}
     position = list(event.source.position)
     if position and position[0][0] == _SEQUENCE_ID:
-        payload[_SEQUENCE_ID] = scalar(position.pop(0)[1])
-    timestamp = {time: _milliseconds(getattr(event.source, field), f"source.{field}")
+        payload[_SEQUENCE_ID] = position.pop(0)[1]
+    timestamp = {time: _milliseconds(getattr(event.source, field))
                  for time, field in zip(_TIMES, ("commit_time_us", "capture_time_us"))}
-    for index, (name, value) in enumerate(position):
-        if name in timestamp:
-            raise EncodeError(NAME, f"the position entry {name!r} would read back as a time",
-                              field=f"source.position[{index}]")
-        timestamp[name] = scalar(value)
+    timestamp.update(position)
     payload["timestamp"] = timestamp
     payload["op"] = code
     payload.update(kept_fields(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
     return payload
 
 
-def _milliseconds(microseconds: int | None, field: str) -> int:
-    if microseconds is None:
-        return _UNKNOWN_TIME
-    milliseconds = microseconds // 1000
-    if milliseconds * 1000 < INT64_MIN:
-        raise EncodeError(NAME, "a time this early has no millisecond form that reads back", field=field)
-    return milliseconds
+def _milliseconds(microseconds: int | None) -> int:
+    return _UNKNOWN_TIME if microseconds is None else microseconds // 1000
 
 
 def _has_key(image: Image, key: Image) -> bool:
@@ -473,44 +493,73 @@ def _has_key(image: Image, key: Image) -> bool:
 
 # -- what a round trip keeps ------------------------------------------------------------------------------------------
 
-def _key_of(event: ChangeEvent) -> Image | None:
-    """The key that decoding this event's message gives back: cells of the row its op is read from."""
-    image = event.before if event.op is Op.DELETE or event.after is None else event.after
-    by_name: dict[str, Cell] = {}
-    for cell in image or ():
-        by_name.setdefault(cell.name, cell)
-    if any(cell.name not in by_name for cell in event.key):
-        return None
-    return tuple(by_name[cell.name] for cell in event.key)
+def _as_decoded(image: Image, types: dict[str, str | None]) -> Image:
+    """An image as decoding reads it back: in ``schema.dataColumn`` order, each cell typed by it, and its value
+    base64 text in a ``BYTES`` column read as bytes, bytes elsewhere read as their base64 text."""
+    by_name = {cell.name: cell for cell in image}
+    cells = []
+    for name, type_name in types.items():
+        if name in by_name:
+            value = scalar(by_name[name].value)
+            if type_name == _BYTES_TYPE and type(value) is str:
+                data = _bytes_of(value)
+                value = value if data is None else data
+            cells.append(Cell(name, value, type_name))
+    return tuple(cells)
 
 
-def _dropped_columns(event: ChangeEvent) -> list[tuple[str, str]]:
-    """What one ``schema.dataColumn`` for both images loses: the order or the type of a column."""
-    if event.before is None or event.after is None:
-        return []
-    lost = []
-    order = list(dict.fromkeys(_names(event.before) + _names(event.after)))
-    names = _names(event.after)
-    if [name for name in order if name in set(names)] != names:
-        lost.append(("after", "after (read back in the column order of before, then the columns only after has)"))
-    after_types = {cell.name: cell.type for cell in event.after}
-    lost.extend(("cell.type", f"before[{index}].type (the after image types the column differently)")
-                for index, cell in enumerate(event.before)
-                if cell.name in after_types and after_types[cell.name] != cell.type)
-    return lost
+def _image_losses(image_name: str, image: Image, written: Image, why: str) -> list[Loss]:
+    """Where ``written`` differs from ``image``: cell by cell where it has the same columns in the same order, else
+    the whole image."""
+    if [cell.name for cell in image] != [cell.name for cell in written]:
+        return [Loss(image_name, image_name, written, why)]
+    losses = []
+    for index, (cell, new) in enumerate(zip(image, written)):
+        if cell.type != new.type:
+            losses.append(Loss("cell.type", f"{image_name}[{index}].type", new.type, why))
+        if value_key(cell.value) != value_key(new.value):
+            feature = "value.bytes" if type(cell.value) is bytes else "value.str"
+            losses.append(Loss(feature, f"{image_name}[{index}].value", new.value, why))
+    return losses
 
 
-def _attributes_as_decoded(event: ChangeEvent) -> tuple[tuple[str, Value], ...]:
-    """The attributes that decoding this event's message gives back, to tell which ones a round trip keeps."""
-    reserved_source = ("dbType", *_TABLE_FIELDS) if event.table is not None else ("dbType", "tableName")
-    groups = ((FIELD_ATTRIBUTE, _TOP_FIELDS), (SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS), (SOURCE_ATTRIBUTE, reserved_source),
-              (PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
-    kept: list[tuple[str, Value]] = []
-    for prefix, reserved in groups:
-        group = [(name, value) for name, value in event.attributes if name.startswith(prefix)]
-        fields = [name[len(prefix):] for name, _ in group]
-        if len(set(fields)) != len(fields) or set(fields) & set(reserved) or not all(
-                is_canonical(value) for _, value in group):
-            return ()
-        kept += group
-    return tuple(kept)
+def _key_of(key: Image, row: Image) -> Image:
+    """The key that decoding gives back: the cells of the row its op is read from, by the key's names."""
+    by_name = {cell.name: cell for cell in row}
+    return tuple(by_name[cell.name] for cell in key)
+
+
+def _position_as_decoded(position: Entries) -> Entries:
+    """``sequenceId`` when it comes first, then the first of each timestamp field other than the times, as JSON
+    scalars."""
+    entries = list(position)
+    first = [(_SEQUENCE_ID, scalar(entries.pop(0)[1]))] if entries and entries[0][0] == _SEQUENCE_ID else []
+    fields: dict[str, Any] = {}
+    for name, value in entries:
+        if name not in _TIMES:
+            fields.setdefault(name, scalar(value))
+    return (*first, *fields.items())
+
+
+def _attribute_losses(event: ChangeEvent) -> list[Loss]:
+    """The attributes a message keeps as fields: ``aliyun.field.*``, ``.schema.*``, ``.source.*``, ``.payload.*``,
+    each once, as JSON text, not naming a field of the format; decoded in that order."""
+    groups = ((FIELD_ATTRIBUTE, _TOP_FIELDS), (SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS),
+              (SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)), (PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    kept: dict[str, int] = {}
+    losses = []
+    for index, (name, value) in enumerate(event.attributes):
+        group = next(number for number, (prefix, _) in enumerate(groups) if name.startswith(prefix))
+        prefix, reserved = groups[group]
+        if name in kept or name[len(prefix):] in reserved or not is_canonical(value):
+            losses.append(Loss("attributes", f"attributes[{index}]", None,
+                               f"{name} is not a field of its own in an aliyun-json message"))
+        else:
+            kept[name] = index
+    order = sorted(kept.values())
+    group_order = sorted(order, key=lambda index: next(
+        number for number, (prefix, _) in enumerate(groups) if event.attributes[index][0].startswith(prefix)))
+    if order != group_order:
+        return [Loss("attributes", "attributes", tuple(event.attributes[index] for index in group_order),
+                     "aliyun-json keeps aliyun.field.*, .schema.*, .source.*, .payload.* in that order")]
+    return losses

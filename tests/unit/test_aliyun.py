@@ -141,16 +141,31 @@ def test_what_is_refused_is_named(message: bytes, field: str) -> None:
     assert error.value.field == field
 
 
-def test_lindorm_upserts_become_inserts_and_cell_deletes_are_refused() -> None:
+def written(event: ChangeEvent, **options: object) -> tuple[list[dict], ChangeEvent]:
+    """The messages aliyun-json writes for ``event``, and the event they read back, which is the event with what
+    ``dropped()`` reports applied."""
+    codec = cf.codec("aliyun-json", **options)
+    messages = list(codec.encode([event]))
+    [back] = codec.decode(messages)
+    assert back == cf.without(event, codec.dropped(event)) and codec.dropped(back) == []
+    return [json.loads(message) for message in messages], back
+
+
+def test_lindorm_upserts_become_inserts_and_cell_deletes_are_columns_set_to_null() -> None:
+    """Issue 13: aliyun-json stopped at the first Lindorm Delete or DeleteColumn (an UPDATE whose after image holds
+    deleted cells): a deleted column in a relational image is the column set to null in an UPDATE."""
     lindorm = cf.codec("lindorm", key_columns=["id"])
-    aliyun = cf.codec("aliyun-json")
     twice, put, delete, *_ = lindorm.decode(EXAMPLES[0].messages())
-    assert json.loads(aliyun.encode_messages(put)[0])["payload"]["op"] == "INSERT"
+    assert written(put)[0][0]["payload"]["op"] == "INSERT"
     assert "op.UPSERT" in cf.loss("lindorm", "aliyun-json")
-    with pytest.raises(cf.EncodeError, match="column 'status' twice in one image"):
-        aliyun.encode_messages(twice)
-    with pytest.raises(cf.EncodeError, match="DELETE_VERSION cell has no form"):
-        aliyun.encode_messages(delete)
+    [message], back = written(twice)
+    assert list(message["payload"]["after"]["dataColumn"]).count("status") == 1  # a column once: its first cell
+    assert delete.op is Op.UPDATE and any(cell.kind is not cf.CellKind.PUT for cell in delete.after)
+    [message], back = written(delete)
+    assert message["payload"]["op"] == "UPDATE_AFTER"
+    assert all(cell.kind is cf.CellKind.PUT and cell.version is None for cell in back.after)
+    assert [cell.value for cell, given in zip(back.after, delete.after) if given.kind is not cf.CellKind.PUT] == [
+        None] * sum(given.kind is not cf.CellKind.PUT for given in delete.after)
 
 
 def test_unknown_times_are_written_as_minus_one() -> None:
@@ -159,7 +174,40 @@ def test_unknown_times_are_written_as_minus_one() -> None:
     assert json.loads(message)["payload"]["timestamp"] == {"eventTime": -1, "systemTime": -1}
     assert cf.codec("aliyun-json").dropped(
         ChangeEvent(Op.INSERT, after=(), source=Source(commit_time_us=-1000))) == [
-        ("source.commit_time", "source.commit_time_us (-1 ms means an unknown time)")]
+        cf.Loss("source.commit_time", "source.commit_time_us", None, "-1 ms means an unknown time")]
+
+
+@pytest.mark.parametrize("event, code, row", [
+    (ChangeEvent(Op.READ, Table("t"), key=(Cell("id", 1),)), "INSERT", {"after": {"dataColumn": {"id": 1}}}),
+    (ChangeEvent(Op.UPSERT, Table("t"), after=(Cell("id", 1),)), "INSERT", {"after": {"dataColumn": {"id": 1}}}),
+    (ChangeEvent(Op.DELETE, Table("t"), after=(Cell("id", 1),)), "DELETE", {"before": {"dataColumn": {}}}),
+    (ChangeEvent(Op.INSERT, Table("t"), key=(Cell("id", 1),), before=(Cell("id", 1),)), "INSERT",
+     {"after": {"dataColumn": {"id": 1}}}),
+])
+def test_a_change_without_the_row_its_op_reads(event: ChangeEvent, code: str, row: dict) -> None:
+    """An UPSERT or READ is an INSERT; a missing row is the key cells (none: an empty row)."""
+    [message], _ = written(event)
+    assert message["payload"]["op"] == code
+    assert {name: image for name, image in message["payload"].items() if name in ("before", "after") and image} == row
+
+
+def test_key_cells_outside_the_row_go_into_the_row() -> None:
+    """A Tablestore primary key is not in the row image: schema.primaryKey reads the key out of the row."""
+    event = ChangeEvent(Op.UPDATE, key=(Cell("id", "k1"),), after=(Cell("name", "x", version=1441803688001),))
+    [message], back = written(event)
+    assert message["schema"]["primaryKey"] == ["id"] and message["payload"]["after"]["dataColumn"] == {
+        "id": "k1", "name": "x"}
+    assert back.key == (Cell("id", "k1"),)
+
+
+def test_what_has_no_form_is_refused_and_declared() -> None:
+    codec = cf.codec("aliyun-json")
+    with pytest.raises(cf.EncodeError, match="no op for a TRUNCATE"):
+        list(codec.encode([ChangeEvent(Op.TRUNCATE, Table("t"))]))
+    assert "op.TRUNCATE" in cf.loss("canal-json", "aliyun-json")
+    with pytest.raises(cf.EncodeError, match="has neither"):
+        list(codec.encode([ChangeEvent(Op.UPDATE, Table("t"), key=(Cell("id", 1),))]))
+    assert any(item.startswith("shapes other than") for item in cf.loss("avro", "aliyun-json"))
 
 
 def test_an_update_whose_old_row_lacks_the_key_stays_one_message_when_split() -> None:

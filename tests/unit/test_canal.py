@@ -13,7 +13,8 @@ from cdcformats import Cell, CellKind, ChangeEvent, Op, Source, Table
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "canal"
 TYPES = {"id": "INTEGER", "name": "VARCHAR(255)", "description": "VARCHAR(512)", "weight": "FLOAT"}
-LINDORM_PUT = (b'{"op":"Put","table":"orders","ts":"1700000000000","data":[{"type":"VARCHAR","name":"id","value":"o-1"},'
+LINDORM_PUT = (b'{"op":"Put","table":"orders","ts":"1700000000000","data":['
+               b'{"type":"VARCHAR","name":"id","value":"o-1"},'
                b'{"type":"VARCHAR","name":"status","ts":"1700000000500","value":"PAID"}]}')
 SQL_TYPES = ("canal.sqlType", '{"id":4,"name":12,"description":12,"weight":7}')
 
