@@ -149,7 +149,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         losses = super().cell_losses(cell, path)
-        return losses + connect_schema.decimal_losses(cell, path) if self.schemas else losses
+        return losses + connect_schema.schema_losses(cell, path, losses) if self.schemas else losses
 
     def reshaped(self, event: ChangeEvent) -> list[Loss]:
         """A change that leaves a row is that row put (an UPSERT); a DELETE is a tombstone of its key. A change

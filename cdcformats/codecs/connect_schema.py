@@ -41,11 +41,13 @@ import struct
 from decimal import Decimal
 from typing import Any
 
+import msgspec
+
 from ..errors import DecodeError
 from ..losses import Loss
-from ..model import Cell, CellKind, ChangeEvent, Value
+from ..model import Cell, CellKind, ChangeEvent, Value, value_key
 from . import typed_text
-from ._json import json_type
+from ._json import encode, json_type
 
 DECIMAL = "org.apache.kafka.connect.data.Decimal"
 DATE = "org.apache.kafka.connect.data.Date"
@@ -82,15 +84,6 @@ def carries_decimal(value: Decimal) -> bool:
     return abs(_exponent(value)) <= _INT32_MAX
 
 
-def decimal_losses(cell: Cell, path: str) -> list[Loss]:
-    """A decimal that no Connect Decimal holds (NaN, an infinity, -0, a scale beyond 32 bits) is written as its
-    text, as Debezium's ``decimal.handling.mode=string`` writes decimals; a deleted cell's value is null anyway."""
-    if type(cell.value) is Decimal and cell.kind is CellKind.PUT and not carries_decimal(cell.value):
-        return [Loss("value.decimal", f"{path}.value", typed_text.render(cell.value),
-                     "a Connect Decimal cannot hold it: written as text")]
-    return []
-
-
 def image_struct_schema(event: ChangeEvent, image_name: str, name: str | None) -> dict[str, Any]:
     """The optional struct schema of an envelope's ``before`` or ``after``: from its cells, or from the other image's
     when it is absent (Debezium has one row schema for both)."""
@@ -120,7 +113,16 @@ def connect_type(cell: Cell) -> str:
 
 
 def field_schema(cell: Cell) -> dict[str, Any]:
-    """The schema of the field that holds ``cell`` in a struct, as JsonConverter writes it."""
+    """The schema of the field that holds ``cell`` in a struct, as JsonConverter writes it: the one its type keeps
+    (``kept_schema``), else the one generated from its value and type name."""
+    kept = kept_schema(cell.type)
+    if kept is not None:
+        return {**kept, "field": cell.name}
+    return generated_schema(cell)
+
+
+def generated_schema(cell: Cell) -> dict[str, Any]:
+    """The field schema generated from a cell's value and type name."""
     kind = connect_type(cell)
     schema: dict[str, Any] = {"type": _PRIMITIVE_OF[kind], "optional": cell.value is None}
     parameters: dict[str, str] = {}
@@ -134,6 +136,50 @@ def field_schema(cell: Cell) -> dict[str, Any]:
         schema["parameters"] = parameters
     schema["field"] = cell.name
     return schema
+
+
+def kept_schema(type_name: str | None) -> dict[str, Any] | None:
+    """The field schema a cell's type keeps: a type that is a JSON object (``{"type":"int32","optional":true}``) is
+    the field's whole Connect schema, without its ``field``."""
+    if not type_name or not type_name.startswith("{"):
+        return None
+    try:
+        schema = msgspec.json.decode(type_name)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return schema if type(schema) is dict and type(schema.get("type")) is str and "field" not in schema else None
+
+
+def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
+    """What of a cell, as ``losses`` leave it, its Connect schema does not give back: a decimal no Connect Decimal
+    holds is written as its text (Debezium's ``decimal.handling.mode=string``); a value that the schema its type
+    keeps does not read back exactly is written with a schema generated from its value, its type taken away; a type
+    that reads back otherwise (JSON text not in the compact form, or a schema generation gives anyway) is written as
+    it reads back."""
+    written = {"value": cell.value, "type": cell.type, "kind": cell.kind}
+    for loss in losses:
+        part = loss.path[len(path) + 1:]
+        if loss.path.startswith(path + ".") and part in written:
+            written[part] = loss.written
+    value, type_name = written["value"], written["type"]
+    if written["kind"] is not CellKind.PUT:
+        return []
+    if type(value) is Decimal and not carries_decimal(value):
+        return [Loss("value.decimal", f"{path}.value", typed_text.render(value),
+                     "a Connect Decimal cannot hold it: written as text")]
+    schema = kept_schema(type_name)
+    if schema is None:
+        return []
+    try:
+        read, read_type = read_value(json_value(value), schema, "", path)
+    except DecodeError:
+        read, read_type = None, None
+    if read_type is None or value_key(read) != value_key(value):
+        return [Loss("value.off_type", f"{path}.type", None, "the value does not fit the Connect schema its type "
+                                                             "keeps: written with a schema of its own")]
+    if read_type != type_name:
+        return [Loss("cell.type", f"{path}.type", read_type, "the Connect schema reads back as this type")]
+    return []
 
 
 def json_value(value: Value) -> Any:
@@ -259,6 +305,9 @@ def read_value(value: Any, field: dict[str, Any], format_name: str, path: str) -
         raise DecodeError(format_name, "schema parameters must be text", field=path)
     result = None if value is None else _typed(value, kind, parameters, format_name, path)
     type_name = parameters[SOURCE_TYPE] if SOURCE_TYPE in parameters else _implied_type(kind, result)
+    given = {name: part for name, part in field.items() if name != "field"}
+    if generated_schema(Cell("", result, type_name)) != {**given, "field": ""}:
+        type_name = encode(given).decode()  # the schema is more than its type: the cell keeps all of it
     return result, type_name
 
 

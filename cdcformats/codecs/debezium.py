@@ -69,7 +69,7 @@ from typing import Any
 import msgspec
 
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss
+from ..losses import REFUSED, Loss, without
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
 from . import connect_schema
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, kept_fields, load_object, scalar
@@ -79,6 +79,7 @@ from .keys import KEY_COLUMNS, KeyedByColumns
 NAME = "debezium-json"
 TRANSACTION_ATTRIBUTE = "debezium.transaction."
 FIELD_ATTRIBUTE = "debezium.field."
+SCHEMA_ATTRIBUTE = "debezium-json.schema."
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
 _SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # with a table: not the position
 
@@ -86,7 +87,7 @@ _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t"
 # An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
 CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
 # What the schema wrapper makes readable: without it bytes and decimals are written as text.
-_TYPED_FEATURES = frozenset({"value.bytes", "value.decimal"})
+_TYPED_FEATURES = frozenset({"value.bytes", "value.decimal", "value.float_nonfinite", "cell.type"})
 
 
 SCHEMAS = Option("schemas", "write the schemas.enable=true wrapper {schema, payload} with Debezium's envelope "
@@ -101,7 +102,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
-    own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE})
+    own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE})
     options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
     key_in_row = True
 
@@ -116,8 +117,9 @@ class DebeziumJsonCodec(KeyedByColumns):
     def decode_message(self, message: bytes) -> ChangeEvent:
         document = load_object(NAME, message, self.config["max_message_bytes"])
         columns: dict[str, dict[str, Any]] = {}
+        schema = None
         if "payload" in document and "schema" in document and "op" not in document:
-            columns = column_schemas(document["schema"])
+            schema, columns = document["schema"], column_schemas(document["schema"])
             document = document["payload"]
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field="payload")
@@ -134,11 +136,24 @@ class DebeziumJsonCodec(KeyedByColumns):
                        for name, value in document.items() if name not in _ENVELOPE_FIELDS]
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
         event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=attributes)
-        return replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
+        event = replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
+        if schema is None:
+            return event
+        generated = _headers(_envelope_schema(event, self._payload(event)))
+        kept = [(SCHEMA_ATTRIBUTE + part, encode(header).decode()) for part, header in _headers(schema).items()
+                if header != generated.get(part)]
+        return replace(event, attributes=(*attributes, *kept)) if kept else event
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
+        document = self._payload(event)
+        if self.schemas:
+            return encode({"schema": _kept_headers(_envelope_schema(event, document), event.attributes),
+                           "payload": document})
+        return encode(document)
+
+    def _payload(self, event: ChangeEvent) -> dict[str, Any]:
         document: dict[str, Any] = {
             "before": image_fields(event.before, self.schemas),
             "after": image_fields(event.after, self.schemas),
@@ -150,15 +165,13 @@ class DebeziumJsonCodec(KeyedByColumns):
         if transaction:
             document["transaction"] = transaction
         document.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
-        if self.schemas:
-            return encode({"schema": _envelope_schema(event, document), "payload": document})
-        return encode(document)
+        return document
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         losses = super().cell_losses(cell, path)
-        return losses + connect_schema.decimal_losses(cell, path) if self.schemas else losses
+        return losses + connect_schema.schema_losses(cell, path, losses) if self.schemas else losses
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         return op_losses(event, CODE_OF_OP, NAME) + self.envelope_losses(event)
@@ -168,7 +181,16 @@ class DebeziumJsonCodec(KeyedByColumns):
         and the kept attributes (paimon-log writes its values with this)."""
         losses = self.dropped_key(event, getattr(event, self.row_image_name(event)))
         losses += position_losses(event, _reserved(event.table), self.schemas)
-        losses += attribute_losses(event.attributes, _attribute_group)
+        generated = _headers(_envelope_schema(event, self._payload(without(event, losses)))) if self.schemas else {}
+
+        def group(name: str, value: Value) -> tuple[int, Value] | None:
+            if name.startswith(SCHEMA_ATTRIBUTE):
+                header = _header_of(name[len(SCHEMA_ATTRIBUTE):], value)
+                kept = header is not None and header != generated.get(name[len(SCHEMA_ATTRIBUTE):])
+                return (2, encode(header).decode()) if kept else None
+            return _attribute_group(name, value)
+
+        losses += attribute_losses(event.attributes, group)
         return losses
 
 
@@ -235,6 +257,41 @@ def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     return None
 
 
+def _headers(schema: Any) -> dict[str, Any]:
+    """The parts of an envelope schema that cells do not say, as ``debezium-json.schema.*`` attributes keep them:
+    the envelope's and the row structs' own schemas (name, version, optional, doc...) with their fields left out
+    (``"fields": []``)."""
+    if type(schema) is not dict:
+        return {}
+    headers = {"envelope": {**schema, "fields": []}}
+    for field in schema.get("fields") or ():
+        if type(field) is dict and field.get("field") in ("before", "after") and field.get("type") == "struct":
+            headers[field["field"]] = {**field, "fields": []}
+    return headers
+
+
+def _header_of(part: str, text: Value) -> dict[str, Any] | None:
+    """The header a ``debezium-json.schema.<part>`` attribute keeps, when it is one that can be written."""
+    try:
+        header = msgspec.json.decode(text) if type(text) is str else None
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if part not in ("envelope", "before", "after") or type(header) is not dict or header.get("fields") != []:
+        return None
+    if header.get("type") != "struct" or (part != "envelope" and header.get("field") != part):
+        return None
+    return header
+
+
+def _kept_headers(schema: dict[str, Any], attributes: Entries) -> dict[str, Any]:
+    """The envelope schema with the headers that the event's ``debezium-json.schema.*`` attributes keep."""
+    headers = {name[len(SCHEMA_ATTRIBUTE):]: msgspec.json.decode(value) for name, value in attributes
+               if name.startswith(SCHEMA_ATTRIBUTE)}
+    fields = [{**headers[field["field"]], "fields": field["fields"]} if field["field"] in headers else field
+              for field in schema["fields"]]
+    return {**headers.get("envelope", schema), "fields": fields}
+
+
 def canonical_json(value: Value) -> str:
     """A kept field's JSON text as decoding gives it back: JSON text in its canonical form; any other value is the
     JSON value it is as a scalar (text as a JSON string)."""
@@ -260,9 +317,8 @@ def column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
     return columns
 
 
-def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]], keep_types: bool = False
-           ) -> Image | None:
-    """An image's cells; with ``keep_types``, each typed as its column's Connect schema says (lindorm-subscription)."""
+def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) -> Image | None:
+    """An image's cells, each read and typed as its column's Connect schema says, if it has one."""
     if data is None:
         return None
     if type(data) is not dict:
@@ -273,10 +329,10 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]], 
         if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
         type_name = None
-        if name in columns and (value is not None or keep_types):
+        if name in columns:
             value, type_name = connect_schema.read_value(value, columns[name], NAME, path)
         try:
-            cells.append(Cell(name, value, type_name if keep_types else None))
+            cells.append(Cell(name, value, type_name))
         except (TypeError, ValueError) as error:
             raise DecodeError(NAME, str(error), field=path) from None
     return tuple(cells)

@@ -128,8 +128,8 @@ class LindormSubscriptionCodec(KeyedByColumns):
             if type(code) is not str or code not in _OP_OF_CODE:
                 raise DecodeError(NAME, f"op {code!r} is not a Lindorm row change; expected one of "
                                         f"{', '.join(_OP_OF_CODE)}", field="op")
-            before = image_cells(envelope.get("before"), "before", columns.get("before", {}), keep_types=True)
-            after = image_cells(envelope.get("after"), "after", columns.get("after", {}), keep_types=True)
+            before = image_cells(envelope.get("before"), "before", columns.get("before", {}))
+            after = image_cells(envelope.get("after"), "after", columns.get("after", {}))
             table, source = _table_and_source(envelope.get("source"))
             capture_time = read_time(envelope, "")
         except DecodeError as error:
@@ -158,7 +158,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         losses = super().cell_losses(cell, path)
-        return losses + connect_schema.decimal_losses(cell, path) if self.schemas else losses
+        return losses + connect_schema.schema_losses(cell, path, losses) if self.schemas else losses
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         losses = op_losses(event, _CODE_OF_OP, NAME)

@@ -199,20 +199,27 @@ def written(name: str, value: Any, type_name: str | None) -> tuple[dict[str, Any
     return field, value
 
 
+def json_of(field: dict[str, Any], value: Any) -> Any:
+    """A field's JSON value as written back: what it reads as, in JsonConverter's JSON."""
+    return written(field["field"], read(field, value)[0], None)[1]
+
+
 def struct_normal_form(message: bytes, schema_name: str | None) -> dict[str, Any]:
+    """A struct as written back: a field with a schema keeps it whole (the cell's type keeps what generation would
+    not give back), a schemaless field gets the schema generated from its value."""
     document = msgspec.json.decode(message)
-    if document["schema"] is None:
-        cells = [(name, value, None) for name, value in document["payload"].items()]
-    else:
-        cells = [(field["field"], *read(field, document["payload"].get(field["field"])))
-                 for field in document["schema"]["fields"]]
     schema: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
     if schema_name is not None:
         schema["name"] = schema_name
     payload = {}
-    for name, value, type_name in cells:
-        field, payload[name] = written(name, value, type_name)
-        schema["fields"].append(field)
+    if document["schema"] is None:
+        for name, value in document["payload"].items():
+            field, payload[name] = written(name, value, None)
+            schema["fields"].append(field)
+    else:
+        schema["fields"] = document["schema"]["fields"]
+        payload = {field["field"]: json_of(field, document["payload"].get(field["field"]))
+                   for field in schema["fields"]}
     return {"schema": schema, "payload": payload}
 
 
@@ -272,8 +279,58 @@ def _struct(fields: list[dict[str, Any]], optional: bool, name: str | None, fiel
     return {**schema, "field": field}
 
 
+@st.composite
+def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
+    """A Debezium envelope in the schema wrapper: one row schema of typed columns (int8 .. int64, float, Decimals
+    with their scale and maybe precision, optional or not, named or not) for ``before`` and ``after``, each row
+    holding every column; the envelope and row structs optional or not, named or not, versioned or not."""
+    document = draw(native.debezium_documents)
+    columns = [field for field, _, _ in draw(st.lists(fields(), max_size=4, unique_by=lambda f: f[0]["field"]))]
+    for field in columns:
+        if field.get("name") == DECIMAL and draw(st.booleans()):
+            field["parameters"]["connect.decimal.precision"] = str(draw(st.integers(1, 40)))
+
+    def row() -> dict[str, Any] | None:
+        if draw(st.integers(0, 3)) == 0:
+            return None
+        values = {}
+        for field in columns:
+            kind = field["name"] if field.get("name") in CONNECT_TYPES else field["type"]
+            values[field["field"]] = None if draw(st.integers(0, 4)) == 0 else draw(CONNECT_TYPES[kind][2])
+        return values
+
+    def header(field: str | None) -> dict[str, Any]:
+        struct: dict[str, Any] = {"type": "struct", "fields": columns if field else [],
+                                  "optional": draw(st.booleans()) if field else False}
+        if draw(st.booleans()):
+            struct["name"] = draw(st.sampled_from(["dbserver1.inventory.products." + ("Value" if field else
+                                                                                         "Envelope")])
+                                  | st.text(max_size=6))
+        if draw(st.integers(0, 3)) == 0:
+            struct["version"] = draw(st.integers(1, 3))
+        if field:
+            struct["field"] = field
+        return struct
+
+    document["before"], document["after"] = row(), row()
+    envelope = header(None)
+    envelope["fields"] = [header("before"), header("after"), {"type": "string", "optional": False, "field": "op"}]
+    return {"schema": envelope, "payload": document}
+
+
 def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
-    """A Debezium envelope with the schema Debezium's converter would give it, as the codec documents it."""
+    """A Debezium envelope with the schema Debezium's converter would give it, as the codec documents it; from the
+    wrapper, the envelope and row structs keep their own schemas (name, version, optional), and each column its
+    whole schema, its values read through it."""
+    given: dict[str, Any] = {}
+    if "payload" in document:
+        given = {"envelope": document["schema"], **{field["field"]: field for field in document["schema"]["fields"]
+                                                    if field["field"] in ("before", "after")}}
+        document = {**document["payload"]}
+        columns = {field["field"]: field for field in given["after"]["fields"]}
+        for image in ("before", "after"):
+            if document.get(image) is not None:
+                document[image] = {name: json_of(columns[name], value) for name, value in document[image].items()}
     payload = native.debezium_normal_form(document)
     source = payload["source"]
     server = source.get("name") if type(source.get("name")) is str else None
@@ -284,6 +341,9 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
     for name, value in payload.items():
         if name in ("before", "after"):
             row = value if value is not None else payload["after" if name == "before" else "before"] or {}
+            if name in given:
+                fields.append({**given[name], "fields": [columns[column] for column in row]})
+                continue
             fields.append(_struct([_json_field(column, column_value) for column, column_value in row.items()],
                                   True, prefix + "Value", name))
         elif name == "source":
@@ -299,6 +359,8 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
         elif name in ("ts_ms", "ts_us"):
             fields.append({"type": "int64", "optional": True, "field": name})
     schema = {"type": "struct", "fields": fields, "optional": False, "name": prefix + "Envelope"}
+    if "envelope" in given:
+        schema = {**given["envelope"], "fields": fields}
     return {"schema": schema, "payload": payload}
 
 
@@ -306,7 +368,7 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
 
 def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
     if configuration == "debezium-json+schemas":
-        return st.lists(native.debezium_documents.map(msgspec.json.encode), max_size=4)
+        return st.lists((native.debezium_documents | debezium_wrapped()).map(msgspec.json.encode), max_size=4)
     if configuration == "connect-json+schemaless":
         return records(maps.map(msgspec.json.encode))
     return messages

@@ -165,15 +165,11 @@ _KIND_TYPES = {bool: "boolean", int: "int64", float: "double", str: "string", ty
 
 
 def _column(name: str, value: Any, column: dict[str, Any] | None) -> dict[str, Any]:
-    """A column's schema as written: its own type (a decimal keeps its scale, which a null does not say), optional
-    exactly when the value is null."""
+    """A column's schema as written: the wrapper's own, whole (the cell's type keeps what generation from the value
+    would not give back: optional with a value, a null decimal's scale); a bare value's by its JSON kind."""
     if column is None:
         return {"type": _KIND_TYPES[type(value)], "optional": value is None, "field": name}
-    schema = {"type": column["type"], "optional": value is None}
-    if column.get("name") == DECIMAL:
-        scale = column["parameters"]["scale"] if value is not None else "0"
-        schema.update({"name": DECIMAL, "version": 1, "parameters": {"scale": scale}})
-    return {**schema, "field": name}
+    return column
 
 
 def _schema(payload: dict[str, Any], columns: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:

@@ -90,8 +90,9 @@ def test_typed_columns_of_the_wrapper_read_exactly() -> None:
             {"field": "photo", "type": "bytes"}]}]}}).encode()
     codec = cf.codec(NAME)
     event = codec.decode_message(message)
-    assert event.after == (Cell("price", Decimal("-1000000000000000000000000000000000.0001")),
-                           Cell("photo", b"\x89PNG"))
+    assert event.after == (Cell("price", Decimal("-1000000000000000000000000000000000.0001"),
+                                '{"type":"bytes","name":"org.apache.kafka.connect.data.Decimal","parameters":'
+                                '{"scale":"4"}}'), Cell("photo", b"\x89PNG", '{"type":"bytes"}'))
     assert codec.decode_message(codec.encode_event(event)) == event
 
 
