@@ -19,10 +19,15 @@ Reading, a field becomes a cell of the value its type says: int8 .. int64, Date,
 double a float (a float rounded to single precision, as Connect holds it, and written as the shortest text of that
 single, as Java prints it); a Decimal a ``Decimal``, exactly. The cell's type name is the source column type of
 Debezium's ``__debezium.source.column.type`` parameter when the field has one, else the Connect type (``int32``, or the
-logical name) when it is not the one a value of that kind gets by default, else none. Other schema names, docs,
-defaults, versions and parameters are not kept.
+logical name) when it is not the one a value of that kind gets by default, else none; and when writing the cell back
+(below) would not give the field's schema as it is (an ``optional`` that is not "whether the value is null", another
+schema name, a version, a doc, parameters such as ``connect.decimal.precision``), the type is the field's whole schema
+as compact JSON text, without its ``field``: ``{"type":"int32","optional":true}``. So a field's schema always survives
+a round trip, through other formats too (Avro and Protobuf keep cell types verbatim).
 
-Writing, a cell's Connect type is the one its type name asks for when its value fits it exactly: a Connect type name
+Writing, a cell whose type is such a JSON schema is written with that schema, when its value reads back exactly
+through it (otherwise the type is dropped and the schema generated from the value). Else a cell's Connect type is
+the one its type name asks for when its value fits it exactly: a Connect type name
 itself, or a SQL name (TINYINT int8, SMALLINT int16, INT/INTEGER int32, BIGINT int64, FLOAT/REAL float, DOUBLE
 double, BOOLEAN boolean, DECIMAL/NUMERIC Decimal, VARCHAR/CHAR/TEXT string, BINARY/VARBINARY bytes). Otherwise the
 value's kind decides: bool boolean, int int64, float double, str string, bytes bytes, Decimal Decimal, and a null

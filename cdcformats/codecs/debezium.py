@@ -22,7 +22,12 @@ How the message maps onto the canonical event:
   as ``debezium.field.<name>`` attributes. Both are written back.
 * With the schema wrapper, ``before`` and ``after`` columns are read through their Connect schemas
   (``connect_schema``): ``bytes`` columns as bytes (base64 in the JSON), ``org.apache.kafka.connect.data.Decimal``
-  columns as decimals, float columns as floats. Cell types are not kept.
+  columns as decimals, float columns as floats, and each cell's type keeps its column's schema (a Connect type name
+  such as ``int32``, or the whole schema as JSON text when it says more). The envelope's own schema and the
+  ``before`` / ``after`` structs' (name, version, optional, doc: everything but their fields) are kept, where they
+  are not what writing generates, as ``debezium-json.schema.envelope`` / ``.before`` / ``.after`` attributes (compact
+  JSON, ``"fields": []``), so that a message through Avro or Protobuf comes back as it was. ``source`` and
+  ``transaction`` schemas are generated from their values.
 * Which columns form the primary key is in the message key, not the value: give ``key_columns``.
 
 Written from other formats (nothing is refused: every op has a code):
@@ -32,8 +37,8 @@ Written from other formats (nothing is refused: every op has a code):
   and ``decimal.handling.mode=string`` write them (with ``schemas``, bytes and decimals are typed instead, and a
   decimal no Connect Decimal holds, NaN or -0, is its text);
 * a deleted cell (a Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null, in the ``u`` the
-  change is: what a Debezium consumer reads as "this column is now empty". Cell versions and types are not written; a
-  column twice in one image keeps its first cell;
+  change is: what a Debezium consumer reads as "this column is now empty". Cell versions are not written, nor types
+  without ``schemas``; a column twice in one image keeps its first cell;
 * key cells that the event keeps outside its row (Tablestore's primary key) are put in front of the row, which is
   where Debezium has them; with ``key_columns`` the key is what reading it out of the row gives;
 * a position entry whose name repeats, or names a ``source`` field of its own (``connector``, ``ts_ms``, ``db``...),
@@ -49,8 +54,10 @@ With ``schemas=True`` the envelope is written inside the wrapper, with Debezium'
 order; ``before`` and ``after`` are optional structs named ``<server>.<db>.<table>.Value`` generated from the images'
 cells as ``connect_schema`` does (an absent image gets the other one's struct, as Debezium has one row schema),
 ``source`` a struct named ``io.debezium.connector.<connector>.Source`` and ``transaction`` an optional struct, both
-typed from their JSON values. Decimals are then the Connect Decimal's base64 bytes, so bytes and decimals read back
-exactly. Kept envelope fields (``debezium.field.*``) are JSON of any shape: they are written in the payload but not
+typed from their JSON values; the ``debezium-json.schema.*`` attributes replace the generated envelope and row
+struct schemas (their fields stay the ones generated from the cells), and a cell's type that is a column schema is
+that column's. Decimals are then the Connect Decimal's base64 bytes, so bytes, decimals, NaN and infinities and cell
+types read back exactly. Kept envelope fields (``debezium.field.*``) are JSON of any shape: they are written in the payload but not
 described in the schema, so Connect readers skip them. A bytes or decimal value in the position has no typed form in
 ``source`` (written as text), so it is reported as dropped.
 
@@ -181,7 +188,9 @@ class DebeziumJsonCodec(KeyedByColumns):
         and the kept attributes (paimon-log writes its values with this)."""
         losses = self.dropped_key(event, getattr(event, self.row_image_name(event)))
         losses += position_losses(event, _reserved(event.table), self.schemas)
-        generated = _headers(_envelope_schema(event, self._payload(without(event, losses)))) if self.schemas else {}
+        # The headers generated for this event; they depend on its table and source alone.
+        bare = replace(without(event, losses), attributes=())
+        generated = _headers(_envelope_schema(bare, self._payload(bare))) if self.schemas else {}
 
         def group(name: str, value: Value) -> tuple[int, Value] | None:
             if name.startswith(SCHEMA_ATTRIBUTE):
