@@ -22,9 +22,9 @@ a key reads as a change without one.
 Written from other formats: the value as debezium-json writes it (an UPSERT a ``c``, a deleted cell the column set to
 null, ...), and the key cells as the record key. In upsert mode a change that leaves a row (INSERT, UPDATE, READ,
 UPSERT) is that row as a ``c``, without ``before``; a DELETE is a tombstone of its key, everything else dropped; a
-TRUNCATE and a change whose new row is not known have no record there and are refused. A change without a key (a
-table without a primary key, which Paimon would not give an upsert log) is written with a null record key: Paimon
-reads the row from the value, and a tombstone without a key deletes nothing.
+TRUNCATE and a change whose new row is not known have no record there and are refused, and so is a change without a
+key (``requires key``): an upsert log is keyed by the primary key, Paimon gives none to a table without one, and a
+compacted topic refuses a record without a key. A keyless record is still read, as a change without a key.
 
 The value is written as this project's debezium-json writes it, ``source`` included, which Flink's reader ignores;
 Paimon's ``auto`` mode (upsert for tables with a primary key) is a table property, not something one record shows:
@@ -70,6 +70,7 @@ class PaimonLogCodec(KafkaRecordCodec):
             self.carries = (self.carries - {"op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE"}) | {"op.UPSERT"}
             # The new row as it now is; a delete is the key alone.
             self.shapes = (Shape(Op.UPSERT, after=PRESENT), Shape(Op.DELETE, before=ABSENT, after=ABSENT))
+            self.requires = ("key",)
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -133,6 +134,9 @@ class PaimonLogCodec(KafkaRecordCodec):
         return losses
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        if self.upsert and not event.key:
+            return [Loss("requires key", "key", REFUSED, "an upsert log is keyed by the primary key, and this change "
+                                                         "has none")]
         if self.upsert and event.op is Op.DELETE:
             return _tombstone_losses(event)
         return ([] if self.upsert else op_losses(event, CODE_OF_OP, NAME)) + self.values.envelope_losses(event)

@@ -80,13 +80,17 @@ def test_a_bad_line_of_a_file_is_named_and_skipped_on_request() -> None:
     assert [str(error).split(":")[1] for error in errors] == [" line 2"] and errors[0].raw == b"not json"
 
 
-def test_upsert_mode_writes_a_change_without_a_key_with_a_null_record_key() -> None:
-    """Paimon reads an upsert log's rows from the values, the key serving tombstones: a change of a table without a
-    primary key (a Lindorm Put without key_columns) is written with a null key, and read back without one."""
+def test_upsert_mode_refuses_to_write_a_change_without_a_key_and_reads_one() -> None:
+    """An upsert log is keyed by the primary key (a compacted topic refuses a record without a key): a change of a
+    table without one (a Lindorm Put without key_columns) has no record there, as cf.loss declares; a keyless record
+    from elsewhere is still read."""
     codec = cf.codec("paimon-log", changelog_mode="upsert")
-    records = list(codec.encode([ChangeEvent(Op.UPSERT, after=OLD), ChangeEvent(Op.DELETE, before=OLD)]))
-    assert [record.key for record in records] == [None, None] and records[1].value is None
-    assert list(codec.decode(records)) == [ChangeEvent(Op.UPSERT, after=OLD), ChangeEvent(Op.DELETE)]
+    assert "requires key" in cf.loss("lindorm", codec)
+    errors: list[cf.EncodeError] = []
+    assert list(codec.encode([ChangeEvent(Op.UPSERT, after=OLD)], on_error=errors.append)) == []
+    assert errors[0].field == "key" and "primary key" in errors[0].reason
+    keyless = cf.KafkaRecord(None, cf.codec("paimon-log").encode_event(ChangeEvent(Op.INSERT, after=OLD)).value)
+    assert list(codec.decode([keyless])) == [ChangeEvent(Op.UPSERT, after=OLD)]
 
 
 def test_lindorm_deletes_are_columns_set_to_null() -> None:
