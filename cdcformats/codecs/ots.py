@@ -478,11 +478,6 @@ def _sequence_prefix(source: Source) -> str | None:
     return f"{epoch:010d}_{source.commit_time_us:020d}_{row_index:010d}_{shard_id}"
 
 
-def _ots_value(value: Any) -> Any:
-    """A cell value as Tablestore holds it; a decimal, which it has no type for, becomes its text."""
-    return str(value) if type(value) not in (*_VALUE_TYPES, type(None)) else value
-
-
 def _cell_row(key: tuple, cell: Cell) -> tuple:
     """The row of one cell (of an event as written: U and DO rows with a version, DA rows without)."""
     op_type = _OP_OF_KIND[cell.kind]
@@ -494,7 +489,7 @@ def _single_version_values(event: ChangeEvent, columns: tuple[str, ...]) -> list
     first_put: dict[str, Any] = {}
     for cell in (*event.key, *(event.after or ())):
         if cell.kind is CellKind.PUT:
-            first_put.setdefault(cell.name, _ots_value(cell.value))
+            first_put.setdefault(cell.name, cell.value)
     return [first_put.get(column) for column in columns]
 
 
