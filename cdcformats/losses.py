@@ -136,12 +136,32 @@ def _kept(sequence: list[Any] | None) -> Any:
     return None if sequence is None else tuple(item for item in sequence if item is not _TAKEN)
 
 
-def at_index(path: str, index_map: dict[str, list[int]]) -> str:
-    """``path`` with its element index, counted in a sequence some of whose elements were taken away, counted in
-    the sequence as it was given (``index_map[name][i]`` is the original index of element ``i``)."""
-    match = _ELEMENT.fullmatch(path)
-    if match is None or match.group(1) not in index_map:
-        return path
-    original = index_map[match.group(1)][int(match.group(2))]
-    return f"{match.group(1)}[{original}]" + (f".{match.group(3)}" if match.group(3) else "")
+class SlotIndex:
+    """The count ``without()`` keeps of each sequence of an event, for losses found in stages, each stage on the event
+    as the losses before it left it: a stage counts elements in that event, ``without()`` counts them as given (or as
+    the last whole replacement of the sequence gave them)."""
 
+    def __init__(self, event: ChangeEvent) -> None:
+        self.slots: dict[str, list[int]] = {
+            "key": list(range(len(event.key))), "before": list(range(len(event.before or ()))),
+            "after": list(range(len(event.after or ()))), "attributes": list(range(len(event.attributes))),
+            "source.position": list(range(len(event.source.position)))}
+
+    def counted(self, losses: list[Loss] | tuple[Loss, ...]) -> list[Loss]:
+        """``losses`` of one stage with their element paths counted as ``without()`` counts them; what they take away
+        or replace whole then counts so for the stages after."""
+        counted = []
+        for loss in losses:
+            match = _ELEMENT.fullmatch(loss.path)
+            if match is not None:
+                slot = self.slots[match.group(1)][int(match.group(2))]
+                part = f".{match.group(3)}" if match.group(3) else ""
+                loss = loss._replace(path=f"{match.group(1)}[{slot}]{part}")
+            counted.append(loss)
+        for loss in counted:
+            match = _ELEMENT.fullmatch(loss.path)
+            if loss.path in _SEQUENCES and loss.written is not REFUSED:
+                self.slots[loss.path] = list(range(len(loss.written or ())))
+            elif match is not None and match.group(3) is None:
+                self.slots[match.group(1)].remove(int(match.group(2)))
+        return counted

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any, BinaryIO, ClassVar, NamedTuple, TypeVar
 
 from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
-from ..losses import REFUSED, Loss, at_index, refused, without
+from ..losses import REFUSED, Loss, SlotIndex, refused, without
 from ..model import INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Value
 from . import typed_text
 
@@ -376,21 +376,16 @@ class Codec:
         the other fields (what ``carries`` leaves out), the kind of change (``reshaped`` where no shape admits it),
         and what depends on the format's own rules (``dropped_details``).
         """
-        losses = self._cell_losses(event)
-        losses += self._field_losses(event)
+        slots = SlotIndex(event)
+        losses = slots.counted(self._cell_losses(event) + self._field_losses(event))
         current = without(event, losses)
-        index_map = _index_map(event, losses)
         if self.shapes is not None and not any(shape.admits(current) for shape in self.shapes):
-            reshaped = self.reshaped(current)
+            reshaped = slots.counted(self.reshaped(current))
             losses += reshaped
             if refused(reshaped) is not None:
                 return losses
-            current = without(current, reshaped)
-            for loss in reshaped:
-                index_map.pop(loss.path, None)  # paths into a sequence replaced whole count the new one
-        details = list(self.dropped_details(current))
-        losses += [loss._replace(path=at_index(loss.path, index_map)) for loss in details]
-        return losses
+            current = without(event, losses)
+        return losses + slots.counted(list(self.dropped_details(current)))
 
     def _cell_losses(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []
@@ -531,18 +526,6 @@ def _field_features(event: ChangeEvent) -> Iterator[tuple[str, str]]:
         yield "source.capture_time", "source.capture_time_us"
     if event.key_only:
         yield "key_only", "key_only"
-
-
-def _index_map(event: ChangeEvent, losses: list[Loss]) -> dict[str, list[int]]:
-    """For each sequence some of whose elements ``losses`` take away, the original index of each element left."""
-    taken: dict[str, set[int]] = {}
-    for loss in losses:
-        name, bracket, rest = loss.path.partition("[")
-        if bracket and rest.endswith("]") and rest[:-1].isdigit():
-            taken.setdefault(name, set()).add(int(rest[:-1]))
-    lengths = {"key": len(event.key), "before": len(event.before or ()), "after": len(event.after or ()),
-               "attributes": len(event.attributes), "source.position": len(event.source.position)}
-    return {name: [index for index in range(lengths[name]) if index not in gone] for name, gone in taken.items()}
 
 
 Decoded = TypeVar("Decoded")

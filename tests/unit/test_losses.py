@@ -63,3 +63,17 @@ def test_encode_writes_the_closest_form_and_strict_refuses_it() -> None:
     assert list(canal.decode(canal.encode([versioned]))) == [cf.without(versioned, losses)]
     with pytest.raises(cf.LossyConversionError, match="cell.version"):
         list(cf.convert(cf.codec("avro").encode([versioned]), "avro", "canal-json", strict=True))
+
+
+def test_stages_count_elements_as_without_does() -> None:
+    """A Tablestore PutRow from an event whose row repeats the key column: the key cells leave the row, and the
+    deleted column a PutRow does not write is counted where without() counts it (it was counted in the row left
+    after the key cells, and without() crashed)."""
+    after = (Cell("id", None, kind=CellKind.DELETE_ALL_VERSIONS), Cell("id", False), Cell("name", None),
+             Cell("gone", None, kind=CellKind.DELETE_ALL_VERSIONS), Cell("name", 1))
+    event = ChangeEvent(Op.INSERT, after=after, source=Source(commit_time_us=0))
+    ots = cf.codec("ots", primary_key=["id"])
+    losses = ots.dropped(event)
+    assert [loss.path for loss in losses if loss.path.startswith("after[")] == [
+        "after[0]", "after[1]", "after[3]", "after[2].version", "after[4].version"]
+    assert list(ots.decode(ots.encode([event]))) == [cf.without(event, losses)]
