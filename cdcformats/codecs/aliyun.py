@@ -94,6 +94,7 @@ from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
 from .base import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag
+from .keys import key_cells_outside
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
@@ -236,8 +237,7 @@ class AliyunJsonCodec(Codec):
         losses: list[Loss] = []
         row_name = "before" if event.op is Op.DELETE or event.after is None else "after"
         images = {"before": event.before, "after": event.after}
-        names = {cell.name for cell in images[row_name]}
-        missing = tuple(cell for cell in event.key if cell.name not in names)
+        missing = key_cells_outside(event.key, images[row_name])
         images[row_name] = missing + images[row_name]  # the key is read out of the row by schema.primaryKey
         types = _columns(images["before"], images["after"])
         for image_name in ("before", "after"):

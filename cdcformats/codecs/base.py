@@ -2,8 +2,9 @@
 carry, and a paired streaming ``decode`` / ``encode``.
 
 The feature vocabulary below is the language of ``cf.loss()``: a conversion drops exactly the features that the source
-can carry and the target cannot. ``features_of(event)`` finds the features one event actually uses, with the field
-path of each, which is how ``strict=True`` names what would be lost.
+can carry and the target cannot. ``Codec.dropped(event)`` finds, for one event, each place where the target's form
+differs and what it writes there instead (``cdcformats.losses``), which is how ``strict=True`` names what would be
+lost.
 """
 
 from __future__ import annotations
@@ -45,67 +46,6 @@ ALL_FEATURES = frozenset(FEATURES)
 
 _VALUE_FEATURE = {type(None): "value.null", bool: "value.bool", int: "value.int", float: "value.float",
                   str: "value.str", bytes: "value.bytes", Decimal: "value.decimal"}
-
-
-def features_of(event: ChangeEvent) -> Iterator[tuple[str, str]]:
-    """Every (feature, field path) that ``event`` uses. A feature may be reported at several paths."""
-    yield f"op.{event.op.value}", "op"
-    if event.table is not None:
-        yield "table", "table"
-        if event.table.schema is not None:
-            yield "table.schema", "table.schema"
-        if event.table.catalog is not None:
-            yield "table.catalog", "table.catalog"
-    if event.key:
-        yield "key", "key"
-    yield from _image_features(event.key, "key")
-    for image_name in ("before", "after"):
-        image = getattr(event, image_name)
-        if image is not None:
-            yield image_name, image_name
-            yield from _image_features(image, image_name)
-    source = event.source
-    if source.system is not None:
-        yield "source.system", "source.system"
-    if source.position:
-        yield "source.position", "source.position"
-        for index, (_, value) in enumerate(source.position):
-            yield from _value_features(value, f"source.position[{index}]")
-    for feature, field_name in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
-        time_us = getattr(source, field_name)
-        if time_us is not None:
-            yield feature, f"source.{field_name}"
-            if time_us % 1000:
-                yield "source.time.sub_ms", f"source.{field_name}"
-    if event.key_only:
-        yield "key_only", "key_only"
-    for index, (name, value) in enumerate(event.attributes):
-        yield "attributes", f"attributes[{index}]"
-        yield from _value_features(value, f"attributes[{index}]")
-
-
-def _value_features(value: object, path: str) -> Iterator[tuple[str, str]]:
-    yield _VALUE_FEATURE[type(value)], path
-    if type(value) is float and not math.isfinite(value):
-        yield "value.float_nonfinite", path
-
-
-def _image_features(cells: Image, image_name: str) -> Iterator[tuple[str, str]]:
-    seen: set[str] = set()
-    for index, cell in enumerate(cells):
-        path = f"{image_name}[{index}]"
-        yield from _value_features(cell.value, f"{path}.value")
-        if not typed_text.carries(cell.value, cell.type):
-            yield "value.off_type", f"{path}.value"
-        if cell.type is not None:
-            yield "cell.type", f"{path}.type"
-        if cell.version is not None:
-            yield "cell.version", f"{path}.version"
-        if cell.kind is not CellKind.PUT:
-            yield f"cell.kind.{cell.kind.value}", f"{path}.kind"
-        if cell.name in seen:
-            yield "cell.repeated", f"{path}.name"
-        seen.add(cell.name)
 
 
 def owns_attribute(own_attributes: frozenset[str], name: str) -> bool:

@@ -84,6 +84,7 @@ from ..model import (INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries,
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
 from .base import ABSENT, PRESENT, Codec, Option, Shape, flag
+from .keys import key_cells_outside
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
@@ -260,8 +261,7 @@ class CanalJsonCodec(Codec):
         else:
             row_name = "before" if event.op is Op.DELETE else "after"
             row = getattr(event, row_name)
-            names = {cell.name for cell in row}
-            missing = tuple(cell for cell in event.key if cell.name not in names)
+            missing = key_cells_outside(event.key, row)
             if missing:  # the key is read out of the row by pkNames: its cells go into the row
                 row = missing + row
                 losses.append(Loss("key", row_name, row, "Canal reads the key out of the row by pkNames"))

@@ -63,6 +63,17 @@ def _names(names: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+def key_cells_outside(key: Image, row: Image | None) -> Image:
+    """The key cells whose column ``row`` lacks, the first of each name: what a format that reads the key out of the
+    row puts in front of it, so that the row still identifies itself (Tablestore keeps its primary key outside)."""
+    in_row = {cell.name for cell in row or ()}
+    outside: dict[str, Cell] = {}
+    for cell in key:
+        if cell.name not in in_row:
+            outside.setdefault(cell.name, cell)
+    return tuple(outside.values())
+
+
 KEY_COLUMNS = Option(
     "key_columns", "primary key column names: a list for every table, or a mapping of table name to list",
     None, KeyColumns)
@@ -104,13 +115,9 @@ class KeyedByColumns(Codec):
         losses = []
         image_name = self.row_image_name(event)
         image = getattr(event, image_name)
-        in_row = {cell.name for cell in image or ()}
-        missing: dict[str, Cell] = {}
-        for cell in event.key:
-            if cell.name not in in_row:
-                missing.setdefault(cell.name, cell)
+        missing = key_cells_outside(event.key, image)
         if missing:
-            image = (*missing.values(), *(image or ()))
+            image = (*missing, *(image or ()))
             losses.append(Loss("key", image_name, image, f"{self.name} reads the key out of the row"))
         if self.key_columns and event.key != self.read_key(event.table, image):
             losses.append(Loss("key", "key", self.read_key(event.table, image),

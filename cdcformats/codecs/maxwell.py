@@ -79,7 +79,7 @@ from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, 
 from ._json import (MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, raw,
                     scalar)
 from .base import PRESENT, Codec, Shape
-from .keys import KEY_COLUMNS, KeyColumns
+from .keys import KEY_COLUMNS, KeyColumns, key_cells_outside
 
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."
@@ -228,8 +228,7 @@ class MaxwellJsonCodec(Codec):
         row_name = "before" if event.op is Op.DELETE else "after"
         row = getattr(event, row_name)
         if event.key:
-            names = {cell.name for cell in row}
-            missing = tuple(cell for cell in event.key if cell.name not in names)
+            missing = key_cells_outside(event.key, row)
             if missing:  # Paimon reads the key values out of data by primary_key_columns
                 row = missing + row
                 losses.append(Loss("key", row_name, row, "the key columns are columns of the row"))
