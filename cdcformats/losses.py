@@ -148,20 +148,23 @@ class SlotIndex:
             "source.position": list(range(len(event.source.position)))}
 
     def counted(self, losses: list[Loss] | tuple[Loss, ...]) -> list[Loss]:
-        """``losses`` of one stage with their element paths counted as ``without()`` counts them; what they take away
-        or replace whole then counts so for the stages after."""
+        """``losses`` of one stage with their element paths counted as ``without()`` counts them. Within the stage,
+        paths after a whole replacement of a sequence count the new one, as in ``without()``; what the stage takes
+        away counts for the stages after it."""
         counted = []
+        taken: dict[str, list[int]] = {}
         for loss in losses:
-            match = _ELEMENT.fullmatch(loss.path)
-            if match is not None:
-                slot = self.slots[match.group(1)][int(match.group(2))]
-                part = f".{match.group(3)}" if match.group(3) else ""
-                loss = loss._replace(path=f"{match.group(1)}[{slot}]{part}")
-            counted.append(loss)
-        for loss in counted:
             match = _ELEMENT.fullmatch(loss.path)
             if loss.path in _SEQUENCES and loss.written is not REFUSED:
                 self.slots[loss.path] = list(range(len(loss.written or ())))
-            elif match is not None and match.group(3) is None:
-                self.slots[match.group(1)].remove(int(match.group(2)))
+                taken.pop(loss.path, None)
+            elif match is not None:
+                name, slot = match.group(1), self.slots[match.group(1)][int(match.group(2))]
+                loss = loss._replace(path=f"{name}[{slot}]" + (f".{match.group(3)}" if match.group(3) else ""))
+                if match.group(3) is None:
+                    taken.setdefault(name, []).append(slot)
+            counted.append(loss)
+        for name, slots in taken.items():
+            for slot in slots:
+                self.slots[name].remove(slot)
         return counted

@@ -77,3 +77,17 @@ def test_stages_count_elements_as_without_does() -> None:
     assert [loss.path for loss in losses if loss.path.startswith("after[")] == [
         "after[0]", "after[1]", "after[3]", "after[2].version", "after[4].version"]
     assert list(ots.decode(ots.encode([event]))) == [cf.without(event, losses)]
+
+
+def test_a_stage_counts_paths_after_a_whole_replacement_in_the_new_sequence() -> None:
+    """Canal puts the key cells in front of the row, then types the new row's cells: paths into the new row, found in
+    the same stage, count the new row (an index past the old row's end raised IndexError)."""
+    from cdcformats.losses import SlotIndex
+
+    slots = SlotIndex(EVENT)
+    first = slots.counted([Loss("cell.repeated", "after[2]")])
+    assert first == [Loss("cell.repeated", "after[2]")]
+    new_row = (Cell("pk", 0), Cell("a", 1), Cell("b", 2), Cell("c", 3), Cell("d", 4))
+    later = slots.counted([Loss("cell.type", "after[2].type"), Loss("key", "after", new_row),
+                           Loss("cell.type", "after[4].type")])
+    assert [loss.path for loss in later] == ["after[3].type", "after", "after[4].type"]
