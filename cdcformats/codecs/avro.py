@@ -6,6 +6,8 @@ exactly. A message is the bare Avro body, without an object-container header and
 container file (readable by any Avro tool); one written with another version of the envelope is read through schema
 resolution. Values are a union of null, boolean, long, double, string, bytes and a ``Decimal`` record holding the
 exact decimal text, so that any precision and scale survive.
+
+Written from other formats: every event, exactly; nothing is dropped or refused.
 """
 
 from __future__ import annotations

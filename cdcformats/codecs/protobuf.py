@@ -8,6 +8,8 @@ writer's additions do not break an older reader.
 
 A file is a sequence of length-delimited messages, each preceded by its size as a varint: what Java's
 ``writeDelimitedTo`` / ``parseDelimitedFrom`` and Go's ``protodelim`` read and write.
+
+Written from other formats: every event, exactly; nothing is dropped or refused.
 """
 
 from __future__ import annotations
