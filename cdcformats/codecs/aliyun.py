@@ -93,7 +93,7 @@ from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
-from .base import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag
+from .base import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag, one_row_losses
 from .keys import key_cells_outside
 
 NAME = "aliyun-json"
@@ -226,12 +226,8 @@ class AliyunJsonCodec(Codec):
             losses.append(Loss(f"op.{op.value}", "op", Op.INSERT, "the row as it now is is an INSERT to Paimon"))
             op = Op.INSERT
         row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
-        if getattr(event, row_name) is None:
-            losses.append(Loss(row_name, row_name, event.key,
-                               f"an {op.value} is read from its {row_name} row: the key cells are all it has"))
-        if getattr(event, other) is not None:
-            losses.append(Loss(other, other, None, f"Paimon does not read an {op.value}'s {other} image"))
-        return losses
+        return losses + one_row_losses(event, op, f"an {op.value} is read from its {row_name} row: the key cells are "
+                                                  "all it has", f"Paimon does not read an {op.value}'s {other} image")
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []

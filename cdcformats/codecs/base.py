@@ -423,6 +423,19 @@ def as_text(value: Value) -> str:
     return typed_text.render(value)
 
 
+def one_row_losses(event: ChangeEvent, op: Op, row_why: str, other_why: str) -> list[Loss]:
+    """The losses of writing an INSERT or a DELETE (``op``) in a format that writes such a change as the one row its
+    op reads, the after image or the before image: a missing row is the event's key cells (none: an empty row), and
+    the other image is dropped. ``row_why`` and ``other_why`` say so in the format's words."""
+    row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
+    losses = []
+    if getattr(event, row_name) is None:
+        losses.append(Loss(row_name, row_name, event.key, row_why))
+    if getattr(event, other) is not None:
+        losses.append(Loss(other, other, None, other_why))
+    return losses
+
+
 def _shape_of(event: ChangeEvent) -> str:
     images = [f"{name} {'empty' if not image else 'cells'}" for name, image in (("before", event.before),
                                                                                   ("after", event.after))

@@ -83,7 +83,7 @@ from ..model import (INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries,
                      value_key)
 from . import typed_text
 from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
-from .base import ABSENT, PRESENT, Codec, Option, Shape, flag
+from .base import ABSENT, PRESENT, Codec, Option, Shape, flag, one_row_losses
 from .keys import key_cells_outside
 
 NAME = "canal-json"
@@ -245,13 +245,8 @@ class CanalJsonCodec(Codec):
                 if getattr(event, image_name) is not None:
                     losses.append(Loss(image_name, image_name, None, "a TRUNCATE lists no rows"))
             return losses
-        row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
-        if getattr(event, row_name) is None:
-            losses.append(Loss(row_name, row_name, event.key,
-                               f"Canal writes an {op.value} with its row: the key cells are all it has"))
-        if getattr(event, other) is not None:
-            losses.append(Loss(other, other, None, f"Canal writes an {op.value} with one row"))
-        return losses
+        return losses + one_row_losses(event, op, f"Canal writes an {op.value} with its row: the key cells are all "
+                                                  "it has", f"Canal writes an {op.value} with one row")
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []

@@ -78,7 +78,7 @@ from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table
 from ._json import (MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, raw,
                     scalar)
-from .base import PRESENT, Codec, Shape
+from .base import PRESENT, Codec, Shape, one_row_losses
 from .keys import KEY_COLUMNS, KeyColumns, key_cells_outside
 
 NAME = "maxwell-json"
@@ -210,13 +210,8 @@ class MaxwellJsonCodec(Codec):
                 return [Loss("op.UPDATE", "after", REFUSED,
                              "Maxwell writes an update's new row as its data, and this update has none")]
             return [Loss("before", "before", event.after, "an update without old values changed nothing")]
-        row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
-        if getattr(event, row_name) is None:
-            losses.append(Loss(row_name, row_name, event.key,
-                               f"Maxwell writes a {_TYPE_OF_OP[op]} with its row: the key cells are all it has"))
-        if getattr(event, other) is not None:
-            losses.append(Loss(other, other, None, f"Maxwell writes a {_TYPE_OF_OP[op]} with one row"))
-        return losses
+        return losses + one_row_losses(event, op, f"Maxwell writes a {_TYPE_OF_OP[op]} with its row: the key cells "
+                                                  "are all it has", f"Maxwell writes a {_TYPE_OF_OP[op]} with one row")
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []
