@@ -57,9 +57,9 @@ cells as ``connect_schema`` does (an absent image gets the other one's struct, a
 typed from their JSON values; the ``debezium-json.schema.*`` attributes replace the generated envelope and row
 struct schemas (their fields stay the ones generated from the cells), and a cell's type that is a column schema is
 that column's. Decimals are then the Connect Decimal's base64 bytes, so bytes, decimals, NaN and infinities and cell
-types read back exactly. Kept envelope fields (``debezium.field.*``) are JSON of any shape: they are written in the payload but not
-described in the schema, so Connect readers skip them. A bytes or decimal value in the position has no typed form in
-``source`` (written as text), so it is reported as dropped.
+types read back exactly. Kept envelope fields (``debezium.field.*``) are JSON of any shape: they are written in the
+payload but not described in the schema, so Connect readers skip them. A bytes or decimal value in the position has
+no typed form in ``source`` (written as text), so it is reported as dropped.
 
 Normal form (what ``encode`` writes): the envelope, inside the wrapper with ``schemas``, fields in the order ``before``,
 ``after``, ``source``, ``op``, ``ts_ms``, then ``ts_us`` when the capture time has microseconds, ``transaction``

@@ -55,7 +55,8 @@ def test_tablestore_key_cells_go_into_the_lindorm_row() -> None:
         if options:
             assert [event.key for event in lindorm.decode(messages)][0] == (Cell("pk1", "pk1_V1"),
                                                                             Cell("pk2", "pk2_V1"))
-    update = ChangeEvent(Op.UPDATE, key=(Cell("pk", "k"),), after=(Cell("col", None, None, 5, CellKind.DELETE_VERSION),))
+    update = ChangeEvent(Op.UPDATE, key=(Cell("pk", "k"),),
+                         after=(Cell("col", None, None, 5, CellKind.DELETE_VERSION),))
     lindorm = cf.codec("lindorm")
     # a Delete of one column, its row key entry written too; without key_columns it reads back as a deletion
     assert msgspec.json.decode(lindorm.encode_messages(update)[0])["op"] == "Delete"
