@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import click
@@ -255,6 +255,8 @@ def _progress(stream: BinaryIO, show: bool, stats: Any) -> Iterator[BinaryIO]:
     import os
     import stat
 
+    from .convert import RelayedReader
+
     if not show:
         yield stream
         return
@@ -271,29 +273,7 @@ def _progress(stream: BinaryIO, show: bool, stats: Any) -> Iterator[BinaryIO]:
 
         def advance(size: int) -> None:
             bar.update(task, advance=size, description=f"{stats.events:,} events")
-        yield io.BufferedReader(_CountingReader(stream, advance))
-
-
-class _CountingReader(io.RawIOBase):
-    """A binary stream that reports how many bytes each read took."""
-
-    def __init__(self, stream: BinaryIO, counted: Callable[[int], None]) -> None:
-        super().__init__()
-        self.stream = stream
-        self.counted = counted
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        # read1: what is there, without waiting for a whole buffer (a pipe fed as it goes)
-        data = self.stream.read1(len(buffer)) if hasattr(self.stream, "read1") else self.stream.read(len(buffer))
-        buffer[:len(data)] = data
-        self.counted(len(data))
-        return len(data)
-
-    def fileno(self) -> int:
-        return self.stream.fileno()
+        yield io.BufferedReader(RelayedReader(stream, counted=advance))
 
 
 def _summary(source: str, target: str, stats: Any, seconds: float) -> None:

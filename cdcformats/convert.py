@@ -265,7 +265,7 @@ def _file_units(source: Codec, stream: BinaryIO) -> tuple[Iterator[DecodedUnit],
     """The units of the input file and what its positions count: a dead-letter file, recognised by its first bytes,
     holds source messages to replay, one dead letter a line; any other file is read in the source's file form."""
     head = _read_up_to(stream, len(_DEAD_LETTER_START))
-    whole = io.BufferedReader(_ReadAhead(head, stream))
+    whole = io.BufferedReader(RelayedReader(stream, head))
     if head == _DEAD_LETTER_START:
         return _replayed_units(source, whole), "line"
     return source.read_units(whole), source.file_unit
@@ -281,13 +281,15 @@ def _read_up_to(stream: BinaryIO, size: int) -> bytes:
     return head
 
 
-class _ReadAhead(io.RawIOBase):
-    """A stream whose first bytes were read ahead (to recognise a dead-letter file): them, then the rest."""
+class RelayedReader(io.RawIOBase):
+    """A binary stream that relays another: first ``head``, bytes already read from it (to recognise a dead-letter
+    file), then the rest; ``counted`` hears how many bytes each read took (a progress display)."""
 
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, head: bytes = b"", counted: Callable[[int], None] | None = None) -> None:
         super().__init__()
-        self.head = head
         self.stream = stream
+        self.head = head
+        self.counted = counted
 
     def readable(self) -> bool:
         return True
@@ -299,6 +301,8 @@ class _ReadAhead(io.RawIOBase):
             read = getattr(self.stream, "read1", self.stream.read)
             data = read(len(buffer))
         buffer[:len(data)] = data
+        if self.counted is not None:
+            self.counted(len(data))
         return len(data)
 
     def fileno(self) -> int:
