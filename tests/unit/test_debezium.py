@@ -153,22 +153,16 @@ def test_a_double_and_a_float_column_of_the_schema_wrapper() -> None:
     assert [(cell.name, cell.value) for cell in event.after] == [("id", 111), ("weight", 5.18), ("ratio", 0.1)]
 
 
+PRODUCT_FIELDS = [
+    {"type": "int32", "optional": False, "field": "id"},
+    {"type": "string", "optional": True, "field": "name"},
+    {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
+     "parameters": {"scale": "2", "connect.decimal.precision": "10"}, "field": "price"},
+    {"type": "int16", "optional": True, "field": "stock"}]
 ISSUE_13_MESSAGE = {
     "schema": {"type": "struct", "fields": [
-        {"type": "struct", "fields": [
-            {"type": "int32", "optional": False, "field": "id"},
-            {"type": "string", "optional": True, "field": "name"},
-            {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
-             "parameters": {"scale": "2", "connect.decimal.precision": "10"}, "field": "price"},
-            {"type": "int16", "optional": True, "field": "stock"}],
-         "optional": True, "name": "dbserver1.inventory.products.Value", "field": "before"},
-        {"type": "struct", "fields": [
-            {"type": "int32", "optional": False, "field": "id"},
-            {"type": "string", "optional": True, "field": "name"},
-            {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
-             "parameters": {"scale": "2", "connect.decimal.precision": "10"}, "field": "price"},
-            {"type": "int16", "optional": True, "field": "stock"}],
-         "optional": True, "name": "dbserver1.inventory.products.Value", "field": "after"},
+        *({"type": "struct", "fields": PRODUCT_FIELDS, "optional": True, "name": "dbserver1.inventory.products.Value",
+           "field": image} for image in ("before", "after")),
         {"type": "struct", "fields": [{"type": "string", "optional": False, "field": "connector"},
                                       {"type": "int64", "optional": False, "field": "ts_ms"},
                                       {"type": "string", "optional": False, "field": "db"},
