@@ -174,7 +174,9 @@ def _converted(units: Iterable[DecodedUnit], target: Codec, strict: bool,
             error: CodecError | None = refusal(target, event) if strict else None
             if error is None:
                 try:
-                    messages = target.encode_messages(event)
+                    # under strict the event was found to lose nothing: it is written as it is, without a second
+                    # dropped()
+                    messages = target.encode_exact(event) if strict else target.encode_messages(event)
                 except EncodeError as encode_error:
                     error = encode_error
             if error is not None:
