@@ -23,8 +23,8 @@ from sample_streams import lindorm_messages
 
 import cdcformats as cf
 from cdcformats import samples
-from cdcformats.codecs.avro import record_from_event
-from cdcformats.codecs.protobuf import proto_from_event
+from cdcformats.envelopes.avro import record_from_event
+from cdcformats.envelopes.protobuf import proto_from_event
 from cdcformats.schemas import avro_schema
 from cdcformats.schemas import change_event_pb2 as pb
 

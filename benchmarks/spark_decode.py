@@ -27,7 +27,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from sample_streams import lindorm_messages
 
-from cdcformats.plugins import codec
+from cdcformats.registry import codec
 from cdcformats.spark import EVENT_TYPE, register, session
 
 LAYOUT_DDL = ("op string, table string, ts string, keyOnly string, "

@@ -10,12 +10,12 @@
 Importing this package is cheap: formats and adapters (Spark, Kafka) load when first asked for.
 """
 
-from .codecs.base import FEATURES, Codec, KafkaRecord, Option
+from .codec import FEATURES, Codec, KafkaRecord, Option
 from .convert import ConversionStats, convert, convert_file, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .losses import REFUSED, Loss, without
 from .model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
-from .plugins import codec, formats, register
+from .registry import codec, formats, register
 
 __version__ = "0.1.0"
 

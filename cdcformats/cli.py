@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import __version__
-from .codecs.base import FEATURES
+from .codec import FEATURES
 from .errors import CdcFormatsError, ConfigurationError
-from .plugins import codec_class, formats
+from .registry import codec_class, formats
 
 
 class _ConfigurationProblem(click.ClickException):
@@ -260,8 +260,15 @@ def _progress(stream: BinaryIO, show: bool, stats: Any) -> Iterator[BinaryIO]:
     if not show:
         yield stream
         return
-    from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
-                               TransferSpeedColumn)
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TransferSpeedColumn,
+    )
 
     total = None
     with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):

@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO
 
-from .codecs.base import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
+from .codec import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import ChangeEvent
-from .plugins import codec, codec_class
+from .registry import codec, codec_class
 
 ERROR_MODES = ("fail", "skip")
 # The first field of every dead letter, so that a dead-letter file given as input is recognised by its first bytes.

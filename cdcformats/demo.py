@@ -27,11 +27,11 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import samples
-from .codecs.base import KafkaRecord
+from .codec import KafkaRecord
 from .convert import ConversionStats, convert
 from .errors import EncodeError
 from .model import ChangeEvent
-from .plugins import codec, codec_class, formats
+from .registry import codec, codec_class, formats
 
 
 @dataclass(frozen=True)

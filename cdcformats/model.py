@@ -21,9 +21,9 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Union
+from typing import TypeAlias
 
-Value = Union[None, bool, int, float, str, bytes, Decimal]
+Value: TypeAlias = None | bool | int | float | str | bytes | Decimal
 VALUE_TYPES: tuple[type, ...] = (type(None), bool, int, float, str, bytes, Decimal)
 
 INT64_MIN = -(2**63)

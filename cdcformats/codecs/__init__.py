@@ -1,4 +1,5 @@
-"""The built-in formats, one module each, plus ``base`` (what every format plugin is).
+"""The built-in formats, one module each, read as that format's spec; ``_kit`` holds what they share.
 
 The package is named ``codecs`` rather than ``formats`` so that it never shadows the public ``cdcformats.formats()``.
+What every format is (the contract) lives in ``cdcformats.codec``; the canonical envelopes in ``cdcformats.envelopes``.
 """

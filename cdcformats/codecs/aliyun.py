@@ -89,12 +89,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from ..codec import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, scalar
-from .base import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag, one_row_losses
-from .keys import key_cells_outside
+from ._kit.json_message import (
+    MAX_MESSAGE_BYTES,
+    SCALAR_TYPES,
+    encode,
+    is_canonical,
+    json_type,
+    kept_fields,
+    load_object,
+    scalar,
+)
+from ._kit.keys import key_cells_outside
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."

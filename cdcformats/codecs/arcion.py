@@ -49,13 +49,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..codec import OPTIONAL, PRESENT, Option, Shape, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Image, Op, Source, Table, value_key
-from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
-from .base import OPTIONAL, PRESENT, Option, Shape, one_of
-from .keys import KEY_COLUMNS, KeyedByColumns
+from ._kit import typed_text
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
+from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "arcion"
 NAMESPACE_HASH = "arcion.namespace_hash"

@@ -77,14 +77,35 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..codec import ABSENT, PRESENT, Codec, Option, Shape, flag, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
-from ..model import (INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value,
-                     value_key)
-from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw, scalar
-from .base import ABSENT, PRESENT, Codec, Option, Shape, flag, one_row_losses
-from .keys import key_cells_outside
+from ..model import (
+    INT64_MAX,
+    INT64_MIN,
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Entries,
+    Image,
+    Op,
+    Source,
+    Table,
+    Value,
+    value_key,
+)
+from ._kit import typed_text
+from ._kit.json_message import (
+    MAX_MESSAGE_BYTES,
+    SCALAR_TYPES,
+    encode,
+    is_canonical,
+    json_type,
+    load_object,
+    raw,
+    scalar,
+)
+from ._kit.keys import key_cells_outside
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"

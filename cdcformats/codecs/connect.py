@@ -52,14 +52,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..codec import PRESENT, KafkaRecord, Option, Shape, flag
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Image, Op
-from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
-from .base import PRESENT, KafkaRecord, Option, Shape, flag
-from .kafka_records import KafkaRecordCodec
-from .keys import KEY_COLUMNS, KeyColumns
+from ._kit import connect_schema
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
+from ._kit.kafka_records import KafkaRecordCodec
+from ._kit.keys import KEY_COLUMNS, KeyColumns
 
 NAME = "connect-json"
 # What only the schema says: without it these read back as text or untyped.

@@ -69,19 +69,19 @@ when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms
 
 from __future__ import annotations
 
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import msgspec
 
+from ..codec import Option, flag
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, without
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
-from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, kept_fields, load_object, scalar
-from .base import Option, flag
-from .keys import KEY_COLUMNS, KeyedByColumns
+from ._kit import connect_schema
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, kept_fields, load_object, scalar
+from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "debezium-json"
 TRANSACTION_ATTRIBUTE = "debezium.transaction."

@@ -50,13 +50,13 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from ..codec import NONEMPTY, PRESENT, Shape, as_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, without
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
-from . import typed_text
-from ._json import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
-from .base import NONEMPTY, PRESENT, Shape, as_text
-from .keys import KEY_COLUMNS, KeyedByColumns
+from ._kit import typed_text
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm"
 OP_ATTRIBUTE = "lindorm.op"
@@ -124,14 +124,14 @@ class LindormCodec(KeyedByColumns):
         return event
 
     def decode_arrow(self, values: Any) -> tuple[Any, Any]:
-        """Decode a pyarrow array of messages at once (see ``lindorm_arrow``): the events as ``cdcformats.arrow.EVENT``
-        rows, and which rows were left for ``decode_message``."""
+        """Decode a pyarrow array of messages at once (see ``lindorm_arrow``): the events as
+        ``cdcformats.envelopes.arrow.EVENT`` rows, and which rows were left for ``decode_message``."""
         from . import lindorm_arrow
 
         if self.key_columns.per_table:  # keys that depend on the table are left to the reference decoder
             import pyarrow as pa
 
-            from .. import arrow
+            from ..envelopes import arrow
 
             return pa.nulls(len(values), arrow.EVENT), values.is_valid()
         return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere)

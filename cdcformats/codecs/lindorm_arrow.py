@@ -18,8 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
-from .. import arrow
-from . import typed_text
+from ..envelopes import arrow
+from ._kit import typed_text
 
 _ENTRY = pa.struct([("type", pa.string()), ("name", pa.string()), ("ts", pa.string()), ("value", pa.string())])
 _LAYOUT = pa.schema([("op", pa.string()), ("table", pa.string()), ("ts", pa.string()), ("keyOnly", pa.string()),

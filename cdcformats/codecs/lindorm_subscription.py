@@ -64,15 +64,27 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..codec import Option, flag
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op, Source, Table, Value
-from . import connect_schema
-from ._json import MAX_MESSAGE_BYTES, encode, json_type, kept_fields, load_object, scalar
-from .base import Option, flag
-from .debezium import (FIELD_ATTRIBUTE, attribute_losses, canonical_json, column_schemas, image_cells, image_fields,
-                       json_struct_schema, op_losses, position_losses, read_source, read_time, write_time)
-from .keys import KEY_COLUMNS, KeyedByColumns
+from ._kit import connect_schema
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, kept_fields, load_object, scalar
+from ._kit.keys import KEY_COLUMNS, KeyedByColumns
+from .debezium import (
+    FIELD_ATTRIBUTE,
+    attribute_losses,
+    canonical_json,
+    column_schemas,
+    image_cells,
+    image_fields,
+    json_struct_schema,
+    op_losses,
+    position_losses,
+    read_source,
+    read_time,
+    write_time,
+)
 
 NAME = "lindorm-subscription"
 _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ}

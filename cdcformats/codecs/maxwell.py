@@ -73,13 +73,22 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..codec import PRESENT, Codec, Shape, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table
-from ._json import (MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, kept_fields, load_object, raw,
-                    scalar)
-from .base import PRESENT, Codec, Shape, one_row_losses
-from .keys import KEY_COLUMNS, KeyColumns, key_cells_outside
+from ._kit.json_message import (
+    MAX_MESSAGE_BYTES,
+    SCALAR_TYPES,
+    encode,
+    is_canonical,
+    json_type,
+    kept_fields,
+    load_object,
+    raw,
+    scalar,
+)
+from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
 
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."

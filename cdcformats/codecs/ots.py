@@ -60,11 +60,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..codec import ABSENT, NONEMPTY, Codec, DecodedUnit, Option, Shape, as_text, decoded_events, one_of
 from ..errors import ConfigurationError, DecodeError
 from ..losses import REFUSED, Loss, refused, without
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
-from ._json import MAX_MESSAGE_BYTES, encode, json_type, load
-from .base import ABSENT, NONEMPTY, Codec, DecodedUnit, Option, Shape, as_text, decoded_events, one_of
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load
 
 NAME = "ots"
 MULTI_VERSION = "multi_version"

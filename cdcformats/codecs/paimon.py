@@ -39,13 +39,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..codec import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op
-from ._json import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
-from .base import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
+from ._kit.kafka_records import KafkaRecordCodec
 from .debezium import CODE_OF_OP, DebeziumJsonCodec, op_losses
-from .kafka_records import KafkaRecordCodec
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"

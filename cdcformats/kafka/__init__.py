@@ -32,11 +32,11 @@ from typing import Any
 
 import msgspec
 
-from ..codecs import typed_text
-from ..codecs.base import Codec, KafkaRecord
+from ..codec import Codec, KafkaRecord
+from ..codecs._kit import typed_text
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
-from ..plugins import codec
+from ..registry import codec
 from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, connect, envelope_schema, subject_name
 
 ENVELOPES = ("avro", "protobuf")

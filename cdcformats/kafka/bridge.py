@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..codecs.base import KafkaRecord
+from ..codec import KafkaRecord
 from ..errors import CdcFormatsError, CodecError
 from ..model import Op
-from ..plugins import codec
+from ..registry import codec
 from . import ChangeEventDeserializer, ChangeEventSerializer
 
 ERROR_HEADER = "cdcformats.error"

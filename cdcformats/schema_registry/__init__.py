@@ -9,7 +9,7 @@
 Either is accepted wherever confluent-kafka's serializers take a registry client. ``cdcformats registry serve``
 serves an embedded file over HTTP with the Confluent REST API, for other processes, languages and tools.
 
-(Not to be confused with the *plugin* registry in ``cdcformats.plugins``, which knows the formats.)
+(Not to be confused with the *plugin* registry in ``cdcformats.registry``, which knows the formats.)
 """
 
 from __future__ import annotations

@@ -44,11 +44,11 @@ from pyspark.sql.functions import arrow_udf
 from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import BinaryType, StringType, StructType
 
-from .. import arrow
 from ..convert import refusal
+from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError
 from ..model import ChangeEvent
-from ..plugins import codec, codec_class
+from ..registry import codec, codec_class
 
 EVENT_TYPE: StructType = from_arrow_type(arrow.EVENT)
 EVENT_DDL: str = EVENT_TYPE.simpleString()

@@ -20,8 +20,8 @@ from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, Proto
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 import cdcformats as cf
-from cdcformats.codecs.avro import event_from_record, record_from_event
-from cdcformats.codecs.protobuf import event_from_proto, proto_from_event
+from cdcformats.envelopes.avro import event_from_record, record_from_event
+from cdcformats.envelopes.protobuf import event_from_proto, proto_from_event
 from cdcformats.kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
 from cdcformats.schema_registry import connect
 from cdcformats.schemas import avro_schema_text, change_event_pb2
@@ -218,7 +218,7 @@ def test_the_bridge_stops_cleanly_on_sigterm_with_its_offsets_committed(bootstra
 
 def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bootstrap: str) -> None:
     """lindorm -> paimon-log (upsert: deletes become tombstones with the key) -> lindorm again."""
-    from cdcformats.codecs.base import KafkaRecord
+    from cdcformats.codec import KafkaRecord
     from cdcformats.kafka.bridge import Bridge
 
     run = uuid.uuid4().hex[:8]

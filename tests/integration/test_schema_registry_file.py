@@ -113,8 +113,11 @@ def test_embedded_errors_are_confluent_errors(tmp_path: Path) -> None:
 
 
 def test_subject_names_match_confluent_strategies() -> None:
-    from confluent_kafka.schema_registry import (record_subject_name_strategy, topic_record_subject_name_strategy,
-                                                 topic_subject_name_strategy)
+    from confluent_kafka.schema_registry import (
+        record_subject_name_strategy,
+        topic_record_subject_name_strategy,
+        topic_subject_name_strategy,
+    )
     from confluent_kafka.serialization import MessageField, SerializationContext
 
     for field, is_key in ((MessageField.VALUE, False), (MessageField.KEY, True)):

@@ -21,8 +21,8 @@ from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, Proto
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 import cdcformats as cf
-from cdcformats.codecs.avro import record_from_event
-from cdcformats.codecs.protobuf import proto_from_event
+from cdcformats.envelopes.avro import record_from_event
+from cdcformats.envelopes.protobuf import proto_from_event
 from cdcformats.schema_registry import envelope_schema, register_envelope
 from cdcformats.schemas import avro_schema_text, change_event_pb2
 

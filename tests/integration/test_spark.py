@@ -11,11 +11,11 @@ pytest.importorskip("pyspark")
 
 import pyarrow as pa  # noqa: E402
 
-from cdcformats import arrow  # noqa: E402
 from cdcformats.demo import EXAMPLES  # noqa: E402
+from cdcformats.envelopes import arrow  # noqa: E402
 from cdcformats.kafka import ChangeEventDeserializer, ChangeEventSerializer  # noqa: E402
 from cdcformats.model import ChangeEvent  # noqa: E402
-from cdcformats.plugins import codec  # noqa: E402
+from cdcformats.registry import codec  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

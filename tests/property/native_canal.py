@@ -12,8 +12,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .native import (decode_json, encode_json, finite_floats, garbage_for, json_values, milliseconds, text_values,
-                     typed_looking_texts)
+from .native import (
+    decode_json,
+    encode_json,
+    finite_floats,
+    garbage_for,
+    json_values,
+    milliseconds,
+    text_values,
+    typed_looking_texts,
+)
 from .strategies import TYPE_NAMES, int64s, names
 
 ROW_TYPES = ("INSERT", "UPDATE", "DELETE")

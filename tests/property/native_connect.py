@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from cdcformats.codecs.base import KafkaRecord
+from cdcformats.codec import KafkaRecord
 
 from . import native
 from .strategies import int64s, names
@@ -140,7 +140,7 @@ def float32(value: float) -> float:
     single = single_precision(value)
     if single == 0 or not math.isfinite(single):
         return single
-    texts = ("%.*e" % (precision, single) for precision in range(9))
+    texts = (f"{single:.{precision}e}" for precision in range(9))
     return next(float(text) for text in texts if single_precision(float(text)) == single)
 
 

@@ -12,8 +12,8 @@ from decimal import Decimal
 
 from hypothesis import strategies as st
 
-from cdcformats.codecs import typed_text
-from cdcformats.codecs.base import ABSENT, ALL_FEATURES, NONEMPTY, OPTIONAL, Codec, Shape
+from cdcformats.codec import ABSENT, ALL_FEATURES, NONEMPTY, OPTIONAL, Codec, Shape
+from cdcformats.codecs._kit import typed_text
 from cdcformats.model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Op, Source, Table
 
 int64s = st.integers(min_value=INT64_MIN, max_value=INT64_MAX)

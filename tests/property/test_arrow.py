@@ -11,7 +11,7 @@ from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import cdcformats as cf  # noqa: E402
-from cdcformats import arrow  # noqa: E402
+from cdcformats.envelopes import arrow  # noqa: E402
 
 from . import native  # noqa: E402
 from .strategies import events  # noqa: E402

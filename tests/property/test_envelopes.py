@@ -69,7 +69,7 @@ def test_the_avro_body_writer_writes_what_fastavro_writes(event: cf.ChangeEvent)
 
     import fastavro
 
-    from cdcformats.codecs.avro import record_from_event
+    from cdcformats.envelopes.avro import record_from_event
     from cdcformats.schemas import avro_schema
 
     expected = io.BytesIO()

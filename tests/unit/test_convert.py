@@ -13,10 +13,10 @@ import pytest
 
 import cdcformats as cf
 from cdcformats import Cell, ChangeEvent, ConfigurationError, DecodeError, LossyConversionError, Op
-from cdcformats.codecs.base import ALL_FEATURES
-from cdcformats.codecs.avro import AvroCodec
+from cdcformats.codec import ALL_FEATURES
 from cdcformats.convert import configure, dead_letter_writer
 from cdcformats.demo import EXAMPLES
+from cdcformats.envelopes.avro import AvroCodec
 from cdcformats.schema_registry import connect
 
 

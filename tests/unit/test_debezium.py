@@ -10,8 +10,8 @@ import pytest
 
 import cdcformats as cf
 from cdcformats import Cell, CellKind, ChangeEvent, Op, Source, Table
-from cdcformats.losses import Loss
 from cdcformats.demo import EXAMPLES
+from cdcformats.losses import Loss
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "debezium"
 

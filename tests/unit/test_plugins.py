@@ -11,7 +11,7 @@ import pytest
 
 import cdcformats as cf
 from cdcformats import ConfigurationError
-from cdcformats.codecs.avro import AvroCodec
+from cdcformats.envelopes.avro import AvroCodec
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,7 +67,7 @@ def test_missing_dependency_is_a_clear_error() -> None:
 def test_entry_point_format_is_indistinguishable_from_a_builtin(tmp_path: Path) -> None:
     """A third-party distribution on sys.path declares a format; cdcformats finds it, lists it, loads it lazily."""
     (tmp_path / "reversed_avro.py").write_text(textwrap.dedent('''
-        from cdcformats.codecs.avro import AvroCodec
+        from cdcformats.envelopes.avro import AvroCodec
 
         class ReversedAvro(AvroCodec):
             """Avro with the bytes reversed: a format no built-in knows."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import fastavro
 
 from cdcformats import schemas
-from cdcformats.codecs.base import FEATURES
+from cdcformats.codec import FEATURES
 
 REPO = Path(__file__).resolve().parents[2]
 

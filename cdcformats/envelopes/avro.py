@@ -19,12 +19,12 @@ from typing import Any, BinaryIO
 
 import fastavro
 
-from ._varint import varint
-from .avro_body import write_event
-from .base import Codec, DecodedUnit, FileWriter
+from ..codec import Codec, DecodedUnit, FileWriter
 from ..errors import DecodeError, EncodeError
-from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import avro_schema
+from .avro_body import write_event
+from .varint import varint
 
 _DECIMAL_RECORD = "cdcformats.v1.Decimal"
 

@@ -21,11 +21,11 @@ from typing import Any, BinaryIO
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
-from ._varint import varint
-from .base import Codec, DecodedUnit, FileWriter, in_file
+from ..codec import Codec, DecodedUnit, FileWriter, in_file
 from ..errors import DecodeError, EncodeError
-from ..model import CellKind, Cell, ChangeEvent, Image, Op, Source, Table, Value
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import change_event_pb2 as pb
+from .varint import varint
 
 _OP_TO_PROTO = {op: pb.Op.Value(f"OP_{op.value}") for op in Op}
 _OP_FROM_PROTO = {number: op for op, number in _OP_TO_PROTO.items()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal, InvalidOperation
 
-from ..model import INT64_MAX, INT64_MIN, Value
+from ...model import INT64_MAX, INT64_MIN, Value
 
 _KIND_OF_TYPE: dict[str, type] = {
     **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ..losses import Loss, without
-from ..model import Cell, ChangeEvent, Image, Op, Table
-from .base import Codec, Option
+from ...codec import Codec, Option
+from ...losses import Loss, without
+from ...model import Cell, ChangeEvent, Image, Op, Table
 
 
 class KeyColumns:

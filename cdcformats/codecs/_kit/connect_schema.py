@@ -48,11 +48,11 @@ from typing import Any
 
 import msgspec
 
-from ..errors import DecodeError
-from ..losses import Loss
-from ..model import Cell, CellKind, ChangeEvent, Value, value_key
+from ...errors import DecodeError
+from ...losses import Loss
+from ...model import Cell, CellKind, ChangeEvent, Value, value_key
 from . import typed_text
-from ._json import encode, json_type
+from .json_message import encode, json_type
 
 DECIMAL = "org.apache.kafka.connect.data.Decimal"
 DATE = "org.apache.kafka.connect.data.Date"

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import base64
 import math
-from decimal import Decimal
 from collections.abc import Container, Iterable
+from decimal import Decimal
 from typing import Any
 
 import msgspec
 
-from ..errors import DecodeError, EncodeError
-from ..model import Value
+from ...codec import Option
+from ...errors import DecodeError, EncodeError
+from ...model import Value
 from . import typed_text
-from .base import Option
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # The Python types of a parsed JSON scalar.

@@ -15,9 +15,9 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from ..errors import DecodeError
-from ..model import ChangeEvent
-from .base import Codec, DecodedUnit, FileWriter, KafkaRecord, in_file, numbered_lines
+from ...codec import Codec, DecodedUnit, FileWriter, KafkaRecord, in_file, numbered_lines
+from ...errors import DecodeError
+from ...model import ChangeEvent
 
 
 class _Line(msgspec.Struct, forbid_unknown_fields=True):

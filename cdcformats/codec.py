@@ -1,0 +1,542 @@
+"""What every format plugin is: a ``Codec`` subclass with a name, validated options, the canonical features it can
+carry, and a paired streaming ``decode`` / ``encode``.
+
+The feature vocabulary below is the language of ``cf.loss()``: a conversion drops exactly the features that the source
+can carry and the target cannot. ``Codec.dropped(event)`` finds, for one event, each place where the target's form
+differs and what it writes there instead (``cdcformats.losses``), which is how ``strict=True`` names what would be
+lost.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, BinaryIO, ClassVar, NamedTuple, TypeVar
+
+from .codecs._kit import typed_text
+from .errors import CodecError, ConfigurationError, DecodeError, EncodeError
+from .losses import REFUSED, Loss, SlotIndex, refused, without
+from .model import INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Value
+
+# The canonical features, in the order the loss table prints them.
+OP_FEATURES = tuple(f"op.{op.value}" for op in Op)
+VALUE_FEATURES = ("value.null", "value.bool", "value.int", "value.float", "value.str", "value.bytes",
+                  "value.decimal")
+FEATURES: tuple[str, ...] = (
+    *OP_FEATURES,
+    "table", "table.schema", "table.catalog",
+    "key", "before", "after",
+    "cell.type", "cell.version", "cell.repeated",
+    "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
+    *VALUE_FEATURES,
+    # NaN or an infinity, which JSON numbers cannot write.
+    "value.float_nonfinite",
+    # A value whose kind is not the one its cell's SQL type name implies (the text "007" in a BIGINT column):
+    # formats that write values as text and type them by name can only carry some of these.
+    "value.off_type",
+    "source.system", "source.position", "source.commit_time", "source.capture_time",
+    # A commit or capture time with a part below the millisecond, which millisecond formats cannot write.
+    "source.time.sub_ms",
+    "key_only", "attributes",
+)
+ALL_FEATURES = frozenset(FEATURES)
+
+_VALUE_FEATURE = {type(None): "value.null", bool: "value.bool", int: "value.int", float: "value.float",
+                  str: "value.str", bytes: "value.bytes", Decimal: "value.decimal"}
+
+
+def owns_attribute(own_attributes: frozenset[str], name: str) -> bool:
+    return name in own_attributes or any(own.endswith(".") and name.startswith(own) for own in own_attributes)
+
+
+ABSENT, PRESENT, OPTIONAL, NONEMPTY = "absent", "present", "optional", "nonempty"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One form of change a format can express: its op, whether each image is absent, present (``nonempty``: with
+    at least one cell) or either (``optional``), and which cell kinds the images may hold.
+
+    A format with ``shapes`` carries an event only if some shape admits it: Lindorm, say, writes an UPDATE only as a
+    Delete or DeleteColumn message, so an UPDATE that puts values becomes a Put (an UPSERT).
+    """
+
+    op: Op
+    before: str = ABSENT
+    after: str = ABSENT
+    kinds: frozenset[CellKind] = frozenset({CellKind.PUT})
+
+    def admits(self, event: ChangeEvent) -> bool:
+        key_names = {cell.name for cell in event.key}
+        return (event.op is self.op and _image_fits(event.before, self.before, self.kinds, key_names)
+                and _image_fits(event.after, self.after, self.kinds, key_names))
+
+    def covers(self, other: Shape) -> bool:
+        """Whether every event ``other`` admits is admitted here too."""
+        return (self.op is other.op and other.kinds <= self.kinds and _rule_covers(self.before, other.before)
+                and _rule_covers(self.after, other.after))
+
+    def __str__(self) -> str:
+        images = [f"{name} {rule}" for name, rule in (("before", self.before), ("after", self.after)) if rule != ABSENT]
+        kinds = "/".join(sorted(kind.value for kind in self.kinds))
+        return f"{self.op.value}({', '.join(images) or 'no images'}; cells {kinds})"
+
+
+def _image_fits(image: Image | None, rule: str, kinds: frozenset[CellKind], key_names: set[str]) -> bool:
+    """Whether an image follows a rule; key columns in it identify the row, so they may always be PUT cells."""
+    if image is None:
+        return rule in (ABSENT, OPTIONAL)
+    if rule == ABSENT or (rule == NONEMPTY and not image):
+        return False
+    return all(cell.kind in kinds or (cell.kind is CellKind.PUT and cell.name in key_names) for cell in image)
+
+
+_RULE_ADMITS = {ABSENT: {"none"}, PRESENT: {"empty", "cells"}, NONEMPTY: {"cells"},
+                OPTIONAL: {"none", "empty", "cells"}}
+
+
+def _rule_covers(rule: str, other: str) -> bool:
+    return _RULE_ADMITS[other] <= _RULE_ADMITS[rule]
+
+
+class KafkaRecord(NamedTuple):
+    """The message of a format whose Kafka record key is part of the format (Kafka Connect JSON for sinks, the Paimon
+    log): key and value bytes, either of them None. A null value is a tombstone: for these formats a delete."""
+
+    key: bytes | None
+    value: bytes | None
+
+
+class DecodedUnit(NamedTuple):
+    """What one message decoded to, kept with the message: or, for a format whose change spans several messages
+    (the rows of a Tablestore record), what those messages decoded to together. ``position`` is the first message's
+    (as given to ``decode_units``); ``events`` are none for a message the format skips (a Canal DDL message under
+    ``skip_ddl``); ``error`` is the ``DecodeError`` that refused the messages, placed."""
+
+    position: int
+    messages: tuple[Any, ...]
+    events: list[ChangeEvent]
+    error: DecodeError | None = None
+
+
+@dataclass(frozen=True)
+class Option:
+    """A codec option: its name, what it means, its default, and a parser that validates and normalizes a value
+    (raising ``TypeError`` or ``ValueError`` with a message that reads well after "option NAME: ")."""
+
+    name: str
+    doc: str
+    default: Any = None
+    parse: Callable[[Any], Any] = staticmethod(lambda value: value)  # type: ignore[assignment]
+
+
+def flag(value: Any) -> bool:
+    """The parser of an on/off option."""
+    if type(value) is not bool:
+        raise TypeError(f"expected True or False, got {value!r}")
+    return value
+
+
+def one_of(*choices: str) -> Callable[[Any], str]:
+    """The parser of an option that takes one of ``choices``."""
+    def parse(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+    return parse
+
+
+class Codec:
+    """Base class of every format.
+
+    A subclass sets ``name``, ``description``, ``carries`` (a subset of ``FEATURES``) and ``options``, and implements
+    ``decode_message`` / ``encode_event`` for formats where one message is one event. Formats where one event spans
+    several messages override ``decode`` / ``encode`` themselves. Implementations raise ``DecodeError`` /
+    ``EncodeError`` without a position; the stream loop here adds it.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    message_type: ClassVar[type] = bytes
+    carries: ClassVar[frozenset[str]] = ALL_FEATURES
+    shapes: ClassVar[tuple[Shape, ...] | None] = None  # None: any op with any images and cell kinds
+    # Attributes it writes back without carrying attributes in general; a name ending in "." stands for a prefix.
+    own_attributes: ClassVar[frozenset[str]] = frozenset()
+    # A source position of fixed layout, as (name, type) entries that always come with a commit time; None: any.
+    position_layout: ClassVar[tuple[tuple[str, type], ...] | None] = None
+    # What an event must hold to have any form here ("table", "key"): a change without it is refused, as the loss
+    # "requires <what>" that cf.loss() lists.
+    requires: tuple[str, ...] = ()
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def __init__(self, **options: Any) -> None:
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise ConfigurationError(
+                f"{self.name}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                f"known options: {', '.join(sorted(known)) or 'none'}")
+        self.given = options  # as the caller wrote them, for repr()
+        self.config: dict[str, Any] = {}
+        for option in self.options:
+            value = options.get(option.name, option.default)
+            try:
+                self.config[option.name] = option.parse(value)
+            except (TypeError, ValueError) as error:
+                raise ConfigurationError(f"{self.name}: option {option.name}: {error}") from None
+
+    def __repr__(self) -> str:
+        return f"codec({self.name!r}{''.join(f', {key}={value!r}' for key, value in self.given.items())})"
+
+    # -- streaming ------------------------------------------------------------------------------------------------
+
+    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
+               ) -> Iterator[ChangeEvent]:
+        """Decode a stream of messages lazily. A bad message raises ``DecodeError``, or, when ``on_error`` is given,
+        is handed to it and decoding goes on with the next message."""
+        for events in decoded_each(messages, self.decode_messages, on_error):
+            yield from events
+
+    def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
+               ) -> Iterator[Any]:
+        """Encode a stream of events lazily; errors are handled as in ``decode``."""
+        for messages in self.encoded(events, on_error):
+            yield from messages
+
+    def encoded(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
+                ) -> Iterator[list[Any]]:
+        """The messages of each event, lazily, one list per event written; errors are handled as in ``decode``."""
+        for position, event in enumerate(events):
+            try:
+                messages = self.encode_messages(event)
+            except EncodeError as error:
+                report(error.at(position, event), on_error)
+                continue
+            yield messages
+
+    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+        """Decode (position, message) pairs lazily, keeping the message(s) each event came from, so that a
+        conversion can dead-letter the raw input of an event that the target refuses. Errors are yielded, placed at
+        the position given, never raised. A format whose ``decode`` reads several messages into one change (with
+        look-ahead) overrides this, and builds ``decode`` on it with ``decoded_events``."""
+        for position, message in numbered:
+            try:
+                events = self.decode_messages(message)
+            except DecodeError as error:
+                yield DecodedUnit(position, (message,), [], error.at(position, message))
+                continue
+            yield DecodedUnit(position, (message,), events)
+
+    # -- one at a time --------------------------------------------------------------------------------------------
+
+    def decode_message(self, message: Any) -> ChangeEvent:
+        raise NotImplementedError(f"{self.name} decodes streams only: use decode()")
+
+    def decode_messages(self, message: Any) -> list[ChangeEvent]:
+        """All the events of one message: one for most formats; a format whose message holds several rows (Canal),
+        or none (a DDL message skipped), overrides this."""
+        return [self.decode_message(message)]
+
+    def encode_event(self, event: ChangeEvent) -> Any:
+        raise NotImplementedError(f"{self.name} writes one event as several messages: use encode_messages()")
+
+    def encode_messages(self, event: ChangeEvent) -> list[Any]:
+        """All the messages of one event, in this format's closest faithful form of it: what ``dropped()`` reports
+        is applied first (``written()``), so that a change from any other format is written, and only one with no
+        form here at all is refused."""
+        return self.encode_exact(self.written(event))
+
+    def encode_exact(self, event: ChangeEvent) -> list[Any]:
+        """The messages of an event this format carries exactly: one for most formats; a format where a record
+        spans several messages (Tablestore rows) overrides this."""
+        return [self.encode_event(event)]
+
+    # -- files --------------------------------------------------------------------------------------------------------
+
+    # What the positions of messages in a file count, from 1: lines, or records of a binary file form.
+    file_unit: ClassVar[str] = "line"
+
+    def read_file(self, stream: BinaryIO, on_error: Callable[[DecodeError], None] | None = None
+                  ) -> Iterator[ChangeEvent]:
+        """The events of a file in this format, lazily; errors are handled as in ``decode``, placed at the 1-based
+        line (or record) of the file."""
+        return decoded_events(self.read_units(stream), on_error)
+
+    def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
+        """A file in this format, as ``decode_units`` reads it, each unit at the 1-based number of its line. By
+        default a file holds one message per line (JSON lines); blank lines are skipped, and counted. Formats with a
+        file form of their own (Avro container files) override this."""
+        self._check_file_form()
+        return in_file(self.decode_units(numbered_lines(stream)), self.file_unit)
+
+    def file_writer(self, stream: BinaryIO) -> FileWriter:
+        """A writer of this format's file form onto ``stream``: by default one message per line."""
+        self._check_file_form()
+        return FileWriter(stream)
+
+    def write_file(self, stream: BinaryIO, events: Iterable[ChangeEvent],
+                   on_error: Callable[[EncodeError], None] | None = None) -> Iterator[int]:
+        """Write ``events`` to a file in this format, lazily: yields the number of messages each event took. The
+        file is complete (an Avro container's last block written) however the stream of events ends."""
+        writer = self.file_writer(stream)
+        try:
+            for messages in self.encoded(events, on_error):
+                writer.write(messages)
+                yield len(messages)
+        finally:
+            writer.close()
+
+    def _check_file_form(self) -> None:
+        if self.message_type is not bytes:
+            raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
+                                     "that writes the same rows as text")
+
+    # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def written(self, event: ChangeEvent) -> ChangeEvent:
+        """``event`` as this format writes it (``without(event, dropped(event))``); ``EncodeError`` when the change
+        has no form here at all."""
+        losses = self.dropped(event)
+        refusal = refused(losses)
+        if refusal is not None:
+            raise EncodeError(self.name, refusal.why or f"{self.name} cannot write {refusal.feature}",
+                              field=refusal.path)
+        return without(event, losses)
+
+    def dropped(self, event: ChangeEvent) -> list[Loss]:
+        """Where this format's closest faithful form of ``event`` differs from it, and what it writes there instead:
+        an empty list is a promise, checked by the property tests, that ``decode(encode(event)) == event``; otherwise
+        they check that ``decode(encode(event)) == without(event, dropped(event))``, or that the change was refused
+        (a loss written ``REFUSED``).
+
+        The losses are found in stages, each on the event as the stages before left it: the cells (``cell_losses``),
+        the other fields (what ``carries`` leaves out), the kind of change (``reshaped`` where no shape admits it),
+        and what depends on the format's own rules (``dropped_details``).
+        """
+        slots = SlotIndex(event)
+        losses = slots.counted(self._cell_losses(event) + self._field_losses(event))
+        current = without(event, losses)
+        if self.shapes is not None and not any(shape.admits(current) for shape in self.shapes):
+            reshaped = slots.counted(self.reshaped(current))
+            losses += reshaped
+            if refused(reshaped) is not None:
+                return losses
+            current = without(event, losses)
+        return losses + slots.counted(list(self.dropped_details(current)))
+
+    def _cell_losses(self, event: ChangeEvent) -> list[Loss]:
+        losses: list[Loss] = []
+        for image_name in ("key", "before", "after"):
+            image = getattr(event, image_name)
+            if image_name not in self.carries:  # taken away whole by _field_losses
+                continue
+            seen: set[str] = set()
+            for index, cell in enumerate(image or ()):
+                path = f"{image_name}[{index}]"
+                cell_losses = self.cell_losses(cell, path)
+                losses += cell_losses
+                if cell.name in seen and "cell.repeated" not in self.carries:
+                    losses.append(Loss("cell.repeated", path, why="a row holds each column once: the first is kept"))
+                seen.add(cell.name)
+        return losses
+
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        """What this format writes differently in one cell: a value of a kind it has no form for as its text (bytes
+        as base64), a value its type name would retype without that type name, a deleted column as a null value;
+        types and versions it does not carry are taken away. A format with rules of its own overrides this (and
+        may call it first)."""
+        losses: list[Loss] = []
+        value = cell.value
+        feature = _VALUE_FEATURE[type(value)]
+        if feature not in self.carries:
+            value = as_text(value)
+            losses.append(Loss(feature, f"{path}.value", value, f"{self.name} writes it as text"))
+        elif type(value) is float and not math.isfinite(value) and "value.float_nonfinite" not in self.carries:
+            value = typed_text.render(value)
+            losses.append(Loss("value.float_nonfinite", f"{path}.value", value, f"{self.name} writes it as text"))
+        cell_type = cell.type
+        if cell_type is not None and "cell.type" not in self.carries:
+            cell_type = None
+            losses.append(Loss("cell.type", f"{path}.type"))
+        elif not typed_text.carries(value, cell_type) and "value.off_type" not in self.carries:
+            cell_type = None
+            losses.append(Loss("value.off_type", f"{path}.type", None,
+                               f"{self.name} would read the value back as its type {cell.type}"))
+        if cell.version is not None and "cell.version" not in self.carries:
+            losses.append(Loss("cell.version", f"{path}.version"))
+        if cell.kind is not CellKind.PUT and f"cell.kind.{cell.kind.value}" not in self.carries:
+            losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.kind", CellKind.PUT,
+                               "a deleted column is written as the column set to null"))
+            if value is not None:
+                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None,
+                                   "a deleted column is written as the column set to null"))
+        return losses
+
+    def _field_losses(self, event: ChangeEvent) -> list[Loss]:
+        losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path in _field_features(event)
+                  if feature not in self.carries]
+        source = event.source
+        for feature, path in (("source.commit_time", "source.commit_time_us"),
+                              ("source.capture_time", "source.capture_time_us")):
+            time_us = getattr(source, path.split(".")[1])
+            if (time_us is not None and time_us % 1000 and feature in self.carries
+                    and "source.time.sub_ms" not in self.carries):
+                # floored, but to the earliest millisecond of the 64-bit range for a time before it
+                losses.append(Loss("source.time.sub_ms", path, max(time_us - time_us % 1000, _EARLIEST_MS_US),
+                                   f"{self.name} writes milliseconds"))
+        if source.position and "source.position" in self.carries:
+            for index, (_, value) in enumerate(source.position):
+                if _VALUE_FEATURE[type(value)] not in self.carries or (
+                        type(value) is float and not math.isfinite(value)
+                        and "value.float_nonfinite" not in self.carries):
+                    losses.append(Loss(_VALUE_FEATURE[type(value)], f"source.position[{index}]"))
+        for index, (name, value) in enumerate(event.attributes):
+            if "attributes" in self.carries:
+                if _VALUE_FEATURE[type(value)] not in self.carries:
+                    losses.append(Loss(_VALUE_FEATURE[type(value)], f"attributes[{index}]"))
+            elif not owns_attribute(self.own_attributes, name):
+                losses.append(Loss("attributes", f"attributes[{index}]", why=f"{self.name} has no place for {name}"))
+        return losses
+
+    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+        """The losses that turn an event of a kind of change this format has no shape for into one it has: a format
+        that writes such changes in another form (Lindorm writes an INSERT as a Put, an UPSERT) overrides this. By
+        default the change is refused."""
+        return [Loss(f"op.{event.op.value}", "op", REFUSED,
+                     f"{self.name} has no form for {_shape_of(event)}; it writes only "
+                     f"{'; '.join(map(str, self.shapes or ()))}")]
+
+    def dropped_details(self, event: ChangeEvent) -> Iterable[Loss]:
+        """Losses that depend on values and on the format's own rules, found on the event as the other stages left
+        it (a format overrides this where it has them)."""
+        return ()
+
+
+def as_text(value: Value) -> str:
+    """A value as text, for a format with no form for its kind: typed values as ``typed_text`` writes them, bytes
+    as base64 (as Kafka Connect's JsonConverter writes them)."""
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii")
+    return typed_text.render(value)
+
+
+def one_row_losses(event: ChangeEvent, op: Op, row_why: str, other_why: str) -> list[Loss]:
+    """The losses of writing an INSERT or a DELETE (``op``) in a format that writes such a change as the one row its
+    op reads, the after image or the before image: a missing row is the event's key cells (none: an empty row), and
+    the other image is dropped. ``row_why`` and ``other_why`` say so in the format's words."""
+    row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
+    losses = []
+    if getattr(event, row_name) is None:
+        losses.append(Loss(row_name, row_name, event.key, row_why))
+    if getattr(event, other) is not None:
+        losses.append(Loss(other, other, None, other_why))
+    return losses
+
+
+def _shape_of(event: ChangeEvent) -> str:
+    images = [f"{name} {'empty' if not image else 'cells'}" for name, image in (("before", event.before),
+                                                                                  ("after", event.after))
+              if image is not None]
+    kinds = "/".join(sorted({cell.kind.value for cell in (*(event.before or ()), *(event.after or ()))}))
+    return f"{event.op.value}({', '.join(images) or 'no images'}{'; cells ' + kinds if kinds else ''})"
+
+
+# The earliest whole millisecond within the 64-bit range of microseconds.
+_EARLIEST_MS_US = INT64_MIN - INT64_MIN % 1000 + 1000
+
+# What a field that a format does not carry is written as: taken away.
+_TAKEN_AWAY: dict[str, Any] = {
+    "table": None, "table.schema": None, "table.catalog": None, "key": (), "before": None, "after": None,
+    "source.system": None, "source.position": (), "source.commit_time_us": None, "source.capture_time_us": None,
+    "key_only": False,
+}
+
+
+def _field_features(event: ChangeEvent) -> Iterator[tuple[str, str]]:
+    """The (feature, path) of the fields of ``event`` other than cells and attributes that carry something."""
+    if event.table is not None:
+        yield "table", "table"
+        if event.table.schema is not None:
+            yield "table.schema", "table.schema"
+        if event.table.catalog is not None:
+            yield "table.catalog", "table.catalog"
+    if event.key:
+        yield "key", "key"
+    for image_name in ("before", "after"):
+        if getattr(event, image_name) is not None:
+            yield image_name, image_name
+    source = event.source
+    if source.system is not None:
+        yield "source.system", "source.system"
+    if source.position:
+        yield "source.position", "source.position"
+    if source.commit_time_us is not None:
+        yield "source.commit_time", "source.commit_time_us"
+    if source.capture_time_us is not None:
+        yield "source.capture_time", "source.capture_time_us"
+    if event.key_only:
+        yield "key_only", "key_only"
+
+
+Decoded = TypeVar("Decoded")
+
+
+def decoded_each(messages: Iterable[Any], decode_one: Callable[[Any], Decoded],
+                 on_error: Callable[[DecodeError], None] | None) -> Iterator[Decoded]:
+    """The stream loop of ``Codec.decode``: each message through ``decode_one``, errors placed and reported."""
+    for position, message in enumerate(messages):
+        try:
+            event = decode_one(message)
+        except DecodeError as error:
+            report(error.at(position, message), on_error)
+            continue
+        yield event
+
+
+def decoded_events(units: Iterable[DecodedUnit], on_error: Callable[[DecodeError], None] | None
+                   ) -> Iterator[ChangeEvent]:
+    """The events of ``units``, each error raised or handed to ``on_error``: ``decode`` built on ``decode_units``."""
+    for unit in units:
+        if unit.error is not None:
+            report(unit.error, on_error)
+        else:
+            yield from unit.events
+
+
+def numbered_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a file, without their line ends, each with its 1-based line number."""
+    return ((number, line.rstrip(b"\r\n")) for number, line in enumerate(stream, 1) if line.strip())
+
+
+def in_file(units: Iterable[DecodedUnit], unit_name: str) -> Iterator[DecodedUnit]:
+    """``units`` decoded from a file, their positions being 1-based numbers of lines or records: errors say so."""
+    for unit in units:
+        if unit.error is not None:
+            unit.error.in_file(unit_name, unit.error.position)
+        yield unit
+
+
+class FileWriter:
+    """Writes a format's messages onto a file in its file form, event by event (this one: a message per line).
+    ``close()`` completes the file, whatever came before, and leaves the stream open."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+
+    def write(self, messages: list[Any]) -> None:
+        for message in messages:
+            self.stream.write(message)
+            self.stream.write(b"\n")
+
+    def close(self) -> None:
+        """Nothing to complete for lines; a writer that holds messages back (Avro blocks) writes them here."""
+
+
+def report(error: CodecError, on_error: Callable[[Any], None] | None) -> None:
+    """Raise ``error``, or hand it to ``on_error`` so that the stream goes on."""
+    if on_error is None:
+        raise error
+    on_error(error)

@@ -1,0 +1,7 @@
+"""What the formats share, each piece written once: JSON messages and their values (``json_message``), values as
+typed text (``typed_text``), key columns (``keys``), Kafka Connect schemas (``connect_schema``), and the codec of
+formats whose message is a Kafka record (``kafka_records``).
+
+Private to ``cdcformats.codecs``: a format module imports the kit and the contract (``cdcformats.codec``), never
+another format module, and nothing outside the formats imports the kit.
+"""
