@@ -14,9 +14,12 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, BinaryIO, ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple, TypeVar
 
 from .codecs._kit import typed_text
+
+if TYPE_CHECKING:  # pyarrow is needed only by the formats that decode Arrow batches
+    from .envelopes.arrow import BatchDecoder
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from .losses import REFUSED, Loss, SlotIndex, refused, without
 from .model import INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Value
@@ -131,6 +134,7 @@ class Option:
     doc: str
     default: Any = None
     parse: Callable[[Any], Any] = staticmethod(lambda value: value)  # type: ignore[assignment]
+    required: bool = False  # a codec cannot be made without it
 
 
 def flag(value: Any) -> bool:
@@ -147,6 +151,16 @@ def one_of(*choices: str) -> Callable[[Any], str]:
             raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
         return value
     return parse
+
+
+@dataclass(frozen=True)
+class WriterSchema:
+    """The schema a format's messages are registered with in a schema registry: its type as Confluent names it
+    (``AVRO``, ``PROTOBUF``) and its text in the form Confluent's serializers register it, so that registering it
+    here or through a serializer gives one id."""
+
+    schema_type: str
+    text: str
 
 
 class Codec:
@@ -179,6 +193,10 @@ class Codec:
             raise ConfigurationError(
                 f"{self.name}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
                 f"known options: {', '.join(sorted(known)) or 'none'}")
+        missing = [option.name for option in self.options if option.required and options.get(option.name) is None]
+        if missing:
+            raise ConfigurationError(f"{self.name}: the option{'s' if len(missing) > 1 else ''} "
+                                     f"{', '.join(missing)} {'are' if len(missing) > 1 else 'is'} required")
         self.given = options  # as the caller wrote them, for repr()
         self.config: dict[str, Any] = {}
         for option in self.options:
@@ -293,6 +311,42 @@ class Codec:
         if self.message_type is not bytes:
             raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
                                      "that writes the same rows as text")
+
+    # -- what adapters ask of a format --------------------------------------------------------------------------------
+    # Adapters (Kafka, Spark, the command line) never ask which format a codec is, only what it can do.
+
+    def transport_messages(self, payload: bytes) -> list[Any]:
+        """The messages of this format that one transport message (a Kafka record's value) holds: by default the
+        payload itself."""
+        return [payload]
+
+    def transport_payload(self, messages: list[Any]) -> bytes:
+        """One transport message holding the messages of one event: by default its only message. A format whose
+        event spans several messages overrides this and ``transport_messages``, as each other's inverse."""
+        if len(messages) != 1:
+            raise EncodeError(self.name, f"this event takes {len(messages)} messages, and one transport message "
+                                         "holds one")
+        return messages[0]
+
+    def batch_decoder(self) -> BatchDecoder | None:
+        """A decoder of a whole Arrow array of messages at once (``cdcformats.envelopes.arrow.BatchDecoder``), or
+        None: the message-at-a-time decoder is then the only one."""
+        return None
+
+    @classmethod
+    def writer_schema(cls) -> WriterSchema | None:
+        """The schema this format's messages are registered with, for the formats whose messages a schema
+        registry describes (the canonical envelopes); None for the others."""
+        return None
+
+    # Whether a message written with another registered version of ``writer_schema()`` needs that version to be
+    # read (Avro resolves a record from its writer's schema); Protobuf reads any compatible version by field number.
+    resolves_writer_schemas: ClassVar[bool] = False
+
+    def decode_written_with(self, message: Any, writer_schema: WriterSchema) -> ChangeEvent:
+        """A message written with ``writer_schema``, another registered version of this format's schema, read into
+        the canonical event (only for a format that ``resolves_writer_schemas``)."""
+        raise NotImplementedError(f"{self.name} reads every version of its schema alike: use decode_message()")
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

@@ -84,7 +84,7 @@ def codec_class(name: str) -> type[Codec]:
     except ImportError as error:
         raise ConfigurationError(
             f"format {name!r} needs a package that is not installed ({error.name or error}); "
-            f"install the extra that provides it, e.g. pip install 'cdcformats[{name}]'") from error
+            "install the package that provides it") from error
     if not (isinstance(loaded, type) and issubclass(loaded, Codec)):
         raise ConfigurationError(f"format {name!r} resolves to {loaded!r}, which is not a cdcformats Codec subclass")
     _loaded[name] = loaded
@@ -98,6 +98,19 @@ def _load(target: Any) -> Any:
     if hasattr(target, "load") and hasattr(target, "group"):  # an importlib.metadata.EntryPoint
         return target.load()
     return target
+
+
+def schema_formats() -> list[str]:
+    """The formats whose messages a schema registry describes (``Codec.writer_schema``): the canonical envelopes.
+    A format that cannot be loaded here (a missing dependency) is left out."""
+    described = []
+    for name in formats():
+        try:
+            if codec_class(name).writer_schema() is not None:
+                described.append(name)
+        except ConfigurationError:
+            continue
+    return described
 
 
 def codec(name: str, **options: Any) -> Codec:

@@ -123,6 +123,9 @@ class LindormCodec(KeyedByColumns):
             event = _with_op_attribute(event, op_name)
         return event
 
+    def batch_decoder(self) -> Any:
+        return self.decode_arrow
+
     def decode_arrow(self, values: Any) -> tuple[Any, Any]:
         """Decode a pyarrow array of messages at once (see ``lindorm_arrow``): the events as
         ``cdcformats.envelopes.arrow.EVENT`` rows, and which rows were left for ``decode_message``."""

@@ -381,6 +381,13 @@ class OtsJsonCodec(OtsCodec):
                 unit.error.relabeled(self.name)
             yield unit
 
+    def transport_messages(self, payload: bytes) -> list[Any]:
+        """A record's rows travel as one transport message, a line each."""
+        return payload.split(b"\n")
+
+    def transport_payload(self, messages: list[Any]) -> bytes:
+        return b"\n".join(messages)
+
     def _row(self, message: Any) -> tuple:
         row = load(self.name, message, self.config["max_message_bytes"])
         if type(row) is not list:

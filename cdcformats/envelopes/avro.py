@@ -15,22 +15,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from io import BufferedReader, BytesIO, RawIOBase, UnsupportedOperation
+from functools import lru_cache
 from typing import Any, BinaryIO
 
 import fastavro
 
-from ..codec import Codec, DecodedUnit, FileWriter
+from ..codec import Codec, DecodedUnit, FileWriter, WriterSchema
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
-from ..schemas import avro_schema
+from ..schemas import avro_schema, avro_schema_text
 from .avro_body import write_event
 from .varint import varint
 
+NAME = "avro"
 _DECIMAL_RECORD = "cdcformats.v1.Decimal"
 
 
 class AvroCodec(Codec):
-    name = "avro"
+    name = NAME
     description = "canonical change event, Avro binary body (schema cdcformats.v1.ChangeEvent)"
 
     def __init__(self, **options: Any) -> None:
@@ -53,12 +55,21 @@ class AvroCodec(Codec):
         except (TypeError, ValueError, InvalidOperation) as error:
             raise DecodeError(self.name, str(error)) from None
 
-    def decode_resolved(self, message: bytes, writer_schema: Any) -> ChangeEvent:
-        """Decode a body written with another version of the envelope (``writer_schema``, parsed by fastavro),
-        through Avro schema resolution into the canonical one."""
+    @classmethod
+    def writer_schema(cls) -> WriterSchema:
+        return WriterSchema("AVRO", avro_schema_text())
+
+    resolves_writer_schemas = True
+
+    def decode_written_with(self, message: bytes, writer_schema: WriterSchema) -> ChangeEvent:
+        """Decode a body written with another version of the envelope, through Avro schema resolution into the
+        canonical one."""
+        writer = _parsed_writer_schema(writer_schema.text)
+        if writer is None:  # written with the canonical schema itself
+            return self.decode_message(message)
         stream = BytesIO(message)
         try:
-            record = fastavro.schemaless_reader(stream, writer_schema, self.schema)
+            record = fastavro.schemaless_reader(stream, writer, self.schema)
         except Exception as error:  # as in decode_message
             raise DecodeError(self.name, f"cannot be read with its writer schema ({type(error).__name__}: {error})"
                               ) from None
@@ -193,6 +204,19 @@ def _canonical_form(schema: Any) -> str:
 
 
 _BLOCK_BYTES = 64 * 1024
+
+
+@lru_cache(maxsize=64)
+def _parsed_writer_schema(text: str) -> Any:
+    """A registered version of the envelope, parsed by fastavro; None when it is the canonical envelope itself."""
+    import json
+
+    try:
+        writer = json.loads(text)
+        return None if writer == avro_schema() else fastavro.parse_schema(writer)
+    except Exception as error:  # a registry may hold anything under an id: JSON errors, fastavro's schema errors
+        raise DecodeError(NAME, f"the writer schema is not an Avro schema ({type(error).__name__}: {error})",
+                          field="schema id") from None
 
 
 # -- event -> Avro record, for fastavro (the reference that avro_body is checked against) ---------------------------

@@ -14,6 +14,7 @@ Written from other formats: every event, exactly; nothing is dropped or refused.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any, BinaryIO
@@ -21,11 +22,11 @@ from typing import Any, BinaryIO
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
-from ..codec import Codec, DecodedUnit, FileWriter, in_file
+from ..codec import Codec, DecodedUnit, FileWriter, WriterSchema, in_file
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
 from ..schemas import change_event_pb2 as pb
-from .varint import varint
+from .varint import read_varint, varint
 
 _OP_TO_PROTO = {op: pb.Op.Value(f"OP_{op.value}") for op in Op}
 _OP_FROM_PROTO = {number: op for op, number in _OP_TO_PROTO.items()}
@@ -39,6 +40,11 @@ NAME = "protobuf"
 class ProtobufCodec(Codec):
     name = NAME
     description = "canonical change event, Protobuf binary (message cdcformats.v1.ChangeEvent)"
+
+    @classmethod
+    def writer_schema(cls) -> WriterSchema:
+        """The envelope's file descriptor, base64-encoded, as Confluent's ProtobufSerializer registers it."""
+        return WriterSchema("PROTOBUF", base64.standard_b64encode(pb.DESCRIPTOR.serialized_pb).decode("ascii"))
 
     def decode_message(self, message: bytes) -> ChangeEvent:
         if not isinstance(message, (bytes, bytearray, memoryview)):
@@ -80,19 +86,12 @@ def _delimited_messages(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
     unit = ProtobufCodec.file_unit
     position = 1
     while True:
-        size = shift = 0
-        while True:
-            byte = stream.read(1)
-            if not byte:
-                if shift:
-                    raise DecodeError(NAME, "the file ends inside a message size").in_file(unit, position)
-                return
-            size |= (byte[0] & 0x7F) << shift
-            if not byte[0] & 0x80:
-                break
-            shift += 7
-            if shift > 63:
-                raise DecodeError(NAME, "a message size varint is too long").in_file(unit, position)
+        try:
+            size = read_varint(stream)
+        except ValueError as error:
+            raise DecodeError(NAME, f"the message size {error}").in_file(unit, position) from None
+        if size is None:
+            return
         message = stream.read(size)
         if len(message) != size:
             raise DecodeError(NAME, f"the file ends {size - len(message)} bytes into a message"

@@ -10,12 +10,13 @@
     })
     producer.produce("orders", key=event, value=event)
 
-They are plain callables with confluent-kafka's ``(obj, ctx)`` signature, usable by hand too. ``avro`` and
-``protobuf`` write Confluent's wire format (``0x00``, the schema id as 4 big-endian bytes, for Protobuf the message
-index, then the body), with the canonical envelope registered through ``cdcformats.schema_registry``: byte for
-byte what confluent-kafka's ``AvroSerializer`` / ``ProtobufSerializer`` write, so each side reads the other. The
-source formats write their native bytes; a Tablestore record (several rows) travels as ``ots-json`` lines in one
-message. ``None`` is a tombstone both ways.
+They are plain callables with confluent-kafka's ``(obj, ctx)`` signature, usable by hand too. A format whose
+messages a schema registry describes (``Codec.writer_schema``: the canonical envelopes ``avro`` and ``protobuf``)
+is written in Confluent's wire format (``0x00``, the schema id as 4 big-endian bytes, for a Protobuf schema the
+message index, then the body), with its schema registered through ``cdcformats.schema_registry``: byte for byte
+what confluent-kafka's ``AvroSerializer`` / ``ProtobufSerializer`` write, so each side reads the other. Other
+formats write their native bytes; an event that takes several messages travels as one (``Codec.transport_payload``:
+a Tablestore record's rows as ``ots-json`` lines). ``None`` is a tombstone both ways.
 
 Formats whose record key is part of the format (``connect-json``, ``paimon-log``: their messages are
 ``KafkaRecord(key, value)``) write their value with ``ChangeEventSerializer`` and their key with
@@ -32,16 +33,15 @@ from typing import Any
 
 import msgspec
 
-from ..codec import Codec, KafkaRecord
-from ..codecs._kit import typed_text
+from ..codec import Codec, KafkaRecord, WriterSchema, as_text
+from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
 from ..registry import codec
 from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, connect, envelope_schema, subject_name
 
-ENVELOPES = ("avro", "protobuf")
 MAGIC = b"\x00"
-PROTOBUF_FIRST_MESSAGE = b"\x00"  # the message index [0], as Confluent writes it
+PROTOBUF_FIRST_MESSAGE = b"\x00"  # the message index [0], as Confluent writes it for a Protobuf schema
 
 
 def _context(ctx: Any) -> tuple[str | None, bool]:
@@ -56,6 +56,7 @@ class _Framing:
 
     def __init__(self, schema_format: str, schema_registry: Any, strategy: str, auto_register: bool,
                  use_latest: bool) -> None:
+        """``schema_format`` is a format whose messages a registry describes (``Codec.writer_schema``)."""
         if strategy not in STRATEGIES:
             raise ConfigurationError(f"subject_name_strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
         if auto_register and use_latest:
@@ -66,6 +67,7 @@ class _Framing:
         self.auto_register = auto_register
         self.use_latest = use_latest
         self.schema = envelope_schema(schema_format)
+        self.indexed = self.schema.schema_type == "PROTOBUF"  # Confluent puts a message index before the body
         self._ids: dict[str, int] = {}
 
     def schema_id(self, ctx: Any) -> int:
@@ -81,7 +83,7 @@ class _Framing:
         return self._ids[subject]
 
     def frame(self, body: bytes, ctx: Any) -> bytes:
-        index = PROTOBUF_FIRST_MESSAGE if self.format == "protobuf" else b""
+        index = PROTOBUF_FIRST_MESSAGE if self.indexed else b""
         return MAGIC + struct.pack(">I", self.schema_id(ctx)) + index + body
 
     def unframe(self, data: bytes) -> tuple[int, bytes]:
@@ -91,40 +93,35 @@ class _Framing:
                               field="magic byte")
         schema_id = struct.unpack(">I", data[1:5])[0]
         body = data[5:]
-        if self.format == "protobuf":
-            body = _skip_message_indexes(body)
+        if self.indexed:
+            body = self._skip_message_indexes(body)
         return schema_id, body
 
+    def _skip_message_indexes(self, body: bytes) -> bytes:
+        """The Protobuf body after Confluent's message-index path, which must point at the first message: [0]."""
+        stream = io.BytesIO(body)
+        count = self._index(stream)
+        indexes = [self._index(stream) for _ in range(count)] if count else [0]
+        if indexes != [0]:
+            raise DecodeError(self.format, f"message index {indexes} is not the ChangeEvent envelope [0]",
+                              field="message index")
+        return body[stream.tell():]
 
-def _read_varint(stream: io.BytesIO) -> int:
-    result = shift = 0
-    while True:
-        byte = stream.read(1)
-        if not byte:
-            raise DecodeError("protobuf", "the message index ends early", field="message index")
-        result |= (byte[0] & 0x7F) << shift
-        if not byte[0] & 0x80:
-            return (result >> 1) ^ -(result & 1)  # zigzag
-        shift += 7
-        if shift > 63:
-            raise DecodeError("protobuf", "a message index varint is too long", field="message index")
-
-
-def _skip_message_indexes(body: bytes) -> bytes:
-    """The Protobuf body after Confluent's message-index path, which must point at ChangeEvent: [0]."""
-    stream = io.BytesIO(body)
-    count = _read_varint(stream)
-    indexes = [_read_varint(stream) for _ in range(count)] if count else [0]
-    if indexes != [0]:
-        raise DecodeError("protobuf", f"message index {indexes} is not the ChangeEvent envelope [0]",
-                          field="message index")
-    return body[stream.tell():]
+    def _index(self, stream: io.BytesIO) -> int:
+        try:
+            number = read_varint(stream)
+        except ValueError as error:
+            raise DecodeError(self.format, f"the message index {error}", field="message index") from None
+        if number is None:
+            raise DecodeError(self.format, "the message index ends early", field="message index")
+        return unzigzag(number)
 
 
 class ChangeEventSerializer:
     """``(event, ctx) -> bytes``: a ChangeEvent in ``format`` (None stays None, a tombstone).
 
-    For ``avro`` and ``protobuf``: ``schema_registry`` is a client, URL or file (default: the embedded registry);
+    For a format whose messages a registry describes (``avro``, ``protobuf``): ``schema_registry`` is a client, URL or
+    file (default: the embedded registry);
     ``subject_name_strategy`` is topic, record or topic-record; ``auto_register`` (default) registers the envelope,
     ``use_latest`` uses the subject's latest version instead; ``framing=False`` writes the bare envelope, with no
     registry. Other keywords are the format's options.
@@ -134,9 +131,10 @@ class ChangeEventSerializer:
                  auto_register: bool = True, use_latest: bool = False, framing: bool = True, **options: Any) -> None:
         self.codec = codec(format, **options)
         if self.codec.message_type not in (bytes, KafkaRecord):
-            raise ConfigurationError(f"{format} writes tuples; Kafka carries bytes: use ots-json")
+            raise ConfigurationError(f"{format} writes {self.codec.message_type.__name__}s; Kafka carries bytes: "
+                                     "use the format that writes the same messages as bytes")
         self.framing = _Framing(format, schema_registry, subject_name_strategy, auto_register and not use_latest,
-                                use_latest) if format in ENVELOPES and framing else None
+                                use_latest) if self.codec.writer_schema() is not None and framing else None
 
     def __call__(self, event: ChangeEvent | None, ctx: Any = None) -> bytes | None:
         if event is None:
@@ -144,15 +142,16 @@ class ChangeEventSerializer:
         messages = self.codec.encode_messages(event)
         if self.codec.message_type is KafkaRecord:
             return _only_record(self.codec, messages).value
-        body = messages[0] if len(messages) == 1 else b"\n".join(messages)
+        body = self.codec.transport_payload(messages)
         return body if self.framing is None else self.framing.frame(body, ctx)
 
 
 class ChangeEventDeserializer:
     """``(bytes, ctx) -> ChangeEvent``: the inverse of ``ChangeEventSerializer`` (None stays None).
 
-    For ``avro``, a message written with another registered version of the envelope is read through Avro schema
-    resolution from the writer's schema, fetched by id from the registry; bad input raises ``DecodeError``.
+    A message written with another registered version of the format's schema is read through that version, fetched
+    by id from the registry, where the format needs it (``Codec.resolves_writer_schemas``: Avro's schema resolution);
+    bad input raises ``DecodeError``.
     ``framing=False`` reads the bare envelope, with no registry.
     """
 
@@ -163,10 +162,11 @@ class ChangeEventDeserializer:
                 f"{format} reads the record key and value together, which a value deserializer never sees: decode "
                 f"KafkaRecord(message.key(), message.value()) with cdcformats.codec({format!r}), or run the bridge")
         if self.codec.message_type is not bytes:
-            raise ConfigurationError(f"{format} reads tuples; Kafka carries bytes: use ots-json")
-        self.framing = _Framing(format, schema_registry, "topic", False, False) if format in ENVELOPES and framing \
-            else None
-        self._writers: dict[int, Any] = {}
+            raise ConfigurationError(f"{format} reads {self.codec.message_type.__name__}s; Kafka carries bytes: "
+                                     "use the format that reads the same messages as bytes")
+        self.framing = _Framing(format, schema_registry, "topic", False, False) \
+            if self.codec.writer_schema() is not None and framing else None
+        self._writers: dict[int, WriterSchema] = {}
 
     def __call__(self, data: bytes | None, ctx: Any = None) -> ChangeEvent | None:
         if data is None:
@@ -180,35 +180,22 @@ class ChangeEventDeserializer:
     def events(self, data: bytes) -> list[ChangeEvent]:
         """Every change in one message: formats such as canal-json put several rows, or none (DDL), in one."""
         if self.framing is None:
-            lines = data.split(b"\n") if self.codec.name == "ots-json" else [data]
-            return list(self.codec.decode(lines))
+            return list(self.codec.decode(self.codec.transport_messages(data)))
         schema_id, body = self.framing.unframe(data)
-        if self.codec.name == "avro":
-            return [self._decode_avro(schema_id, body)]
+        if self.codec.resolves_writer_schemas:
+            return [self.codec.decode_written_with(body, self._writer_schema(self.framing, schema_id))]
         return [self.codec.decode_message(body)]
 
-    def _decode_avro(self, schema_id: int, body: bytes) -> ChangeEvent:
+    def _writer_schema(self, framing: _Framing, schema_id: int) -> WriterSchema:
+        """The registered schema ``schema_id``, fetched once."""
         if schema_id not in self._writers:
-            self._writers[schema_id] = self._writer_schema(schema_id)
-        writer = self._writers[schema_id]
-        if writer is None:  # written with the canonical schema itself
-            return self.codec.decode_message(body)
-        return self.codec.decode_resolved(body, writer)  # type: ignore[attr-defined]
-
-    def _writer_schema(self, schema_id: int) -> Any:
-        """The parsed writer schema of ``schema_id``, or None when it is the canonical envelope."""
-        import json
-
-        import fastavro
-
-        from ..schemas import avro_schema
-
-        try:
-            text = self.framing.registry.get_schema(schema_id).schema_str  # type: ignore[union-attr]
-        except Exception as error:  # the registry's own errors: an unknown id, an unreachable registry
-            raise DecodeError("avro", f"schema id {schema_id} cannot be fetched: {error}", field="schema id") from None
-        writer = json.loads(text)
-        return None if writer == avro_schema() else fastavro.parse_schema(writer)
+            try:
+                registered = framing.registry.get_schema(schema_id)
+            except Exception as error:  # the registry's own errors: an unknown id, an unreachable registry
+                raise DecodeError(self.codec.name, f"schema id {schema_id} cannot be fetched: {error}",
+                                  field="schema id") from None
+            self._writers[schema_id] = WriterSchema(registered.schema_type or "AVRO", registered.schema_str)
+        return self._writers[schema_id]
 
 
 class ChangeEventKeySerializer:
@@ -245,13 +232,9 @@ def _only_record(record_codec: Codec, records: list[KafkaRecord]) -> KafkaRecord
 
 
 def _key_value(cell: Cell) -> Any:
+    """A key cell's value as JSON holds it: strings, integers, booleans and null as they are, the rest as text."""
     value = cell.value
-    if type(value) is bytes:
-        import base64
-        return base64.b64encode(value).decode("ascii")
-    if type(value) not in (str, int, bool, type(None)):
-        return typed_text.render(value)
-    return value
+    return value if type(value) in (str, int, bool, type(None)) else as_text(value)
 
 
 __all__ = ["ChangeEventDeserializer", "ChangeEventKeySerializer", "ChangeEventSerializer"]

@@ -14,14 +14,14 @@ serves an embedded file over HTTP with the Confluent REST API, for other process
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import CdcFormatsError, ConfigurationError
-from ..schemas import AVRO_SCHEMA_NAME, avro_schema_text
+from ..registry import codec_class, schema_formats
+from ..schemas import AVRO_SCHEMA_NAME
 
 ENVIRONMENT_VARIABLE = "CDCFORMATS_SCHEMA_REGISTRY"
 REMOTE_SCHEMES = ("http://", "https://", "mock://")
@@ -91,22 +91,20 @@ def subject_name(strategy: str, topic: str | None, record_name: str, is_key: boo
 
 
 def envelope_schema(schema_format: str) -> Any:
-    """The canonical envelope as a confluent-kafka ``Schema``, in the form its serializers register it (Avro JSON;
-    Protobuf as a base64 FileDescriptorProto), so that registering it here or through a serializer is one id."""
+    """The schema of a format whose messages a registry describes (a canonical envelope), as a confluent-kafka
+    ``Schema`` in the form its serializers register it (``Codec.writer_schema``), so that registering it here or
+    through a serializer is one id."""
     from confluent_kafka.schema_registry import Schema
 
-    if schema_format == "avro":
-        return Schema(avro_schema_text(), "AVRO")
-    if schema_format == "protobuf":
-        from ..schemas import change_event_pb2
-
-        descriptor = change_event_pb2.DESCRIPTOR.serialized_pb
-        return Schema(base64.standard_b64encode(descriptor).decode("ascii"), "PROTOBUF")
-    raise ValueError(f"the canonical envelopes are avro and protobuf, not {schema_format!r}")
+    schema = codec_class(schema_format).writer_schema()
+    if schema is None:
+        raise ConfigurationError(f"{schema_format} messages have no registered schema; the formats that do are "
+                                 f"{', '.join(schema_formats())}")
+    return Schema(schema.text, schema.schema_type)
 
 
 def register_envelope(registry: Any, schema_format: str, topic: str | None = None, strategy: str = "topic",
                       is_key: bool = False) -> tuple[str, int]:
-    """Register the canonical ``avro`` or ``protobuf`` envelope; its subject and id."""
+    """Register the schema of ``schema_format``, a canonical envelope (``schema_formats()``); its subject and id."""
     subject = subject_name(strategy, topic, ENVELOPE_RECORD_NAME, is_key)
     return subject, registry.register_schema(subject, envelope_schema(schema_format))
