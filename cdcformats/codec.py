@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple, TypeVar
 
-from .codecs._kit import typed_text
+from .codecs._kit import time_units, typed_text
 
 if TYPE_CHECKING:  # pyarrow is needed only by the formats that decode Arrow batches
     from .envelopes.arrow import BatchDecoder
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from .losses import REFUSED, Loss, SlotIndex, refused, without
-from .model import INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Value
+from .model import Cell, CellKind, ChangeEvent, Image, Op, Value
 
 # The canonical features, in the order the loss table prints them.
 OP_FEATURES = tuple(f"op.{op.value}" for op in Op)
@@ -436,10 +436,9 @@ class Codec:
         for feature, path in (("source.commit_time", "source.commit_time_us"),
                               ("source.capture_time", "source.capture_time_us")):
             time_us = getattr(source, path.split(".")[1])
-            if (time_us is not None and time_us % 1000 and feature in self.carries
+            if (time_us is not None and time_us % time_units.MILLISECOND and feature in self.carries
                     and "source.time.sub_ms" not in self.carries):
-                # floored, but to the earliest millisecond of the 64-bit range for a time before it
-                losses.append(Loss("source.time.sub_ms", path, max(time_us - time_us % 1000, _EARLIEST_MS_US),
+                losses.append(Loss("source.time.sub_ms", path, time_units.floored(time_us, time_units.MILLISECOND),
                                    f"{self.name} writes milliseconds"))
         if source.position and "source.position" in self.carries:
             for index, (_, value) in enumerate(source.position):
@@ -497,9 +496,6 @@ def _shape_of(event: ChangeEvent) -> str:
     kinds = "/".join(sorted({cell.kind.value for cell in (*(event.before or ()), *(event.after or ()))}))
     return f"{event.op.value}({', '.join(images) or 'no images'}{'; cells ' + kinds if kinds else ''})"
 
-
-# The earliest whole millisecond within the 64-bit range of microseconds.
-_EARLIEST_MS_US = INT64_MIN - INT64_MIN % 1000 + 1000
 
 # What a field that a format does not carry is written as: taken away.
 _TAKEN_AWAY: dict[str, Any] = {

@@ -69,7 +69,6 @@ when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -77,22 +76,32 @@ import msgspec
 
 from ..codec import Option, flag
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss, without
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
-from ._kit import connect_schema
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, kept_fields, load_object, scalar
+from ..losses import Loss, without
+from ..model import Cell, ChangeEvent, Entries, Source, Table, Value
+from ._kit import connect_schema, kept_fields
+from ._kit.debezium_envelope import (
+    CODE_OF_OP,
+    FIELD_ATTRIBUTE,
+    NAME,
+    OP_OF_CODE,
+    SOURCE_FIELDS,
+    canonical_json,
+    column_schemas,
+    image_cells,
+    image_fields,
+    json_struct_schema,
+    op_losses,
+    position_losses,
+    read_source,
+    read_time,
+    write_time,
+)
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
-NAME = "debezium-json"
 TRANSACTION_ATTRIBUTE = "debezium.transaction."
-FIELD_ATTRIBUTE = "debezium.field."
 SCHEMA_ATTRIBUTE = "debezium-json.schema."
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
-_SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # with a table: not the position
-
-_OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
-# An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
-CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
 # What the schema wrapper makes readable: without it bytes and decimals are written as text.
 _TYPED_FEATURES = frozenset({"value.bytes", "value.decimal", "value.float_nonfinite", "cell.type"})
 
@@ -131,18 +140,17 @@ class DebeziumJsonCodec(KeyedByColumns):
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field="payload")
         code = document.get("op")
-        if type(code) is not str or code not in _OP_OF_CODE:
-            raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}",
+        if type(code) is not str or code not in OP_OF_CODE:
+            raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(OP_OF_CODE)}",
                               field="op")
         before = image_cells(document.get("before"), "before", columns.get("before", {}))
         after = image_cells(document.get("after"), "after", columns.get("after", {}))
         table, source = read_source(document.get("source"))
         capture_time = read_time(document, "")
         attributes = _transaction(document.get("transaction"))
-        attributes += [(FIELD_ATTRIBUTE + name, encode(value).decode())
-                       for name, value in document.items() if name not in _ENVELOPE_FIELDS]
+        attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
-        event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=attributes)
+        event = ChangeEvent(OP_OF_CODE[code], table, (), before, after, source, attributes=attributes)
         event = replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
         if schema is None:
             return event
@@ -171,7 +179,7 @@ class DebeziumJsonCodec(KeyedByColumns):
                        if name.startswith(TRANSACTION_ATTRIBUTE)}
         if transaction:
             document["transaction"] = transaction
-        document.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
+        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         return document
 
     # -- what is lost ---------------------------------------------------------------------------------------------
@@ -199,62 +207,9 @@ class DebeziumJsonCodec(KeyedByColumns):
                 return (2, encode(header).decode()) if kept else None
             return _attribute_group(name, value)
 
-        losses += attribute_losses(event.attributes, group)
+        losses += kept_fields.losses(event.attributes, group, NAME, "debezium.transaction.*, debezium.field.*, "
+                                                                   "debezium-json.schema.*")
         return losses
-
-
-def op_losses(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> list[Loss]:
-    """An UPSERT is written as a create, the row as it now is, and read back as an INSERT; an op without a code has
-    no form."""
-    if event.op is Op.UPSERT:
-        return [Loss("op.UPSERT", "op", Op.INSERT, "written as c, the row as it now is")]
-    if event.op not in code_of_op:
-        return [Loss(f"op.{event.op.value}", "op", REFUSED, f"a {event.op.value} has no op code in {format_name}")]
-    return []
-
-
-def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool) -> list[Loss]:
-    """What of the source position a ``source`` object does not give back: a name that repeats keeps its first
-    entry, one that decoding reads as another source field is left out; with ``schemas``, a value that only a column
-    schema types (``source`` is plain JSON) is written as its text."""
-    losses = []
-    seen: set[str] = set()
-    for index, (name, value) in enumerate(event.source.position):
-        path = f"source.position[{index}]"
-        if name in seen or name in reserved:
-            losses.append(Loss("source.position", path, why=f"{name!r} repeats or names another source field"))
-            continue
-        seen.add(name)
-        if schemas:
-            losses.extend(Loss(feature, f"{path}.value", scalar(value), "written as text in source")
-                          for feature in connect_schema.schema_only_features(value))
-    return losses
-
-
-def attribute_losses(attributes: Entries, group_of: Callable[[str, Value], tuple[int, Value] | None]
-                     ) -> list[Loss]:
-    """The losses of kept attributes that a format writes back in groups (``group_of`` says in which group, and as
-    what value, an attribute is written, or None when it is not): a name twice keeps its first entry, and where the
-    groups read back in another order than the attributes have, they are all replaced in the order read back."""
-    losses: list[Loss] = []
-    kept: list[tuple[int, str, Value]] = []
-    seen: set[str] = set()
-    for index, (name, value) in enumerate(attributes):
-        written = None if name in seen else group_of(name, value)
-        if written is None:
-            losses.append(Loss("attributes", f"attributes[{index}]", why=f"{name} is not written back"))
-            continue
-        seen.add(name)
-        group, written_value = written
-        if value_key(written_value) != value_key(value):
-            losses.append(Loss("attributes", f"attributes[{index}].value", written_value,
-                               f"{name} is written as {written_value!r}"))
-        kept.append((group, name, written_value))
-    groups = [group for group, _, _ in kept]
-    if groups != sorted(groups):
-        in_order = tuple((name, value) for _, name, value in sorted(kept, key=lambda entry: entry[0]))
-        return [Loss("attributes", "attributes", in_order, "read back in the order the format writes them")]
-    return losses
 
 
 def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
@@ -301,95 +256,7 @@ def _kept_headers(schema: dict[str, Any], attributes: Entries) -> dict[str, Any]
     return {**headers.get("envelope", schema), "fields": fields}
 
 
-def canonical_json(value: Value) -> str:
-    """A kept field's JSON text as decoding gives it back: JSON text in its canonical form; any other value is the
-    JSON value it is as a scalar (text as a JSON string)."""
-    if type(value) is str:
-        try:
-            return encode(msgspec.json.decode(value)).decode()
-        except (msgspec.DecodeError, RecursionError):
-            pass
-    return encode(scalar(value)).decode()
-
-
 # -- decoding helpers -------------------------------------------------------------------------------------------------
-
-def column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
-    """For the schema wrapper: the Connect schema of each column of ``before`` and ``after``, by name."""
-    if type(schema) is not dict or type(schema.get("fields")) is not list:
-        raise DecodeError(NAME, "expected a struct schema with fields", field="schema")
-    columns: dict[str, dict[str, Any]] = {}
-    for image in schema["fields"]:
-        if type(image) is dict and image.get("field") in ("before", "after") and type(image.get("fields")) is list:
-            columns[image["field"]] = {column["field"]: column for column in image["fields"]
-                                       if type(column) is dict and type(column.get("field")) is str}
-    return columns
-
-
-def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) -> Image | None:
-    """An image's cells, each read and typed as its column's Connect schema says, if it has one."""
-    if data is None:
-        return None
-    if type(data) is not dict:
-        raise DecodeError(NAME, f"expected an object or null, got {json_type(data)}", field=image_name)
-    cells = []
-    for name, value in data.items():
-        path = f"{image_name}.{name}"
-        if type(value) not in SCALAR_TYPES:
-            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
-        type_name = None
-        if name in columns:
-            value, type_name = connect_schema.read_value(value, columns[name], NAME, path)
-        try:
-            cells.append(Cell(name, value, type_name))
-        except (TypeError, ValueError) as error:
-            raise DecodeError(NAME, str(error), field=path) from None
-    return tuple(cells)
-
-
-def read_time(document: dict[str, Any], path: str) -> int | None:
-    """Microseconds from ``ts_us`` where it is there, else from ``ts_ms``."""
-    for field, factor in (("ts_us", 1), ("ts_ms", 1000)):
-        value = document.get(field)
-        if value is None:
-            continue
-        if type(value) is not int or not INT64_MIN <= value * factor <= INT64_MAX:
-            raise DecodeError(NAME, f"expected a 64-bit timestamp, got {value!r}", field=path + field)
-        return value * factor
-    return None
-
-
-def read_source(source: Any) -> tuple[Table | None, Source]:
-    if source is None:
-        return None, Source()
-    if type(source) is not dict:
-        raise DecodeError(NAME, f"expected an object or null, got {json_type(source)}", field="source")
-    system = source.get("connector")
-    if system is not None and type(system) is not str:
-        raise DecodeError(NAME, f"expected a string, got {json_type(system)}", field="source.connector")
-    table = None
-    structural: tuple[str, ...] = ("connector", "ts_ms", "ts_us")
-    if "table" in source:
-        name, db, schema = source["table"], source.get("db"), source.get("schema")
-        for field, value in (("table", name), ("db", db), ("schema", schema)):
-            if value is not None and type(value) is not str:
-                raise DecodeError(NAME, f"expected a string, got {json_type(value)}", field=f"source.{field}")
-        if name is None:
-            raise DecodeError(NAME, "expected the table name, got null", field="source.table")
-        table = Table(name, schema, db) if "schema" in source else Table(name, db)
-        structural = _SOURCE_FIELDS
-    position = []
-    for field, value in source.items():
-        if field in structural:
-            continue
-        if type(value) not in SCALAR_TYPES:
-            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"source.{field}")
-        position.append((field, value))
-    try:
-        return table, Source(system, position, read_time(source, "source."))
-    except ValueError as error:  # an integer beyond 64 bits in the position
-        raise DecodeError(NAME, str(error), field="source") from None
-
 
 def _transaction(transaction: Any) -> list[tuple[str, Value]]:
     if transaction is None:
@@ -405,13 +272,6 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
 
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
-
-def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
-    """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
-    if cells is None:
-        return None
-    return {cell.name: connect_schema.json_value(cell.value) if schemas else scalar(cell.value) for cell in cells}
-
 
 def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, Any]:
     """Debezium's envelope schema for ``document``, the payload written for ``event``."""
@@ -437,19 +297,6 @@ def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, 
     return connect_schema.struct_schema(fields, False, f"{prefix}Envelope")
 
 
-def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:
-    """The struct schema of an object of JSON scalars, typed from the values."""
-    columns = [connect_schema.json_field_schema(column, value) for column, value in values.items()]
-    return connect_schema.struct_schema(columns, optional, name)
-
-
-def write_time(document: dict[str, Any], microseconds: int | None) -> None:
-    if microseconds is not None:
-        document["ts_ms"] = microseconds // 1000
-        if microseconds % 1000:
-            document["ts_us"] = microseconds
-
-
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     source = event.source
     fields: dict[str, Any] = {}
@@ -469,4 +316,4 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
 
 def _reserved(table: Table | None) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    return frozenset(_SOURCE_FIELDS) if table is not None else frozenset({"connector", "ts_ms", "ts_us", "table"})
+    return frozenset(SOURCE_FIELDS) if table is not None else frozenset({"connector", "ts_ms", "ts_us", "table"})

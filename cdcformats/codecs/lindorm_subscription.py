@@ -68,12 +68,9 @@ from ..codec import Option, flag
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op, Source, Table, Value
-from ._kit import connect_schema
-from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, kept_fields, load_object, scalar
-from ._kit.keys import KEY_COLUMNS, KeyedByColumns
-from .debezium import (
+from ._kit import connect_schema, kept_fields
+from ._kit.debezium_envelope import (
     FIELD_ATTRIBUTE,
-    attribute_losses,
     canonical_json,
     column_schemas,
     image_cells,
@@ -85,6 +82,8 @@ from .debezium import (
     read_time,
     write_time,
 )
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object, scalar
+from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm-subscription"
 _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ}
@@ -147,8 +146,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         except DecodeError as error:
             error.field = path + error.field if error.field else path.rstrip(".") or None
             raise error.relabeled(NAME) from None
-        attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode())
-                      for name, value in envelope.items() if name not in _ENVELOPE_FIELDS]
+        attributes = kept_fields.read(FIELD_ATTRIBUTE, envelope.items(), _ENVELOPE_FIELDS)
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
         event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=attributes)
         return replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
@@ -161,7 +159,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         payload["before"] = image_fields(event.before, self.schemas)
         payload["after"] = image_fields(event.after, self.schemas)
         payload["source"] = _source_fields(event)
-        payload.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
+        payload.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         if self.schemas:
             return encode({"payload": payload, "schema": _envelope_schema(event, payload)})
         return encode(payload)
@@ -178,7 +176,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
             return losses
         losses += self.dropped_key(event, getattr(event, self.row_image_name(event)))
         losses += position_losses(event, _reserved(event.table), self.schemas)
-        losses += attribute_losses(event.attributes, _attribute_group)
+        losses += kept_fields.losses(event.attributes, _attribute_group, NAME, "debezium.field.*")
         return losses
 
 

@@ -43,12 +43,16 @@ from ..codec import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op
+from ..registry import codec_class
+from ._kit.debezium_envelope import CODE_OF_OP, op_losses
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.kafka_records import KafkaRecordCodec
-from .debezium import CODE_OF_OP, DebeziumJsonCodec, op_losses
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
+# The format of the values (Paimon's default log.format), taken from the registry, not imported: a format module
+# imports no other one.
+DebeziumJsonCodec = codec_class("debezium-json")
 
 
 class PaimonLogCodec(KafkaRecordCodec):

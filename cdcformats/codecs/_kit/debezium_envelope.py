@@ -1,0 +1,168 @@
+"""Debezium's change event envelope, the pieces of it that the formats writing one share: ``debezium-json`` (the
+envelope itself, see that module for its spec), ``lindorm-subscription`` (LindormTable's Debezium-style envelope)
+and ``paimon-log`` (whose values are debezium-json).
+
+Errors raised here are debezium-json's; a format that reads the envelope as its own relabels them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...errors import DecodeError
+from ...losses import REFUSED, Loss
+from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
+from . import connect_schema, time_units
+from .json_message import SCALAR_TYPES, encode, json_type, scalar
+
+NAME = "debezium-json"
+# Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
+# such fields to each other).
+FIELD_ATTRIBUTE = "debezium.field."
+SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # with a table: not the position
+
+OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
+# An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
+CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
+
+
+def op_losses(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> list[Loss]:
+    """An UPSERT is written as a create, the row as it now is, and read back as an INSERT; an op without a code has
+    no form."""
+    if event.op is Op.UPSERT:
+        return [Loss("op.UPSERT", "op", Op.INSERT, "written as c, the row as it now is")]
+    if event.op not in code_of_op:
+        return [Loss(f"op.{event.op.value}", "op", REFUSED, f"a {event.op.value} has no op code in {format_name}")]
+    return []
+
+
+def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool) -> list[Loss]:
+    """What of the source position a ``source`` object does not give back: a name that repeats keeps its first
+    entry, one that decoding reads as another source field is left out; with ``schemas``, a value that only a column
+    schema types (``source`` is plain JSON) is written as its text."""
+    losses = []
+    seen: set[str] = set()
+    for index, (name, value) in enumerate(event.source.position):
+        path = f"source.position[{index}]"
+        if name in seen or name in reserved:
+            losses.append(Loss("source.position", path, why=f"{name!r} repeats or names another source field"))
+            continue
+        seen.add(name)
+        if schemas:
+            losses.extend(Loss(feature, f"{path}.value", scalar(value), "written as text in source")
+                          for feature in connect_schema.schema_only_features(value))
+    return losses
+
+
+def canonical_json(value: Value) -> str:
+    """A kept field's JSON text as decoding gives it back: JSON text in its canonical form; any other value is the
+    JSON value it is as a scalar (text as a JSON string)."""
+    if type(value) is str:
+        try:
+            return encode(msgspec.json.decode(value)).decode()
+        except (msgspec.DecodeError, RecursionError):
+            pass
+    return encode(scalar(value)).decode()
+
+
+def column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
+    """For the schema wrapper: the Connect schema of each column of ``before`` and ``after``, by name."""
+    if type(schema) is not dict or type(schema.get("fields")) is not list:
+        raise DecodeError(NAME, "expected a struct schema with fields", field="schema")
+    columns: dict[str, dict[str, Any]] = {}
+    for image in schema["fields"]:
+        if type(image) is dict and image.get("field") in ("before", "after") and type(image.get("fields")) is list:
+            columns[image["field"]] = {column["field"]: column for column in image["fields"]
+                                       if type(column) is dict and type(column.get("field")) is str}
+    return columns
+
+
+def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) -> Image | None:
+    """An image's cells, each read and typed as its column's Connect schema says, if it has one."""
+    if data is None:
+        return None
+    if type(data) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(data)}", field=image_name)
+    cells = []
+    for name, value in data.items():
+        path = f"{image_name}.{name}"
+        if type(value) not in SCALAR_TYPES:
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
+        type_name = None
+        if name in columns:
+            value, type_name = connect_schema.read_value(value, columns[name], NAME, path)
+        try:
+            cells.append(Cell(name, value, type_name))
+        except (TypeError, ValueError) as error:
+            raise DecodeError(NAME, str(error), field=path) from None
+    return tuple(cells)
+
+
+def read_time(document: dict[str, Any], path: str) -> int | None:
+    """Microseconds from ``ts_us`` where it is there, else from ``ts_ms``."""
+    for field, unit in (("ts_us", time_units.MICROSECOND), ("ts_ms", time_units.MILLISECOND)):
+        value = document.get(field)
+        if value is None:
+            continue
+        microseconds = time_units.to_microseconds(value, unit)
+        if microseconds is None:
+            raise DecodeError(NAME, f"expected a 64-bit timestamp, got {value!r}", field=path + field)
+        return microseconds
+    return None
+
+
+def read_source(source: Any) -> tuple[Table | None, Source]:
+    """The table and the source of a ``source`` object: ``connector`` the system, ``ts_ms`` (``ts_us``) the commit
+    time, ``table`` in ``schema`` (``db`` the catalog) or else in ``db``; every other field the position."""
+    if source is None:
+        return None, Source()
+    if type(source) is not dict:
+        raise DecodeError(NAME, f"expected an object or null, got {json_type(source)}", field="source")
+    system = source.get("connector")
+    if system is not None and type(system) is not str:
+        raise DecodeError(NAME, f"expected a string, got {json_type(system)}", field="source.connector")
+    table = None
+    structural: tuple[str, ...] = ("connector", "ts_ms", "ts_us")
+    if "table" in source:
+        name, db, schema = source["table"], source.get("db"), source.get("schema")
+        for field, value in (("table", name), ("db", db), ("schema", schema)):
+            if value is not None and type(value) is not str:
+                raise DecodeError(NAME, f"expected a string, got {json_type(value)}", field=f"source.{field}")
+        if name is None:
+            raise DecodeError(NAME, "expected the table name, got null", field="source.table")
+        table = Table(name, schema, db) if "schema" in source else Table(name, db)
+        structural = SOURCE_FIELDS
+    position = []
+    for field, value in source.items():
+        if field in structural:
+            continue
+        if type(value) not in SCALAR_TYPES:
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"source.{field}")
+        position.append((field, value))
+    try:
+        return table, Source(system, position, read_time(source, "source."))
+    except ValueError as error:  # an integer beyond 64 bits in the position
+        raise DecodeError(NAME, str(error), field="source") from None
+
+
+def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
+    """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
+    if cells is None:
+        return None
+    return {cell.name: connect_schema.json_value(cell.value) if schemas else scalar(cell.value) for cell in cells}
+
+
+def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:
+    """The struct schema of an object of JSON scalars, typed from the values."""
+    columns = [connect_schema.json_field_schema(column, value) for column, value in values.items()]
+    return connect_schema.struct_schema(columns, optional, name)
+
+
+def write_time(document: dict[str, Any], microseconds: int | None) -> None:
+    """``ts_ms``, and ``ts_us`` too where the time has microseconds (as Debezium 2 writes them)."""
+    if microseconds is not None:
+        document["ts_ms"] = time_units.in_unit(microseconds, time_units.MILLISECOND)
+        if microseconds % time_units.MILLISECOND:
+            document["ts_us"] = microseconds
