@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test demo venv protobuf benchmark clean
+.PHONY: test test-fast demo venv protobuf benchmark clean
 
 venv: $(INSTALLED)
 
@@ -15,9 +15,13 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(INSTALLED)
 
-# Two processes; the integration tests keep to one of them (tests/conftest.py).
+# Two processes; the integration tests keep to one of them (tests/conftest.py). CI runs this one.
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+# The same tests with 50 Hypothesis examples per property instead of 500 (the dev profile), for quick local runs.
+test-fast: $(INSTALLED)
+	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n 2 --dist loadgroup
 
 demo: $(INSTALLED)
 	$(BIN)/cdcformats demo
