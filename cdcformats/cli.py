@@ -19,7 +19,11 @@ from rich.table import Table as RichTable
 from . import __version__
 from .codec import FEATURES
 from .errors import CdcFormatsError, ConfigurationError
+from .options import parse_pairs
 from .registry import codec_class, formats
+
+# What a conversion of files or topics does with what it cannot convert (of cdcformats.options.ERROR_MODES).
+FILE_ERROR_MODES = ("fail", "skip", "dead-letter")
 
 
 class _ConfigurationProblem(click.ClickException):
@@ -123,8 +127,8 @@ def schemas_group() -> None:
 @schemas_group.command("register")
 @click.option("--registry", "target", default=None, help="Registry URL (http://, https://) or file (an existing "
               "one, or a path ending in .sqlite or .db); default: the embedded registry.")
-@click.option("--format", "schema_format", type=click.Choice(["avro", "protobuf"]), multiple=True,
-              default=["avro", "protobuf"], show_default=True, help="Which envelope(s) to register.")
+@click.option("--format", "schema_format", multiple=True, metavar="FORMAT",
+              help="Which format's schema to register: a canonical envelope, avro or protobuf (default: each).")
 @click.option("--topic", default=None, help="Topic whose subject to register under (topic strategies).")
 @click.option("--strategy", type=click.Choice(["topic", "record", "topic-record"]), default="topic",
               show_default=True, help="Subject name strategy, as Confluent spells them.")
@@ -132,12 +136,19 @@ def schemas_group() -> None:
 def schemas_register_command(target: str | None, schema_format: tuple[str, ...], topic: str | None, strategy: str,
                              is_key: bool) -> None:
     """Register the canonical Avro and/or Protobuf envelope and print subject and id."""
+    from .registry import schema_formats
     from .schema_registry import RegistryError, connect, register_envelope
 
+    described = schema_formats()
+    schema_format = schema_format or tuple(described)
+    unknown = [name for name in schema_format if name not in described]
+    if unknown:
+        raise click.UsageError(f"--format {unknown[0]}: the formats with a registered schema are "
+                               f"{', '.join(described)}")
     if strategy != "record" and topic is None:
         raise click.UsageError(f"--strategy {strategy} needs --topic")
     if strategy == "topic" and len(schema_format) > 1:
-        raise click.UsageError("one topic subject holds one schema: pick --format avro or --format protobuf")
+        raise click.UsageError(f"one topic subject holds one schema: pick one --format of {', '.join(described)}")
     registry = connect(target)
     for name in schema_format:
         try:
@@ -150,20 +161,12 @@ def schemas_register_command(target: str | None, schema_format: tuple[str, ...],
         click.echo(f"{name}\t{subject}\t{schema_id}")
 
 
-def _format_options(pairs: tuple[str, ...]) -> dict[str, object]:
+def _format_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     """NAME=VALUE pairs; a VALUE that parses as JSON (a list, a number, true) is taken as that."""
-    import json
-
-    options: dict[str, object] = {}
-    for pair in pairs:
-        name, equals, text = pair.partition("=")
-        if not equals:
-            raise click.BadParameter(f"expected NAME=VALUE, got {pair!r}")
-        try:
-            options[name] = json.loads(text)
-        except ValueError:
-            options[name] = text
-    return options
+    try:
+        return parse_pairs(pairs)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 @main.command("convert")
@@ -181,7 +184,7 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, object]:
               help="An option of the target format only.")
 @click.option("--strict", is_flag=True, help="Refuse (as an error) every event the target would write only by "
               "dropping something.")
-@click.option("--errors", type=click.Choice(["fail", "skip", "dead-letter"]), default=None,
+@click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default=None,
               help="What a message or event that cannot be converted does: stop with exit code 1 (the default), be "
               "skipped, or be written to --dead-letter (the default with --dead-letter).")
 @click.option("--dead-letter", "dead_letter", type=click.Path(dir_okay=False), default=None,
@@ -337,7 +340,7 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
               show_default=True, help="auto: Parquet for a path ending in .parquet, else lines.")
 @click.option("--output-kind", type=click.Choice(["parquet", "text"]), default="parquet", show_default=True,
               help="Parquet with a binary value column, or text lines (for the JSON formats).")
-@click.option("--errors", type=click.Choice(["fail", "skip", "dead-letter"]), default="dead-letter",
+@click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default="dead-letter",
               show_default=True, help="What a message that cannot be converted does.")
 @click.option("--dead-letter", "dead_letter", default=None, help="Directory for the dead letters (Parquet: the "
               "error and the raw message); required with --errors dead-letter.")

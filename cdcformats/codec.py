@@ -135,6 +135,7 @@ class Option:
     default: Any = None
     parse: Callable[[Any], Any] = staticmethod(lambda value: value)  # type: ignore[assignment]
     required: bool = False  # a codec cannot be made without it
+    names_key_columns: bool = False  # its value names the key columns, which the format's messages do not mark
 
 
 def flag(value: Any) -> bool:
@@ -327,6 +328,12 @@ class Codec:
             raise EncodeError(self.name, f"this event takes {len(messages)} messages, and one transport message "
                                          "holds one")
         return messages[0]
+
+    def row_key_width(self) -> int | None:
+        """For tuple messages (``message_type`` tuple) whose records span several messages: how many leading values
+        of a message name the row it changes. A record never spans two rows, so messages can be spread over workers
+        by these values and grouped back into records within each; None: no such grouping."""
+        return None
 
     def batch_decoder(self) -> BatchDecoder | None:
         """A decoder of a whole Arrow array of messages at once (``cdcformats.envelopes.arrow.BatchDecoder``), or

@@ -24,9 +24,9 @@ from typing import IO, Any, BinaryIO
 from .codec import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import ChangeEvent
+from .options import error_mode, routed
 from .registry import codec, codec_class
 
-ERROR_MODES = ("fail", "skip")
 # The first field of every dead letter, so that a dead-letter file given as input is recognised by its first bytes.
 DEAD_LETTER_MARK = "cdcformats_dead_letter"
 _DEAD_LETTER_START = b'{"' + DEAD_LETTER_MARK.encode() + b'":'
@@ -62,27 +62,12 @@ class ConversionStats:
         return self.messages_failed + self.events_refused
 
 
-def _split_options(source: type[Codec], target: type[Codec], options: dict[str, Any]
-                   ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Give each keyword to every codec that declares it; one that neither declares is an error."""
-    source_names = {option.name for option in source.options}
-    target_names = {option.name for option in target.options}
-    unknown = sorted(set(options) - source_names - target_names)
-    if unknown:
-        raise ConfigurationError(
-            f"option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} known to neither {source.name} "
-            f"({', '.join(sorted(source_names)) or 'no options'}) nor {target.name} "
-            f"({', '.join(sorted(target_names)) or 'no options'})")
-    return ({name: value for name, value in options.items() if name in source_names},
-            {name: value for name, value in options.items() if name in target_names})
-
-
 def configure(source: str | Codec, target: str | Codec, *, source_options: dict[str, Any] | None = None,
               target_options: dict[str, Any] | None = None, **options: Any) -> tuple[Codec, Codec]:
     """The source and target codecs of a conversion. ``options`` go to whichever format declares them (to both when
     both do; one that neither declares is an error); ``source_options`` and ``target_options`` to one side only."""
     if isinstance(source, str) and isinstance(target, str):
-        shared_source, shared_target = _split_options(codec_class(source), codec_class(target), options)
+        shared_source, shared_target = routed(options, [codec_class(source), codec_class(target)])
         return (codec(source, **_merged(shared_source, source_options or {}, source)),
                 codec(target, **_merged(shared_target, target_options or {}, target)))
     if options or source_options or target_options:
@@ -201,16 +186,14 @@ def _placed(error: CodecError, unit: DecodedUnit, event: ChangeEvent, event_inde
 
 def _error_handler(errors: str | Callable[[CodecError], None], counts: ConversionStats
                    ) -> Callable[[CodecError], None] | None:
-    if errors == "fail":
-        return None
-    if errors == "skip":
-        return counts.errors.append
+    """What ``errors`` does with an error: "fail" raises it (None); "skip" counts it; a callable (a dead-letter
+    sink) is handed it after it is counted."""
     if callable(errors):
         def dead_letter(error: CodecError) -> None:
             counts.errors.append(error)
             errors(error)
         return dead_letter
-    raise ConfigurationError(f"errors must be one of {', '.join(ERROR_MODES)} or a callable, not {errors!r}")
+    return None if error_mode(errors, ("fail", "skip"), or_else="a callable") == "fail" else counts.errors.append
 
 
 # -- files ------------------------------------------------------------------------------------------------------------
@@ -397,7 +380,7 @@ def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:
     answer for that configuration, since options such as ``key_columns`` change what a format carries.
     """
     if options:
-        source_options, target_options = _split_options(codec_class(source), codec_class(target), options)
+        source_options, target_options = routed(options, [codec_class(source), codec_class(target)])
         source, target = codec(source, **source_options), codec(target, **target_options)
     carrier_of_source = codec_class(source) if isinstance(source, str) else source
     carrier_of_target = codec_class(target) if isinstance(target, str) else target

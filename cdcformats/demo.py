@@ -14,11 +14,13 @@ Each stage reports its counts, whether it lost anything, and its throughput.
 from __future__ import annotations
 
 import importlib.util
+import json
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -27,11 +29,15 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import samples
-from .codec import KafkaRecord
+from .codec import Codec, KafkaRecord
 from .convert import ConversionStats, convert
 from .errors import EncodeError
 from .model import ChangeEvent
-from .registry import codec, codec_class, formats
+from .registry import codec, codec_class, formats, schema_formats
+
+# What the demo runs on: the bundled examples, the generated streams, where converted changes land, and which
+# envelope Spark reads. Data, so that this program never names a format.
+PLAN = json.loads((files("cdcformats") / "examples" / "demo.json").read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
@@ -48,23 +54,16 @@ class Example:
         return [line for line in text.splitlines() if line.strip()]
 
 
-EXAMPLES = (
-    Example("lindorm", "Lindorm orders: puts with versions, deletes of a version, a column, the row",
-            {"key_columns": ["id"]}, ("id",)),
-    Example("arcion", "Arcion tpch.region: the NATIVE page's snapshot row and realtime I/U/D",
-            {"key_columns": ["r_regionkey"], "table": "tpch.region"}, ("r_regionkey",)),
-    Example("ots-json", "Tablestore: the seven rows of the OTSStream Reader page (U, DO, DA, DR)",
-            {"primary_key": ["pkName1", "pkName2"], "table": "seed_table"}, ("pkName1", "pkName2")),
-)
+EXAMPLES = tuple(Example(entry["format"], entry["title"], entry["options"], tuple(entry["key"]))
+                 for entry in PLAN["examples"])
 
 
 def _target_options(target: str, example: Example) -> dict[str, Any]:
-    """Options that make a target keep the example's key, for the formats whose messages do not mark it: Tablestore
-    rows name it ``primary_key``, the formats that read it out of a row image ``key_columns``."""
-    declared = {option.name for option in codec_class(target).options}
-    for option in ("primary_key", "key_columns"):
-        if option in declared:
-            return {option: list(example.key)}
+    """Options that make a target keep the example's key, for the formats whose messages do not mark it: the option
+    that names the key columns (``Option.names_key_columns``)."""
+    for option in codec_class(target).options:
+        if option.names_key_columns:
+            return {option.name: list(example.key)}
     return {}
 
 
@@ -117,20 +116,14 @@ class Stage:
         return self.name, f"{self.events:,}", f"{self.seconds:.2f}", rate, self.check
 
 
+def _decoded(source: Codec, messages: list[Any]) -> list[ChangeEvent]:
+    return list(source.decode(messages))
+
+
 def _timed(work: Callable[[], Any]) -> tuple[Any, float]:
     started = time.perf_counter()
     result = work()
     return result, time.perf_counter() - started
-
-
-# (format, codec options, sample stream, stream description)
-SOURCES = (
-    ("lindorm", {"key_columns": ["id"]}, samples.lindorm_orders, "Lindorm orders: versions, column and row deletes"),
-    ("arcion", {"key_columns": ["r_regionkey"], "table": "tpch.region"}, samples.arcion_region,
-     "Arcion tpch.region: snapshot, then realtime I/U/D"),
-    ("ots", {"primary_key": ["user", "device"], "table": "devices"}, samples.ots_rows,
-     "Tablestore devices: PutRow, UpdateRow (U, DO, DA), DeleteRow"),
-)
 
 
 def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
@@ -142,11 +135,12 @@ def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
     for column in ("format", "stream", "messages", "events by op"):
         streams.add_column(column)
     decoded: dict[str, list[ChangeEvent]] = {}
-    for name, options, generate, description in SOURCES:
-        messages = generate(size)
-        events, seconds = _timed(lambda: list(codec(name, **options).decode(messages)))
+    for stream in PLAN["streams"]:
+        name = stream["format"]
+        messages = getattr(samples, stream["sample"])(size)
+        events, seconds = _timed(partial(_decoded, codec(name, **stream["options"]), messages))
         decoded[name] = events
-        streams.add_row(name, description, f"{len(messages):,}", _ops(events))
+        streams.add_row(name, stream["title"], f"{len(messages):,}", _ops(events))
         stages.append(Stage(f"decode {name}", len(events), seconds, "all decoded"))
     console.print(streams)
     missing = [module for module in ("confluent_kafka", "pyspark") if importlib.util.find_spec(module) is None]
@@ -173,7 +167,8 @@ def _report(console: Console, stages: list[Stage]) -> None:
 
 def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], registry_file: str,
                   stages: list[Stage]) -> list[bytes]:
-    """Stage 3: produce every event as Avro and Protobuf, consume back, compare. Returns the Avro messages."""
+    """Stage 3: produce every event in each envelope, consume back, compare. Returns the messages of the envelope
+    that Spark reads."""
     from confluent_kafka import Producer
     from confluent_kafka.serialization import MessageField, SerializationContext
 
@@ -181,74 +176,75 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
     from .schema_registry import connect, register_envelope
 
     registry = connect(registry_file)
-    subjects = [register_envelope(registry, envelope, topic="changes") for envelope in ("avro", "protobuf")]
+    envelopes = schema_formats()
+    subjects = [register_envelope(registry, envelope, topic="changes") for envelope in envelopes]
     console.print(f"3. embedded schema registry {registry_file}: "
                   + ", ".join(f"{subject} v{version}" for subject, version in subjects))
     cluster = Producer({"test.mock.num.brokers": 1, "log_level": 0})
     bootstrap = ",".join(f"{broker.host}:{broker.port}" for broker in cluster.list_topics(timeout=10).brokers.values())
     console.print(f"   embedded Kafka broker (librdkafka mock cluster) at {bootstrap}")
-    avro_messages: list[bytes] = []
+    spark_messages: list[bytes] = []
     key_serializer = ChangeEventKeySerializer()
-    for envelope in ("avro", "protobuf"):
+    for envelope in envelopes:
         serializer = ChangeEventSerializer(envelope, schema_registry=registry)
         deserializer = ChangeEventDeserializer(envelope, schema_registry=registry)
         for name, events in decoded.items():
             topic = f"{name}.{envelope}"
             context = SerializationContext(topic, MessageField.VALUE)
-            producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "log_level": 0})
-
-            def produce() -> None:
-                for event in events:
-                    producer.produce(topic, key=key_serializer(event, context), value=serializer(event, context))
-                    producer.poll(0)
-                producer.flush(30)
-            _, seconds = _timed(produce)
+            # Serialized as produced, so that the stage's time includes the serializers.
+            serialized = _serialized(events, key_serializer, serializer, context)
+            _, seconds = _timed(partial(_produce, bootstrap, topic, serialized))
             stages.append(Stage(f"produce {name} ({envelope})", len(events), seconds, "acknowledged"))
-
-            def consume() -> tuple[list[bytes], list[ChangeEvent]]:
-                values = [record.value for record in _consume(bootstrap, topic, len(events))]
-                return values, [deserializer(value, context) for value in values]
-            (values, back), seconds = _timed(consume)
+            (values, back), seconds = _timed(partial(_consume_events, bootstrap, topic, len(events), deserializer,
+                                                     context))
             # Partitions interleave keys, so compare as multisets; each key's changes keep their order.
             lossless = Counter(event.event_id for event in back) == Counter(event.event_id for event in events)
             stages.append(Stage(f"consume {name} ({envelope})", len(back), seconds,
                                 "same events" if lossless else "[red]CHANGED[/red]"))
-            if envelope == "avro":
-                avro_messages.extend(values)
-    _downstream_stages(bootstrap, decoded["lindorm"], stages)
+            if envelope == PLAN["spark"]["envelope"]:
+                spark_messages.extend(values)
+    _downstream_stages(bootstrap, decoded[PLAN["downstream"]["stream"]], stages)
     cluster.flush()
-    return avro_messages
+    return spark_messages
 
 
-# Where converted changes land: (format, options, what reads the topic).
-DOWNSTREAM = (
-    ("connect-json", {}, "Tablestore sink"),  # JsonConverter, primarykey.mode=record_key, delete.mode=row
-    ("paimon-log", {"changelog_mode": "upsert"}, "Paimon upsert log"),
-)
+def _serialized(events: list[ChangeEvent], key_serializer: Any, serializer: Any, context: Any
+                ) -> Iterator[KafkaRecord]:
+    for event in events:
+        yield KafkaRecord(key_serializer(event, context), serializer(event, context))
+
+
+def _produce(bootstrap: str, topic: str, records: Iterable[KafkaRecord]) -> None:
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "log_level": 0})
+    for record in records:
+        producer.produce(topic, key=record.key, value=record.value)
+        producer.poll(0)
+    producer.flush(30)
+
+
+def _consume_events(bootstrap: str, topic: str, count: int, deserializer: Any, context: Any
+                    ) -> tuple[list[bytes], list[ChangeEvent]]:
+    values = [record.value for record in _consume(bootstrap, topic, count) if record.value is not None]
+    return values, [deserializer(value, context) for value in values]
 
 
 def _downstream_stages(bootstrap: str, events: list[ChangeEvent], stages: list[Stage]) -> None:
     """Stage 3, continued: the Lindorm changes as records for the systems downstream, through the broker: each
     record's key and value are the format's own, and reading them back gives what the format carries."""
-    from confluent_kafka import Producer
-
-    for name, options, reader in DOWNSTREAM:
-        target = codec(name, **options)
+    source = PLAN["downstream"]["stream"]
+    for sink in PLAN["downstream"]["sinks"]:
+        name = sink["format"]
+        target = codec(name, **sink["options"])
         refused: list[EncodeError] = []
         records = list(target.encode(events, on_error=refused.append))
-        topic = f"lindorm.{name}"
-        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "log_level": 0})
-
-        def produce() -> None:
-            for record in records:
-                producer.produce(topic, key=record.key, value=record.value)
-                producer.poll(0)
-            producer.flush(30)
-        _, seconds = _timed(produce)
+        topic = f"{source}.{name}"
+        _, seconds = _timed(partial(_produce, bootstrap, topic, records))
         tombstones = sum(record.value is None for record in records)
-        stages.append(Stage(f"produce lindorm -> {name} ({reader})", len(records), seconds,
+        stages.append(Stage(f"produce {source} -> {name} ({sink['title']})", len(records), seconds,
                             f"{tombstones:,} tombstones; {len(refused):,} changes it cannot carry refused"))
-        consumed, seconds = _timed(lambda: list(target.decode(_consume(bootstrap, topic, len(records)))))
+        consumed, seconds = _timed(partial(_decoded, target, _consume(bootstrap, topic, len(records))))
         lossless = Counter(event.event_id for event in consumed) == Counter(
             event.event_id for event in target.decode(records))
         stages.append(Stage(f"consume {name}", len(consumed), seconds,
@@ -273,9 +269,9 @@ def _consume(bootstrap: str, topic: str, count: int) -> list[KafkaRecord]:
     return records
 
 
-def _spark_stage(console: Console, avro_messages: list[bytes], registry_file: str, master: str,
+def _spark_stage(console: Console, messages: list[bytes], registry_file: str, master: str,
                  stages: list[Stage]) -> None:
-    """Stage 4: Spark SQL over the consumed Avro: decode, then the latest state of every key."""
+    """Stage 4: Spark SQL over the consumed envelope messages: decode, then the latest state of every key."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
@@ -285,10 +281,10 @@ def _spark_stage(console: Console, avro_messages: list[bytes], registry_file: st
     spark.sparkContext.setLogLevel("ERROR")
     register(spark, schema_registry=registry_file)
     stages.append(Stage(f"start Spark {master}", 0, seconds, "-"))
-    frame = spark.createDataFrame(pa.table({"value": pa.array(avro_messages, pa.binary())}).to_pandas())
+    frame = spark.createDataFrame(pa.table({"value": pa.array(messages, pa.binary())}).to_pandas())
     frame.createOrReplaceTempView("changes")
     # Decoded once and kept: latest_state reads its input several times.
-    events = spark.sql("SELECT cdc_decode('avro', value) AS event FROM changes").persist()
+    events = spark.sql(f"SELECT cdc_decode('{PLAN['spark']['envelope']}', value) AS event FROM changes").persist()
     counts, seconds = _timed(lambda: events.groupBy("event.table.name", "event.op").count().collect())
     errors = events.where("event.error IS NOT NULL").count()
     stages.append(Stage("Spark SQL cdc_decode", sum(row["count"] for row in counts), seconds,

@@ -111,7 +111,8 @@ class OtsCodec(Codec):
     # A row is written by its primary key; a record holds a column besides it; U and DO rows have a version.
     requires = ("key", "after", "source.commit_time")
     options = (
-        Option("primary_key", "the primary key column names, in order (required)", None, _names),
+        Option("primary_key", "the primary key column names, in order (required)", None, _names,
+               names_key_columns=True),
         Option("table", "the table name to stamp on decoded events (the tuples do not carry one)", None, _table),
         Option("mode", f"{MULTI_VERSION} (one row per cell change) or {SINGLE_VERSION} (one row per record)",
                MULTI_VERSION, one_of(MULTI_VERSION, SINGLE_VERSION)),
@@ -136,6 +137,9 @@ class OtsCodec(Codec):
             raise _configuration(f"the option columns is only for mode {SINGLE_VERSION}")
         if self.table is not None:  # the table of every event written is the option's, stamped back on reading
             self.carries = self.carries | {"table"}
+
+    def row_key_width(self) -> int | None:
+        return len(self.primary_key) if self.primary_key else None
 
     # -- decode ---------------------------------------------------------------------------------------------------
 

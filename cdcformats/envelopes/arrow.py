@@ -22,8 +22,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import CodecError, ConfigurationError, DecodeError, EncodeError
+from ..errors import CodecError, DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
+from ..options import error_mode
 
 VALUE = pa.struct([
     ("boolean", pa.bool_()), ("long", pa.int64()), ("double", pa.float64()), ("string", pa.string()),
@@ -48,7 +49,8 @@ EVENT = pa.struct([
     ("error", ERROR),
 ])
 
-ERROR_MODES = ("fail", "null", "dead-letter")
+# What a column function does with a row it cannot convert (cdcformats.options.ERROR_MODES): one row per row.
+COLUMN_ERROR_MODES = ("fail", "null", "dead-letter")
 
 # -- Python objects <-> Arrow rows ------------------------------------------------------------------------------------
 
@@ -177,12 +179,6 @@ def event_from_row(row: dict[str, Any]) -> ChangeEvent:
 
 # -- batches ----------------------------------------------------------------------------------------------------------
 
-def check_errors_mode(errors: str) -> str:
-    if errors not in ERROR_MODES:
-        raise ConfigurationError(f"errors must be one of {', '.join(ERROR_MODES)}, not {errors!r}")
-    return errors
-
-
 def _handled(error: CodecError, errors: str) -> CodecError | None:
     """What a bad row becomes: raised under "fail", a null row under "null", the error row under "dead-letter"."""
     if errors == "fail":
@@ -218,7 +214,7 @@ def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent], errors: s
     and leaves to ``read`` the rows it flags as undecided. ``errors``: "fail" raises the first ``DecodeError``;
     "null" gives a null row; "dead-letter" a row with only ``error`` set.
     """
-    check_errors_mode(errors)
+    error_mode(errors, COLUMN_ERROR_MODES)
     if read_batch is None:
         return to_arrow(decode_rows(values.to_pylist(), read, errors))
     fast, undecided = read_batch(values)
@@ -235,7 +231,7 @@ def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent], errors: s
 def encode_array(events: pa.StructArray, write: Callable[[ChangeEvent], bytes], format_name: str,
                  errors: str = "fail") -> list[bytes | CodecError | None]:
     """Each ``EVENT`` row written by ``write`` (a null row gives None), errors handled as in ``decode_array``."""
-    check_errors_mode(errors)
+    error_mode(errors, COLUMN_ERROR_MODES)
     results: list[bytes | CodecError | None] = []
     for row in events.to_pylist():
         if row is None:

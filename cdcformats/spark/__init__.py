@@ -19,11 +19,12 @@ Bad input never kills a job unless asked: ``errors`` is ``dead-letter`` for ``cd
 ``null`` for ``cdc_encode`` / ``cdc_convert``; ``fail`` raises. Rows in = events + rows with an error (+ null input).
 
 All functions run as ``arrow_udf``: whole Arrow batches, never row-at-a-time pickling. A format that can decode a
-batch at once (``Codec.decode_arrow``, Lindorm) does so with Arrow's JSON reader and compute kernels.
+batch at once (``Codec.batch_decoder``: Lindorm) does so with Arrow's JSON reader and compute kernels.
 
-``avro`` and ``protobuf`` read and write Confluent's wire format against a schema registry (option
-``schema_registry``: a URL, or a file for the embedded registry; default: the embedded one), exactly as
-``cdcformats.kafka`` does; the option ``framing`` = ``none`` reads and writes the bare envelope instead.
+A format whose messages a schema registry describes (``Codec.writer_schema``: ``avro``, ``protobuf``) is read and
+written in Confluent's wire format against a schema registry (option ``schema_registry``: a URL, or a file for the
+embedded registry; default: the embedded one), exactly as ``cdcformats.kafka`` does; the option ``framing`` =
+``none`` reads and writes the bare envelope instead.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import json
 import operator
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
@@ -48,6 +50,7 @@ from ..convert import refusal
 from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError
 from ..model import ChangeEvent
+from ..options import error_mode, option_value, routed
 from ..registry import codec, codec_class
 
 EVENT_TYPE: StructType = from_arrow_type(arrow.EVENT)
@@ -84,16 +87,6 @@ def session(master: str | None = None, app_name: str = "cdcformats", **config: s
 
 # -- options ----------------------------------------------------------------------------------------------------------
 
-def _option_value(text: Any) -> Any:
-    """A map value is text: JSON where it parses as JSON (``["id"]``, ``true``, ``1048576``), else the text."""
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 Options = tuple[tuple[str, str], ...]
 
 
@@ -125,8 +118,8 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     call_options = dict(given)
     options = {**dict(defaults), **call_options}
     # The functions' own options are text; codec options are JSON where they parse as JSON.
-    errors = arrow.check_errors_mode(options.pop("errors", default_errors))
-    strict = _option_value(options.pop("strict", "false"))
+    errors = error_mode(options.pop("errors", default_errors), arrow.COLUMN_ERROR_MODES)
+    strict = option_value(options.pop("strict", "false"))
     if strict not in (True, False):
         raise ConfigurationError(f"strict must be true or false, not {strict!r}")
     framing = options.pop("framing", "confluent")
@@ -136,8 +129,12 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     registry = {"schema_registry": options.pop("schema_registry", None), "framing": framing == "confluent"}
     strategy = options.pop("subject_name_strategy", "topic" if topic else "record")
     context = _Context(topic)
-    options = {name: _option_value(value) for name, value in options.items()}
-    source_options, target_options = _codec_options(source, target, options, set(call_options))
+    options = {name: option_value(value) for name, value in options.items()}
+    roles = [name for name in (source, target) if name is not None]
+    # A default of register() that neither format declares is meant for other formats; an option of the call is not.
+    shares = dict(zip(roles, routed(options, [codec_class(name) for name in roles], checked=set(call_options),
+                                    own=OPTIONS), strict=True))
+    source_options, target_options = shares.get(source, {}), shares.get(target, {})
     call = _Call(errors, target=target or "")
     if source is not None:
         reader = ChangeEventDeserializer(source, **registry, **source_options)
@@ -145,7 +142,7 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
         def read(message: Any) -> ChangeEvent:
             return reader(message.encode("utf-8") if isinstance(message, str) else message, context)
         # The batch decoder reads a codec's own bytes, not Confluent's framing.
-        read_batch = getattr(reader.codec, "decode_arrow", None) if reader.framing is None else None
+        read_batch = reader.codec.batch_decoder() if reader.framing is None else None
         call = replace(call, read=read, read_batch=read_batch)
     if target is not None:
         writer = ChangeEventSerializer(target, **registry, subject_name_strategy=strategy, **target_options)
@@ -157,22 +154,6 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
             return writer(event, context)
         call = replace(call, write=write)
     return call
-
-
-def _codec_options(source: str | None, target: str | None, options: dict[str, Any], from_call: set[str]
-                   ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Give each option to the codec(s) that declare it; an option of the call that neither declares is an error,
-    a registration default that neither declares is not (it is meant for other formats)."""
-    declared = {role: {option.name for option in codec_class(name).options} if name else set()
-                for role, name in (("source", source), ("target", target))}
-    unknown = sorted(name for name in set(options) & from_call if not any(name in names for names in declared.values()))
-    if unknown:
-        formats = " and ".join(name for name in (source, target) if name)
-        known = sorted(set(OPTIONS) | declared["source"] | declared["target"])
-        raise ConfigurationError(f"option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} unknown to {formats}; "
-                                 f"known options: {', '.join(known)}")
-    return ({name: value for name, value in options.items() if name in declared["source"]},
-            {name: value for name, value in options.items() if name in declared["target"]})
 
 
 # -- running a call over a batch, one group of rows per distinct (formats, options) ------------------------------------
@@ -387,25 +368,29 @@ def _left_join(left: DataFrame, right: DataFrame, on: list[str]) -> DataFrame:
     return left.join(renamed, condition, "left").drop(*[f"_right_{name}" for name in on])
 
 
-def ots_events(frame: DataFrame, primary_key: list[str], *, table: str | None = None, order_by: str | None = None,
-               errors: str = "dead-letter", **options: Any) -> DataFrame:
-    """Tablestore tuple rows (DataX otsstreamreader: the key columns, columnName, timestamp, columnValue, opType and
-    maybe sequenceInfo, in that column order) grouped back into records: a DataFrame with one ``event`` column.
+def tuple_events(frame: DataFrame, format: str, *, order_by: str | None = None, errors: str = "dead-letter",
+                 **options: Any) -> DataFrame:
+    """Rows of a format whose messages are tuples and whose records span several of them (``Codec.row_key_width``:
+    Tablestore's DataX otsstreamreader rows, with the key columns, columnName, timestamp, columnValue, opType and
+    maybe sequenceInfo, in that column order), each DataFrame row one message, grouped back into records: a
+    DataFrame with one ``event`` column.
 
-    A record never spans two keys, so rows are spread by key and, within a key, kept in ``order_by`` (a column name;
-    default: the order they were read in), which is all the grouping needs; with sequence info it is exact.
-    ``errors`` and the other options (``mode``, ``columns``) are as for the ``ots`` format.
+    A record never spans two rows of the table, so messages are spread by their leading key values and, within a
+    key, kept in ``order_by`` (a column name; default: the order they were read in), which is all the grouping
+    needs; with sequence info it is exact. ``errors`` is fail, null or dead-letter; ``options`` are the format's.
     """
-    arrow.check_errors_mode(errors)
-    codec("ots", primary_key=primary_key, table=table, **options)  # a bad option fails here, on the driver
-    names = frame.columns
+    error_mode(errors, arrow.COLUMN_ERROR_MODES)
+    width = codec(format, **options).row_key_width()  # a bad option fails here, on the driver
+    if width is None:
+        raise ConfigurationError(f"{format} messages are not tuples grouped into records by a key; decode them with "
+                                 "cdc_decode")
+    key_columns = frame.columns[:width]
     order = F.col(order_by) if order_by else F.monotonically_increasing_id()
-    ordered = (frame.withColumn("_cdc_order", order).repartition(*[F.col(name) for name in names[:len(primary_key)]])
-               .sortWithinPartitions(*names[:len(primary_key)], "_cdc_order").drop("_cdc_order"))
-    settings = {"primary_key": list(primary_key), "table": table, **options}
+    ordered = (frame.withColumn("_cdc_order", order).repartition(*[F.col(name) for name in key_columns])
+               .sortWithinPartitions(*key_columns, "_cdc_order").drop("_cdc_order"))
 
     def decode_partition(batches: Any) -> Any:
-        decoder = codec("ots", **settings)
+        decoder = codec(format, **options)
         rows: list[Any] = []
         messages = (tuple(row.values()) for batch in batches for row in batch.to_pylist())
         events = decoder.decode(messages, on_error=None if errors == "fail" else rows.append)
@@ -422,6 +407,15 @@ def ots_events(frame: DataFrame, primary_key: list[str], *, table: str | None = 
             yield pa.RecordBatch.from_arrays([_dead_letters_or_nulls(chunk, errors)], names=["event"])
 
     return ordered.mapInArrow(decode_partition, StructType().add("event", EVENT_TYPE))
+
+
+def ots_events(frame: DataFrame, primary_key: list[str], *, table: str | None = None, order_by: str | None = None,
+               errors: str = "dead-letter", **options: Any) -> DataFrame:
+    """Deprecated (until 0.3): ``tuple_events(frame, "ots", primary_key=..., ...)``, which it calls."""
+    warnings.warn("ots_events is deprecated: use tuple_events(frame, 'ots', primary_key=...)", DeprecationWarning,
+                  stacklevel=2)
+    return tuple_events(frame, "ots", primary_key=list(primary_key), table=table, order_by=order_by, errors=errors,
+                        **options)
 
 
 def _dead_letters_or_nulls(rows: list[Any], errors: str) -> pa.Array:

@@ -13,6 +13,7 @@ import pyarrow as pa  # noqa: E402
 
 from cdcformats.demo import EXAMPLES  # noqa: E402
 from cdcformats.envelopes import arrow  # noqa: E402
+from cdcformats.errors import ConfigurationError  # noqa: E402
 from cdcformats.kafka import ChangeEventDeserializer, ChangeEventSerializer  # noqa: E402
 from cdcformats.model import ChangeEvent  # noqa: E402
 from cdcformats.registry import codec  # noqa: E402
@@ -176,7 +177,7 @@ def test_error_modes(spark) -> None:
         spark.sql("SELECT cdc_decode('lindorm', value, map('errors', 'fail')) FROM bad").collect()
     with pytest.raises(Exception, match="use cdc_encode_or_error"):
         spark.sql("SELECT cdc_convert(value, 'lindorm', 'avro', map('errors', 'dead-letter')) FROM bad").collect()
-    with pytest.raises(Exception, match="unknown to lindorm"):
+    with pytest.raises(Exception, match="known to neither lindorm"):
         spark.sql("SELECT cdc_decode('lindorm', value, map('colour', 'red')) FROM bad").collect()
 
 
@@ -256,14 +257,24 @@ def expected_state(events: list[ChangeEvent]) -> dict:
 
 
 def test_ots_rows_group_into_the_same_events_as_python(spark) -> None:
-    from cdcformats.spark import ots_events
+    from cdcformats.spark import ots_events, tuple_events
 
     example = EXAMPLES[2]
     rows = [tuple(json.loads(line)) for line in example.messages()]
     frame = spark.createDataFrame(rows, "pk1 string, pk2 string, column string, ts long, value string, op string")
-    events = events_of(ots_events(frame, ["pkName1", "pkName2"], table="seed_table").select("event"))
+    events = events_of(tuple_events(frame, "ots", primary_key=["pkName1", "pkName2"], table="seed_table"))
     expected = list(codec("ots", primary_key=["pkName1", "pkName2"], table="seed_table").decode(rows))
     assert sorted(map(repr, events)) == sorted(map(repr, expected))
+    with pytest.warns(DeprecationWarning, match="tuple_events"):
+        old_name = events_of(ots_events(frame, ["pkName1", "pkName2"], table="seed_table"))
+    assert sorted(map(repr, old_name)) == sorted(map(repr, expected))
+
+
+def test_tuple_events_needs_a_format_of_grouped_tuples(spark) -> None:
+    from cdcformats.spark import tuple_events
+
+    with pytest.raises(ConfigurationError, match="lindorm messages are not tuples grouped into records"):
+        tuple_events(spark.createDataFrame([("x",)], "value string"), "lindorm")
 
 
 def test_spark_convert_job_writes_output_and_dead_letters(spark, tmp_path: Path) -> None:

@@ -76,7 +76,7 @@ def key_cells_outside(key: Image, row: Image | None) -> Image:
 
 KEY_COLUMNS = Option(
     "key_columns", "primary key column names: a list for every table, or a mapping of table name to list",
-    None, KeyColumns)
+    None, KeyColumns, names_key_columns=True)
 
 
 class KeyedByColumns(Codec):
