@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
 from .codecs._kit import time_units, typed_text
 
@@ -168,9 +168,11 @@ class Codec:
     """Base class of every format.
 
     A subclass sets ``name``, ``description``, ``carries`` (a subset of ``FEATURES``) and ``options``, and implements
-    ``decode_message`` / ``encode_event`` for formats where one message is one event. Formats where one event spans
-    several messages override ``decode`` / ``encode`` themselves. Implementations raise ``DecodeError`` /
-    ``EncodeError`` without a position; the stream loop here adds it.
+    ``decode_message`` / ``encode_event`` for formats where one message is one event. A format where one event
+    spans several messages returns an ``IncrementalDecoder`` of its own from ``incremental_decoder`` and writes them
+    in ``encode_exact``. ``decode`` and ``decode_units`` are built on the incremental decoder, and no format overrides
+    them; so is ``read_units``, which a format with a file form of its own overrides to read its messages out of a
+    file. Implementations raise ``DecodeError`` / ``EncodeError`` without a position; the stream loop here adds it.
     """
 
     name: ClassVar[str]
@@ -216,8 +218,7 @@ class Codec:
                ) -> Iterator[ChangeEvent]:
         """Decode a stream of messages lazily. A bad message raises ``DecodeError``, or, when ``on_error`` is given,
         is handed to it and decoding goes on with the next message."""
-        for events in decoded_each(messages, self.decode_messages, on_error):
-            yield from events
+        return decoded_events(self.decode_units(enumerate(messages)), on_error)
 
     def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
                ) -> Iterator[Any]:
@@ -239,15 +240,17 @@ class Codec:
     def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
         """Decode (position, message) pairs lazily, keeping the message(s) each event came from, so that a
         conversion can dead-letter the raw input of an event that the target refuses. Errors are yielded, placed at
-        the position given, never raised. A format whose ``decode`` reads several messages into one change (with
-        look-ahead) overrides this, and builds ``decode`` on it with ``decoded_events``."""
+        the position given, never raised. Built on ``incremental_decoder``: each message fed to it, then flushed."""
+        decoder = self.incremental_decoder()
         for position, message in numbered:
-            try:
-                events = self.decode_messages(message)
-            except DecodeError as error:
-                yield DecodedUnit(position, (message,), [], error.at(position, message))
-                continue
-            yield DecodedUnit(position, (message,), events)
+            yield from decoder.feed(position, message)
+        yield from decoder.flush()
+
+    def incremental_decoder(self) -> IncrementalDecoder:
+        """A decoder fed one message at a time, which gives each unit once its messages are all there: by default
+        each message decodes alone (``decode_messages``). A format whose change spans several messages (the rows of
+        a Tablestore record) returns one of its own, which holds messages back until the change is complete."""
+        return IncrementalDecoder(self)
 
     # -- one at a time --------------------------------------------------------------------------------------------
 
@@ -538,19 +541,25 @@ def _field_features(event: ChangeEvent) -> Iterator[tuple[str, str]]:
         yield "key_only", "key_only"
 
 
-Decoded = TypeVar("Decoded")
+class IncrementalDecoder:
+    """Decodes a stream a message at a time, as Python's ``codecs.IncrementalDecoder`` decodes text: ``feed`` takes
+    the next message and its position and gives the units it completes (none while a change waits for its other
+    messages), ``flush`` gives what is still held back at the end of the stream. Errors come as units, placed at the
+    position given, never raised. This one, the default, decodes each message alone (``decode_messages``); a format
+    whose changes span messages subclasses it (``Codec.incremental_decoder``)."""
 
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec
 
-def decoded_each(messages: Iterable[Any], decode_one: Callable[[Any], Decoded],
-                 on_error: Callable[[DecodeError], None] | None) -> Iterator[Decoded]:
-    """The stream loop of ``Codec.decode``: each message through ``decode_one``, errors placed and reported."""
-    for position, message in enumerate(messages):
+    def feed(self, position: int, message: Any) -> list[DecodedUnit]:
         try:
-            event = decode_one(message)
+            events = self.codec.decode_messages(message)
         except DecodeError as error:
-            report(error.at(position, message), on_error)
-            continue
-        yield event
+            return [DecodedUnit(position, (message,), [], error.at(position, message))]
+        return [DecodedUnit(position, (message,), events)]
+
+    def flush(self) -> list[DecodedUnit]:
+        return []
 
 
 def decoded_events(units: Iterable[DecodedUnit], on_error: Callable[[DecodeError], None] | None

@@ -85,24 +85,26 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..codec import ABSENT, OPTIONAL, PRESENT, Codec, DecodedUnit, Option, Shape, decoded_events, flag, one_row_losses
+from ..codec import (
+    ABSENT,
+    OPTIONAL,
+    PRESENT,
+    Codec,
+    DecodedUnit,
+    IncrementalDecoder,
+    Option,
+    Shape,
+    flag,
+    one_row_losses,
+)
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
-from ._kit.json_message import (
-    MAX_MESSAGE_BYTES,
-    SCALAR_TYPES,
-    encode,
-    is_canonical,
-    json_type,
-    kept_fields,
-    load_object,
-    scalar,
-)
+from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
+from ._kit import kept_fields, time_units
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
 from ._kit.keys import key_cells_outside
 
 NAME = "aliyun-json"
@@ -148,40 +150,9 @@ class AliyunJsonCodec(Codec):
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
-    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
-               ) -> Iterator[ChangeEvent]:
-        """As ``Codec.decode``, with one message of look-ahead: an UPDATE_BEFORE waits for its UPDATE_AFTER."""
-        return decoded_events(self.decode_units(enumerate(messages)), on_error)
-
-    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
-        """An UPDATE_BEFORE and the UPDATE_AFTER that completes it decode together into one UPDATE."""
-        waiting: tuple[DecodedUnit, bytes] | None = None  # an UPDATE_BEFORE's unit and its pairing key
-        for position, message in numbered:
-            try:
-                document = self._load(message)
-                event = _event(document)
-            except DecodeError as error:
-                if waiting is not None:
-                    yield waiting[0]
-                    waiting = None
-                yield DecodedUnit(position, (message,), [], error.at(position, message))
-                continue
-            unit = DecodedUnit(position, (message,), [event])
-            code = document["payload"]["op"]
-            if waiting is not None:
-                before, pairing = waiting
-                waiting = None
-                if code == UPDATE_AFTER and event.before is None and _pairing_key(document) == pairing:
-                    joined = replace(event, before=before.events[0].before)
-                    yield DecodedUnit(before.position, before.messages + unit.messages, [joined])
-                    continue
-                yield before
-            if code == UPDATE_BEFORE:
-                waiting = (unit, _pairing_key(document))
-            else:
-                yield unit
-        if waiting is not None:
-            yield waiting[0]
+    def incremental_decoder(self) -> IncrementalDecoder:
+        """As the default, with one message of look-ahead: an UPDATE_BEFORE waits for its UPDATE_AFTER."""
+        return _UpdatePairDecoder(self)
 
     def decode_message(self, message: bytes) -> ChangeEvent:
         """One message on its own (an UPDATE_BEFORE is not joined with what follows it: use ``decode``)."""
@@ -211,7 +182,7 @@ class AliyunJsonCodec(Codec):
         else:
             codes = [_CODE_OF_OP[event.op]]
         schema = _schema(event)
-        top_fields = kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
+        top_fields = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
         messages = []
         for code in codes:
             payload = _payload(event, code, len(codes) == 2)
@@ -267,10 +238,46 @@ class AliyunJsonCodec(Codec):
                                f"{_SEQUENCE_ID} first, then timestamp fields other than {' and '.join(_TIMES)}, "
                                "once each, as JSON scalars"))
         for feature, field in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
-            if getattr(event.source, field) == _UNKNOWN_TIME * 1000:
+            if getattr(event.source, field) == _UNKNOWN_TIME * time_units.MILLISECOND:
                 losses.append(Loss(feature, f"source.{field}", None, "-1 ms means an unknown time"))
         losses += _attribute_losses(event)
         return losses
+
+
+class _UpdatePairDecoder(IncrementalDecoder):
+    """An UPDATE_BEFORE and the UPDATE_AFTER that completes it (the next message, without a before image, the same
+    but for the op and the images) decode together into one UPDATE; an UPDATE_BEFORE waits for the next message."""
+
+    codec: AliyunJsonCodec
+
+    def __init__(self, codec: AliyunJsonCodec) -> None:
+        super().__init__(codec)
+        self.waiting: tuple[DecodedUnit, bytes] | None = None  # an UPDATE_BEFORE's unit and its pairing key
+
+    def feed(self, position: int, message: Any) -> list[DecodedUnit]:
+        waiting, self.waiting = self.waiting, None
+        units = [] if waiting is None else [waiting[0]]
+        try:
+            document = self.codec._load(message)
+            event = _event(document)
+        except DecodeError as error:
+            return [*units, DecodedUnit(position, (message,), [], error.at(position, message))]
+        unit = DecodedUnit(position, (message,), [event])
+        code = document["payload"]["op"]
+        if waiting is not None and code == UPDATE_AFTER and event.before is None:
+            before, pairing = waiting
+            if _pairing_key(document) == pairing:
+                joined = replace(event, before=before.events[0].before)
+                return [DecodedUnit(before.position, before.messages + unit.messages, [joined])]
+        if code == UPDATE_BEFORE:
+            self.waiting = (unit, _pairing_key(document))
+            return units
+        return [*units, unit]
+
+    def flush(self) -> list[DecodedUnit]:
+        units = [] if self.waiting is None else [self.waiting[0]]
+        self.waiting = None
+        return units
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -287,13 +294,10 @@ def _event(document: dict[str, Any]) -> ChangeEvent:
     key = _key(schema.get("primaryKey"), images[_IMAGE_OF_OP[code]] or ())
     table, system, source_fields = _source(schema.get("source"))
     commit_time, capture_time, position = _position(payload)
-    attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode())
-                  for name, value in document.items() if name not in _TOP_FIELDS]
-    attributes += [(SCHEMA_ATTRIBUTE + name, encode(value).decode())
-                   for name, value in schema.items() if name not in _SCHEMA_FIELDS]
-    attributes += [(SOURCE_ATTRIBUTE + name, encode(value).decode()) for name, value in source_fields]
-    attributes += [(PAYLOAD_ATTRIBUTE + name, encode(value).decode())
-                   for name, value in payload.items() if name not in _PAYLOAD_FIELDS]
+    attributes = [*kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
+                  *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
+                  *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
+                  *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
     try:
         source = Source(system, position, commit_time, capture_time)
     except ValueError as error:  # an integer beyond 64 bits in the position
@@ -418,9 +422,10 @@ def _position(payload: dict[str, Any]) -> tuple[int | None, int | None, list[tup
 def _time(milliseconds: Any, path: str) -> int | None:
     if milliseconds is None or (type(milliseconds) is int and milliseconds == _UNKNOWN_TIME):
         return None
-    if type(milliseconds) is not int or not INT64_MIN <= milliseconds * 1000 <= INT64_MAX:
+    microseconds = time_units.to_microseconds(milliseconds, time_units.MILLISECOND)
+    if microseconds is None:
         raise DecodeError(NAME, f"expected a millisecond timestamp, got {milliseconds!r}", field=path)
-    return milliseconds * 1000
+    return microseconds
 
 
 def _scalar(value: Any, path: str) -> Value:
@@ -436,7 +441,7 @@ def _schema(event: ChangeEvent) -> dict[str, Any]:
     for name, type_name in _columns(event.before, event.after).items():
         columns.append({"name": name} if type_name is None else {"name": name, "type": type_name})
     return {"dataColumn": columns, "primaryKey": [cell.name for cell in event.key], "source": _source_fields(event),
-            **kept_fields(NAME, event.attributes, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
+            **kept_fields.write(NAME, event.attributes, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
 
 
 def _columns(before: Image | None, after: Image | None) -> dict[str, str | None]:
@@ -459,7 +464,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         elif table.schema is not None:
             fields["dbName"] = table.schema
         fields["tableName"] = table.name
-    fields.update(kept_fields(NAME, event.attributes, SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)))
+    fields.update(kept_fields.write(NAME, event.attributes, SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)))
     return fields
 
 
@@ -483,12 +488,12 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
     timestamp.update(position)
     payload["timestamp"] = timestamp
     payload["op"] = code
-    payload.update(kept_fields(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    payload.update(kept_fields.write(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
     return payload
 
 
 def _milliseconds(microseconds: int | None) -> int:
-    return _UNKNOWN_TIME if microseconds is None else microseconds // 1000
+    return _UNKNOWN_TIME if microseconds is None else time_units.in_unit(microseconds, time_units.MILLISECOND)
 
 
 def _has_key(image: Image, key: Image) -> bool:
@@ -551,20 +556,11 @@ def _attribute_losses(event: ChangeEvent) -> list[Loss]:
     each once, as JSON text, not naming a field of the format; decoded in that order."""
     groups = ((FIELD_ATTRIBUTE, _TOP_FIELDS), (SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS),
               (SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)), (PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
-    kept: dict[str, int] = {}
-    losses = []
-    for index, (name, value) in enumerate(event.attributes):
-        group = next(number for number, (prefix, _) in enumerate(groups) if name.startswith(prefix))
-        prefix, reserved = groups[group]
-        if name in kept or name[len(prefix):] in reserved or not is_canonical(value):
-            losses.append(Loss("attributes", f"attributes[{index}]", None,
-                               f"{name} is not a field of its own in an aliyun-json message"))
-        else:
-            kept[name] = index
-    order = sorted(kept.values())
-    group_order = sorted(order, key=lambda index: next(
-        number for number, (prefix, _) in enumerate(groups) if event.attributes[index][0].startswith(prefix)))
-    if order != group_order:
-        return [Loss("attributes", "attributes", tuple(event.attributes[index] for index in group_order),
-                     "aliyun-json keeps aliyun.field.*, .schema.*, .source.*, .payload.* in that order")]
-    return losses
+
+    def group_of(name: str, value: Value) -> tuple[int, Value] | None:
+        for group, (prefix, reserved) in enumerate(groups):
+            if kept_fields.is_kept_field(name, value, prefix, reserved):
+                return group, value
+        return None
+
+    return kept_fields.losses(event.attributes, group_of, NAME, "aliyun.field.*, .schema.*, .source.*, .payload.*")

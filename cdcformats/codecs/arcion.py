@@ -52,8 +52,8 @@ from typing import Any
 from ..codec import OPTIONAL, PRESENT, Option, Shape, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss
-from ..model import Cell, ChangeEvent, Image, Op, Source, Table, value_key
-from ._kit import typed_text
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
+from ._kit import kept_fields, typed_text
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
@@ -173,8 +173,7 @@ class ArcionCodec(KeyedByColumns):
         table, attributes = _table_name(document.get("tableName"))
         position, cursor_json = _cursor(document.get("cursor", {}))
         attributes.extend((CURSOR_JSON, name) for name in cursor_json)
-        attributes.extend((FIELD_ATTRIBUTE + name, encode(value).decode())
-                          for name, value in document.items() if name not in _ENVELOPE_FIELDS)
+        attributes.extend(kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS))
         before = self._image(document, "before", table)
         after = self._image(document, "after", table)
         key_image = before if op is Op.DELETE or after is None else after
@@ -225,9 +224,7 @@ class ArcionCodec(KeyedByColumns):
             "before": None if event.before is None else _row(event.before),
             "after": None if event.after is None else _row(event.after),
         }
-        for index, (name, value) in enumerate(event.attributes):
-            if name.startswith(FIELD_ATTRIBUTE):
-                document[name[len(FIELD_ATTRIBUTE):]] = raw(NAME, value, f"attributes[{index}]")
+        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         return encode(document)
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
@@ -320,22 +317,24 @@ class ArcionCodec(KeyedByColumns):
         return losses
 
 
-def _attributes_as_decoded(event: ChangeEvent) -> tuple:
-    """The attributes that decoding this event's message would give, to tell which ones a round trip keeps."""
-    expected: list[tuple[str, Any]] = []
-    for name in (NAMESPACE_HASH, TABLE_HASH):
-        values = [value for attribute, value in event.attributes if attribute == name]
-        if len(values) == 1 and type(values[0]) is int and -(2**63) <= values[0] < 2**63:
-            expected.append((name, values[0]))
+def _attributes_as_decoded(event: ChangeEvent) -> Entries:
+    """The attributes that decoding this event's message would give, to tell which ones a round trip keeps: the
+    hashes and the kept fields as the kit keeps them, and between them an ``arcion.cursor.json`` for each cursor
+    entry that holds JSON text of an object or array, in cursor order."""
+    kept = kept_fields.as_decoded(event.attributes, _attribute_group)
+    hashes = tuple(entry for entry in kept if entry[0] in (NAMESPACE_HASH, TABLE_HASH))
     nested = {value for attribute, value in event.attributes if attribute == CURSOR_JSON}
-    expected.extend((CURSOR_JSON, name) for name, value in event.source.position
-                    if name in nested and is_canonical(value, nested_only=True))
-    fields = [(name, value) for name, value in event.attributes if name.startswith(FIELD_ATTRIBUTE)]
-    names = [name for name, _ in fields]
-    if len(set(names)) == len(names):
-        expected.extend((name, value) for name, value in fields
-                        if name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS and is_canonical(value))
-    return tuple(expected)
+    cursor_json = tuple((CURSOR_JSON, name) for name, value in event.source.position
+                        if name in nested and is_canonical(value, nested_only=True))
+    return (*hashes, *cursor_json, *kept[len(hashes):])
+
+
+def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
+    """The namespace hash, the table hash (64-bit integers), then the kept fields; arcion.cursor.json is the
+    cursor's."""
+    if name in (NAMESPACE_HASH, TABLE_HASH):
+        return ((0 if name == NAMESPACE_HASH else 1), value) if type(value) is int else None
+    return (2, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS) else None
 
 
 def _with_hash(fields: dict[str, Any], hash_value: Any) -> dict[str, Any]:
@@ -354,7 +353,7 @@ def _table_name(value: Any) -> tuple[Table, list[tuple[str, Any]]]:
     for attribute, holder, path in ((NAMESPACE_HASH, namespace, "tableName.namespace.hash"),
                                     (TABLE_HASH, value, "tableName.hash")):
         if "hash" in holder:
-            if type(holder["hash"]) is not int or not -(2**63) <= holder["hash"] < 2**63:
+            if type(holder["hash"]) is not int or not INT64_MIN <= holder["hash"] <= INT64_MAX:
                 raise DecodeError(NAME, f"expected a 64-bit integer, got {holder['hash']!r}", field=path)
             attributes.append((attribute, holder["hash"]))
     fields = {}
@@ -382,7 +381,7 @@ def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
         if type(value) in (dict, list):
             value = encode(value).decode()
             nested.append(name)
-        elif type(value) is int and not -(2**63) <= value < 2**63:
+        elif type(value) is int and not INT64_MIN <= value <= INT64_MAX:
             raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field=f"cursor.{name}")
         position.append((name, value))
     return tuple(position), nested

@@ -94,7 +94,7 @@ from ..model import (
     Value,
     value_key,
 )
-from ._kit import typed_text
+from ._kit import kept_fields, time_units, typed_text
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
@@ -214,8 +214,7 @@ class CanalJsonCodec(Codec):
                 document["sql"] = value
             elif name == SQL_TYPE_ATTRIBUTE:
                 document["sqlType"] = raw(NAME, value, f"attributes[{index}]")
-            else:
-                document[name[len(FIELD_ATTRIBUTE):]] = raw(NAME, value, f"attributes[{index}]")
+        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _FIELDS))
         return encode(document)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
@@ -318,9 +317,10 @@ def _time(document: dict[str, Any], field: str) -> int | None:
     value = document.get(field)
     if value is None:
         return None
-    if type(value) is not int or not INT64_MIN <= value * 1000 <= INT64_MAX:
+    microseconds = time_units.to_microseconds(value, time_units.MILLISECOND)
+    if microseconds is None:
         raise DecodeError(NAME, f"expected a 64-bit millisecond timestamp, got {value!r}", field=field)
-    return value * 1000
+    return microseconds
 
 
 def _position(document: dict[str, Any]) -> Entries:
@@ -352,8 +352,7 @@ def _attributes(document: dict[str, Any]) -> list[tuple[str, Value]]:
         attributes.append((SQL_ATTRIBUTE, sql))
     if document.get("sqlType") is not None:
         attributes.append((SQL_TYPE_ATTRIBUTE, encode(document["sqlType"]).decode()))
-    attributes += [(FIELD_ATTRIBUTE + name, encode(value).decode())
-                   for name, value in document.items() if name not in _FIELDS]
+    attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _FIELDS)
     return attributes
 
 
@@ -449,7 +448,7 @@ def _column_types_of(row: Image, old: Image) -> dict[str, str]:
 
 
 def _milliseconds(microseconds: int | None) -> int | None:
-    return None if microseconds is None else microseconds // 1000
+    return None if microseconds is None else time_units.in_unit(microseconds, time_units.MILLISECOND)
 
 
 # -- what decoding gives back -----------------------------------------------------------------------------------------
@@ -498,24 +497,13 @@ def _position_as_decoded(position: Entries) -> Entries:
 def _attribute_losses(attributes: Entries) -> list[Loss]:
     """Canal's own attributes that a message holds once each: ``canal.sql`` as non-empty text, ``canal.sqlType``
     and each ``canal.field.*`` as JSON text (not null, not naming a field of Canal's), decoded in that order."""
-    kept: dict[str, int] = {}
-    losses = []
-    for index, (name, value) in enumerate(attributes):
-        if name == SQL_ATTRIBUTE:
-            fits = type(value) is str and value != ""
-        elif name == SQL_TYPE_ATTRIBUTE:
-            fits = is_canonical(value) and value != "null"
-        else:
-            fits = is_canonical(value) and name[len(FIELD_ATTRIBUTE):] not in _FIELDS
-        if fits and name not in kept:
-            kept[name] = index
-        else:
-            losses.append(Loss("attributes", f"attributes[{index}]", None,
-                               f"{name} has no place of its own in a Canal message"))
-    order = sorted(kept.values())
-    decoded_order = sorted(order, key=lambda index: (attributes[index][0] != SQL_ATTRIBUTE,
-                                                     attributes[index][0] != SQL_TYPE_ATTRIBUTE, index))
-    if order != decoded_order:
-        return [Loss("attributes", "attributes", tuple(attributes[index] for index in decoded_order),
-                     f"Canal writes {SQL_ATTRIBUTE}, then {SQL_TYPE_ATTRIBUTE}, then its other fields")]
-    return losses
+    return kept_fields.losses(attributes, _attribute_group, NAME, f"{SQL_ATTRIBUTE}, {SQL_TYPE_ATTRIBUTE}, "
+                                                                  f"{FIELD_ATTRIBUTE}*")
+
+
+def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
+    if name == SQL_ATTRIBUTE:
+        return (0, value) if type(value) is str and value != "" else None
+    if name == SQL_TYPE_ATTRIBUTE:
+        return (1, value) if is_canonical(value) and value != "null" else None
+    return (2, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, _FIELDS) else None

@@ -12,7 +12,7 @@ How the message maps onto the canonical event:
   ``Delete`` by the attribute ``lindorm.op``, which is only set when the op cannot be derived from the event.
 * ``ts``, the default version, is the time of the mutation (HBase stamps a mutation's cells with it), so it is the
   commit time (milliseconds). An entry's own ``ts`` is the cell version; blank or absent means "the default version"
-  and stays None, so that a round trip writes it back blank.
+  and stays None, which is written back as no ``ts`` at all (the normal form), so a blank ``ts`` comes back absent.
 * ``keyOnly`` is ``key_only``. Strings are the documented form; JSON booleans and 0/1 are accepted too.
 * Every value is written as text. A value is typed by its entry's ``type`` when, and only when, writing the typed value
   back gives the same text (see ``typed_text``): "7" in a BIGINT column is 7, "007" stays "007". A missing value is
@@ -53,9 +53,9 @@ from typing import Any
 from ..codec import NONEMPTY, PRESENT, Shape, as_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, without
-from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
-from ._kit import typed_text
-from ._kit.json_message import MAX_MESSAGE_BYTES, encode, is_canonical, json_type, load_object, raw
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ._kit import kept_fields, time_units, typed_text
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm"
@@ -113,8 +113,7 @@ class LindormCodec(KeyedByColumns):
             raise DecodeError(NAME, f"expected \"true\" or \"false\", got {document.get('keyOnly')!r}", field="keyOnly")
         table_key = self.key_columns.for_table(table)
         image = _cells(document.get("data", []), kind, table_key)
-        attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode())
-                      for name, value in document.items() if name not in _DOCUMENTED_FIELDS]
+        attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), _DOCUMENTED_FIELDS)
         event = ChangeEvent(
             op=op, table=table, key=self.key_columns.key_of(table, image),
             before=image if image_name == "before" else None, after=image if image_name == "after" else None,
@@ -150,12 +149,10 @@ class LindormCodec(KeyedByColumns):
         if event.table is not None:
             document["table"] = event.table.name
         if event.source.commit_time_us is not None:
-            document["ts"] = str(_to_milliseconds(event.source.commit_time_us))
+            document["ts"] = str(time_units.in_unit(event.source.commit_time_us, time_units.MILLISECOND))
         document["keyOnly"] = "true" if event.key_only else "false"
         document["data"] = [_entry(cell) for cell in getattr(event, image_name)]
-        for index, (name, value) in enumerate(event.attributes):
-            if name.startswith(FIELD_ATTRIBUTE):
-                document[name[len(FIELD_ATTRIBUTE):]] = raw(NAME, value, f"attributes[{index}]")
+        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS))
         return encode(document)
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
@@ -273,22 +270,22 @@ class LindormCodec(KeyedByColumns):
         return losses
 
 
-def _attributes_as_decoded(event: ChangeEvent, key_columns: tuple[str, ...]) -> tuple:
-    """The attributes that decoding this event's message would give: those of a round trip."""
-    fields = [(name, value) for name, value in event.attributes if name.startswith(FIELD_ATTRIBUTE)]
-    names = [name for name, _ in fields]
-    if len(set(names)) != len(names) or any(name[len(FIELD_ATTRIBUTE):] in _DOCUMENTED_FIELDS or
-                                            not is_canonical(value) for name, value in fields):
-        fields = []
-    op_name = event.attribute(OP_ATTRIBUTE)
-    if op_name is None or op_name == _derived_op(event, key_columns) or not _fits(op_name, event, key_columns):
-        return tuple(fields)
-    return ((OP_ATTRIBUTE, op_name), *fields)
+def _attributes_as_decoded(event: ChangeEvent, key_columns: tuple[str, ...]) -> Entries:
+    """The attributes that decoding this event's message would give: those of a round trip. ``lindorm.op`` first,
+    where it names an op that writes the event and that cannot be derived from it; then the kept fields."""
+
+    def group_of(name: str, value: Value) -> tuple[int, Value] | None:
+        if name == OP_ATTRIBUTE:
+            fits = value != _derived_op(event, key_columns) and _fits(value, event, key_columns)
+            return (0, value) if fits else None
+        return (1, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS) else None
+
+    return kept_fields.as_decoded(event.attributes, group_of)
 
 
-def _fits(op_name: str, event: ChangeEvent, key_columns: tuple[str, ...]) -> bool:
+def _fits(op_name: Value, event: ChangeEvent, key_columns: tuple[str, ...]) -> bool:
     """Whether the Lindorm op ``op_name`` writes ``event``: its op, and the kind of every entry but the key's."""
-    if op_name not in _OPS:
+    if type(op_name) is not str or op_name not in _OPS:
         return False
     op, image_name, kind = _OPS[op_name]
     image = getattr(event, image_name)
@@ -331,21 +328,16 @@ def _version(value: Any, field: str) -> int | None:
         value = int(value)
     if type(value) is not int:
         raise DecodeError(NAME, f"expected a millisecond timestamp, got {value!r}", field=field)
-    if not -(2**63) <= value < 2**63:
+    if not INT64_MIN <= value <= INT64_MAX:
         raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field=field)
     return value
 
 
 def _to_microseconds(milliseconds: int) -> int:
-    microseconds = milliseconds * 1000
-    if not -(2**63) <= microseconds < 2**63:
+    microseconds = time_units.to_microseconds(milliseconds, time_units.MILLISECOND)
+    if microseconds is None:
         raise DecodeError(NAME, f"{milliseconds} ms is too far from 1970 to hold in microseconds", field="ts")
     return microseconds
-
-
-def _to_milliseconds(microseconds: int) -> int:
-    """Towards zero, so that the milliseconds always read back within the 64-bit microsecond range."""
-    return -(-microseconds // 1000) if microseconds < 0 else microseconds // 1000
 
 
 def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> Image:

@@ -19,7 +19,8 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
 from ..envelopes import arrow
-from ._kit import typed_text
+from ..model import INT64_MAX
+from ._kit import time_units, typed_text
 
 _ENTRY = pa.struct([("type", pa.string()), ("name", pa.string()), ("ts", pa.string()), ("value", pa.string())])
 _LAYOUT = pa.schema([("op", pa.string()), ("table", pa.string()), ("ts", pa.string()), ("keyOnly", pa.string()),
@@ -36,7 +37,7 @@ _VERSION = r"^-?[0-9]{1,18}$"  # int(text) fits in 64 bits (longer digit strings
 _INTEGER = r"^(0|-?[1-9][0-9]{0,17})$"  # str(int(text)) == text, within 64 bits
 _DECIMAL = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"  # str(Decimal(text)) == text unless it is written with an exponent:
 _DECIMAL_WITH_EXPONENT = r"^-?0\.(0{6,}[1-9]|0{7,}$)"  # 0.0000001 reads back as 1E-7
-_MILLISECONDS_LIMIT = (2**63 - 1) // 1000  # beyond it, microseconds overflow 64 bits
+_MILLISECONDS_LIMIT = INT64_MAX // time_units.MILLISECOND  # beyond it, microseconds overflow 64 bits
 
 
 def decode_arrow(values: pa.Array, max_message_bytes: int, key_columns: tuple[str, ...] = ()
@@ -206,7 +207,7 @@ def _canonical(parsed: pa.StructArray, key_columns: tuple[str, ...]) -> tuple[pa
         _keys(cells, parents, length, key_columns),
         pa.ListArray.from_arrays(offsets, cells, mask=pc.invert(is_delete_family)),
         pa.ListArray.from_arrays(offsets, cells, mask=is_delete_family),
-        pa.StructArray.from_arrays([null_strings, no_entries, pc.multiply(commit_ms, 1000),
+        pa.StructArray.from_arrays([null_strings, no_entries, pc.multiply(commit_ms, time_units.MILLISECOND),
                                     pa.nulls(length, pa.int64())], fields=list(arrow.SOURCE)),
         pc.equal(key_only_text, "true"),
         no_entries,

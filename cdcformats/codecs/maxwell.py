@@ -58,9 +58,10 @@ Written from other formats (what Flink's and Paimon's maxwell-json readers take 
   ``JSON``) and versions fall away; a deleted column (a Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the
   column set to null; a column twice in one image keeps its first cell. An update's before image comes back as
   ``data`` with ``old``'s values put back, then the columns only ``old`` has.
-* The commit time is written in whole seconds (toward zero); the position keeps the first of each Maxwell position
-  field, in Maxwell's order; the capture time, the source system, the table's catalog, other formats' attributes
-  and ``maxwell.field.*`` attributes that are not JSON text or name a field Maxwell reads are dropped.
+* The commit time is written in whole seconds, floored (as every format floors a time to its unit); the position
+  keeps the first of each Maxwell position field, in Maxwell's order; the capture time, the source system, the
+  table's catalog, other formats' attributes and ``maxwell.field.*`` attributes that are not JSON text or name a
+  field Maxwell reads are dropped.
 
 Normal form (what ``encode`` writes): ``database`` (when the table has a schema), ``table``, ``type``, ``ts``, the
 position fields, the kept fields, ``primary_key`` (with a key), ``primary_key_columns`` (always), ``data``, and
@@ -76,14 +77,14 @@ from typing import Any
 from ..codec import PRESENT, Codec, Shape, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ._kit import kept_fields, time_units
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
     encode,
     is_canonical,
     json_type,
-    kept_fields,
     load_object,
     raw,
     scalar,
@@ -101,7 +102,6 @@ _OP_OF_TYPE = {"insert": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE, "b
 _TYPE_OF_OP = {**{op: row_type for row_type, op in _OP_OF_TYPE.items()}, Op.UPSERT: "insert"}
 _BOOTSTRAP_MARKERS = ("bootstrap-start", "bootstrap-complete")
 _DDL_TYPE = re.compile(r"(database|table)-(create|alter|drop)")
-_MICROS_PER_SECOND = 1_000_000
 
 
 class MaxwellJsonCodec(Codec):
@@ -140,8 +140,7 @@ class MaxwellJsonCodec(Codec):
         elif op is Op.UPDATE:
             before = data
         key, key_fields = self._key(document, table, data)
-        attributes = [(FIELD_ATTRIBUTE + name, encode(value).decode()) for name, value in document.items()
-                      if name not in _ROW_FIELDS and name not in key_fields]
+        attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), {*_ROW_FIELDS, *key_fields})
         return ChangeEvent(op, table, key, before, after, _source(document), attributes=attributes)
 
     def _key(self, document: dict[str, Any], table: Table | None, data: Image) -> tuple[Image, tuple[str, ...]]:
@@ -172,9 +171,9 @@ class MaxwellJsonCodec(Codec):
             document["table"] = event.table.name
         document["type"] = _TYPE_OF_OP[event.op]
         if event.source.commit_time_us is not None:
-            document["ts"] = event.source.commit_time_us // _MICROS_PER_SECOND
+            document["ts"] = time_units.in_unit(event.source.commit_time_us, time_units.SECOND)
         document.update(event.source.position)
-        document.update(kept_fields(NAME, event.attributes, FIELD_ATTRIBUTE, self._reserved(event)))
+        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, self._reserved(event)))
         if event.key:
             document["primary_key"] = [_cell_json(cell) for cell in event.key]
         document["primary_key_columns"] = [cell.name for cell in event.key]
@@ -225,9 +224,9 @@ class MaxwellJsonCodec(Codec):
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []
         commit_time = event.source.commit_time_us
-        if commit_time is not None and commit_time % _MICROS_PER_SECOND:
+        if commit_time is not None and commit_time % time_units.SECOND:
             losses.append(Loss("source.commit_time", "source.commit_time_us",
-                               _whole_seconds(commit_time) * _MICROS_PER_SECOND, "Maxwell's ts is in whole seconds"))
+                               time_units.floored(commit_time, time_units.SECOND), "Maxwell's ts is in whole seconds"))
         losses += _position_losses(event.source.position)
         row_name = "before" if event.op is Op.DELETE else "after"
         row = getattr(event, row_name)
@@ -246,15 +245,11 @@ class MaxwellJsonCodec(Codec):
                 losses.append(Loss("before", "before", before, "an update's before image is data with old's values "
                                                                "put back, then the columns only old has"))
         reserved = self._reserved(event)
-        seen: set[str] = set()
-        for index, (name, value) in enumerate(event.attributes):
-            field_name = name[len(FIELD_ATTRIBUTE):]
-            if field_name in seen or field_name in reserved or not is_canonical(value):
-                losses.append(Loss("attributes", f"attributes[{index}]", None,
-                                   f"{name} is not a field of its own in a Maxwell message"))
-            else:
-                seen.add(field_name)
-        return losses
+
+        def group_of(name: str, value: Value) -> tuple[int, Value] | None:
+            return (0, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, reserved) else None
+
+        return losses + kept_fields.losses(event.attributes, group_of, NAME, f"{FIELD_ATTRIBUTE}*")
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -333,10 +328,10 @@ def _source(document: dict[str, Any]) -> Source:
     seconds = document.get("ts")
     commit_time = None
     if seconds is not None:
-        if type(seconds) is not int or not INT64_MIN <= seconds * _MICROS_PER_SECOND <= INT64_MAX:
+        commit_time = time_units.to_microseconds(seconds, time_units.SECOND)
+        if commit_time is None:
             raise DecodeError(NAME, f"expected a 64-bit timestamp in seconds, got {_json_excerpt(seconds)}",
                               field="ts")
-        commit_time = seconds * _MICROS_PER_SECOND
     position = []
     for field in POSITION_FIELDS:
         if field in document:
@@ -377,8 +372,3 @@ def _position_losses(position: Entries) -> list[Loss]:
                      f"Maxwell writes its position in the order {', '.join(POSITION_FIELDS)}")]
     return losses
 
-
-def _whole_seconds(microseconds: int) -> int:
-    """Seconds, rounded toward zero, so that reading them back stays within 64 bits."""
-    seconds = abs(microseconds) // _MICROS_PER_SECOND
-    return seconds if microseconds >= 0 else -seconds

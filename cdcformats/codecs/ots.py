@@ -57,13 +57,13 @@ import base64
 import binascii
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..codec import ABSENT, NONEMPTY, Codec, DecodedUnit, Option, Shape, as_text, decoded_events, one_of
+from ..codec import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
 from ..errors import ConfigurationError, DecodeError
 from ..losses import REFUSED, Loss, refused, without
-from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table
+from ._kit import time_units
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load
 
 NAME = "ots"
@@ -143,30 +143,9 @@ class OtsCodec(Codec):
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
-    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
-               ) -> Iterator[ChangeEvent]:
-        return decoded_events(self.decode_units(enumerate(messages)), on_error)
-
-    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+    def incremental_decoder(self) -> IncrementalDecoder:
         """The rows of a record (several messages) decode together into its event."""
-        if self.single_version:
-            yield from super().decode_units(numbered)
-            return
-        record: list[tuple[int, tuple, Any]] = []  # the rows of the record being grouped: position, row, message
-        previous_place: Any = None
-        for position, message in numbered:
-            try:
-                row, place = self._parse_row(self._row(message))
-            except DecodeError as error:
-                yield DecodedUnit(position, (message,), [], error.at(position, message))
-                continue
-            if record and _starts_record(row, record, place, previous_place):
-                yield self._record_unit(record)
-                record = []
-            record.append((position, row, message))
-            previous_place = place
-        if record:
-            yield self._record_unit(record)
+        return IncrementalDecoder(self) if self.single_version else _RecordDecoder(self)
 
     def _row(self, message: Any) -> Any:
         """The row a message holds: the message itself (ots-json parses it)."""
@@ -183,7 +162,7 @@ class OtsCodec(Codec):
                                     f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
         key = message[:width]
         for index, value in enumerate(key):
-            if type(value) not in _KEY_TYPES or (type(value) is int and not -(2**63) <= value < 2**63):
+            if type(value) not in _KEY_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
                                   field=self.primary_key[index])  # type: ignore[index]
         column, timestamp, value, op_type = message[width:width + 4]
@@ -358,7 +337,8 @@ class OtsCodec(Codec):
                 if source.commit_time_us is None:
                     return [Loss("requires source.commit_time", f"after[{index}].version", REFUSED,
                                  "a U or DO row needs a version, and neither the cell nor the event has a time")]
-                losses.append(Loss("cell.version", f"after[{index}].version", source.commit_time_us // 1000,
+                version = time_units.in_unit(source.commit_time_us, time_units.MILLISECOND)
+                losses.append(Loss("cell.version", f"after[{index}].version", version,
                                    "a cell without a version is written at the commit time"))
         if _sequence_prefix(source) is None:
             if source.position:
@@ -378,12 +358,9 @@ class OtsJsonCodec(OtsCodec):
     message_type = bytes
     options = (*OtsCodec.options, MAX_MESSAGE_BYTES)
 
-    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+    def incremental_decoder(self) -> IncrementalDecoder:
         """As ots, errors of the shared tuple code reported as this format's."""
-        for unit in super().decode_units(numbered):
-            if unit.error is not None:
-                unit.error.relabeled(self.name)
-            yield unit
+        return _Relabeled(super().incremental_decoder(), self.name)
 
     def transport_messages(self, payload: bytes) -> list[Any]:
         """A record's rows travel as one transport message, a line each."""
@@ -426,6 +403,57 @@ def _to_json(value: Any) -> Any:
     return value
 
 
+class _RecordDecoder(IncrementalDecoder):
+    """Groups rows into records (see Grouping above): a record is complete when a row opens the next one, or when
+    the stream ends. A row that is refused is a unit of its own and leaves the record open."""
+
+    codec: OtsCodec
+
+    def __init__(self, codec: OtsCodec) -> None:
+        super().__init__(codec)
+        self.record: list[tuple[int, tuple, Any]] = []  # the rows of the record being grouped: position, row, message
+        self.previous_place: Any = None
+
+    def feed(self, position: int, message: Any) -> list[DecodedUnit]:
+        try:
+            row, place = self.codec._parse_row(self.codec._row(message))
+        except DecodeError as error:
+            return [DecodedUnit(position, (message,), [], error.at(position, message))]
+        units = []
+        if self.record and _starts_record(row, self.record, place, self.previous_place):
+            units.append(self.codec._record_unit(self.record))
+            self.record = []
+        self.record.append((position, row, message))
+        self.previous_place = place
+        return units
+
+    def flush(self) -> list[DecodedUnit]:
+        units = [self.codec._record_unit(self.record)] if self.record else []
+        self.record = []
+        return units
+
+
+class _Relabeled(IncrementalDecoder):
+    """Another decoder, its errors reported as the format ``name``'s."""
+
+    def __init__(self, decoder: IncrementalDecoder, name: str) -> None:
+        super().__init__(decoder.codec)
+        self.decoder = decoder
+        self.name = name
+
+    def feed(self, position: int, message: Any) -> list[DecodedUnit]:
+        return self._relabeled(self.decoder.feed(position, message))
+
+    def flush(self) -> list[DecodedUnit]:
+        return self._relabeled(self.decoder.flush())
+
+    def _relabeled(self, units: list[DecodedUnit]) -> list[DecodedUnit]:
+        for unit in units:
+            if unit.error is not None:
+                unit.error.relabeled(self.name)
+        return units
+
+
 # -- helpers ----------------------------------------------------------------------------------------------------------
 
 def _configuration(message: str) -> ConfigurationError:
@@ -458,13 +486,13 @@ def _check_cell(op_type: Any, column: Any, timestamp: Any, value: Any) -> None:
     if op_type == "DA":
         if timestamp is not None:
             raise DecodeError(NAME, f"a DA row has no timestamp, got {timestamp!r}", field="timestamp")
-    elif type(timestamp) is not int or not -(2**63) <= timestamp < 2**63:
+    elif type(timestamp) is not int or not INT64_MIN <= timestamp <= INT64_MAX:
         raise DecodeError(NAME, f"expected a version (an integer), got {timestamp!r}", field="timestamp")
     if op_type != "U" and value is not None:
         raise DecodeError(NAME, f"a {op_type} row has no value, got {value!r}", field="columnValue")
     if value is not None and type(value) not in _VALUE_TYPES:
         raise DecodeError(NAME, f"not a Tablestore value: {value!r}", field="columnValue")
-    if type(value) is int and not -(2**63) <= value < 2**63:
+    if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
         raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field="columnValue")
 
 
@@ -475,7 +503,7 @@ def _parse_sequence_info(text: Any) -> tuple[int, int, int, str, int]:
         raise DecodeError(NAME, f"expected epoch_timestamp_rowIndex_shardId:colIdx, got {text!r}",
                           field="sequenceInfo")
     epoch, timestamp, row_index, column_index = (int(part) for part in match.group(1, 2, 3, 5))
-    if not all(-(2**63) <= number < 2**63 for number in (epoch, timestamp, row_index)):
+    if not all(INT64_MIN <= number <= INT64_MAX for number in (epoch, timestamp, row_index)):
         raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
     return epoch, timestamp, row_index, match.group(4), column_index
 

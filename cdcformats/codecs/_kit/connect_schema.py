@@ -1,5 +1,6 @@
 """Kafka Connect schemas as JsonConverter writes them with ``schemas.enable=true``: struct schemas generated from row
-images, and values read back through them. Shared by ``connect-json`` and ``debezium-json``.
+images, and values read back through them. Shared by ``connect-json``, ``debezium-json`` and
+``lindorm-subscription`` (the last two also through ``debezium_envelope``).
 
 A struct schema, as ``JsonConverter.asJsonSchema`` writes it (key order included)::
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Container, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -101,17 +100,3 @@ def scalar(value: Value) -> Any:
         return typed_text.render(value)
     return value
 
-
-def kept_fields(format_name: str, attributes: Iterable[tuple[str, Any]], prefix: str, reserved: Container[str]
-                ) -> dict[str, Any]:
-    """The fields a decoder kept verbatim as ``prefix`` + name attributes (JSON text), to write back; one that would
-    read back as a field of the format itself (``reserved``) is refused."""
-    fields: dict[str, Any] = {}
-    for index, (name, value) in enumerate(attributes):
-        if name.startswith(prefix):
-            field_name = name[len(prefix):]
-            if field_name in reserved:
-                raise EncodeError(format_name, f"{name} would read back as the field {field_name!r}",
-                                  field=f"attributes[{index}]")
-            fields[field_name] = raw(format_name, value, f"attributes[{index}]")
-    return fields

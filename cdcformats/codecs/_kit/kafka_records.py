@@ -45,13 +45,17 @@ class KafkaRecordCodec(Codec):
         raise NotImplementedError
 
     def read_units(self, stream: BinaryIO) -> Iterator[DecodedUnit]:
+        """The records of a file of JSON lines, each fed to the incremental decoder at its line number; a line that
+        is no record is refused there."""
+        decoder = self.incremental_decoder()
         for number, line in numbered_lines(stream):
             try:
                 record = self._record_of_line(line)
             except DecodeError as error:
                 yield DecodedUnit(number, (line,), [], error.at(number, line).in_file(self.file_unit, number))
                 continue
-            yield from in_file(self.decode_units([(number, record)]), self.file_unit)
+            yield from in_file(decoder.feed(number, record), self.file_unit)
+        yield from in_file(decoder.flush(), self.file_unit)
 
     def _record_of_line(self, line: bytes) -> KafkaRecord:
         try:

@@ -1,5 +1,8 @@
-"""Primary keys for formats whose messages do not mark them (Lindorm, Arcion): the key columns come from an option,
-and the key cells are read out of the row image, so a message never holds the key twice."""
+"""Primary keys for formats whose messages do not mark them: the key columns come from the option ``key_columns``,
+and the key cells are read out of the row image, so a message never holds the key twice (``KeyedByColumns``:
+lindorm, arcion, debezium-json, lindorm-subscription; the option alone: maxwell-json and connect-json, where a
+message names no key). ``key_cells_outside`` is for every format that reads the key out of the row (canal-json,
+aliyun-json, maxwell-json)."""
 
 from __future__ import annotations
 
@@ -80,8 +83,9 @@ KEY_COLUMNS = Option(
 
 
 class KeyedByColumns(Codec):
-    """Base of the formats whose messages do not mark the primary key (Lindorm, Arcion, Debezium values): the
-    option ``key_columns`` names it and the key cells are read out of an image; without the option, no key.
+    """Base of the formats whose messages do not mark the primary key (lindorm, arcion, debezium-json,
+    lindorm-subscription): the option ``key_columns`` names it and the key cells are read out of an image; without
+    the option, no key.
 
     A format that sets ``key_in_row`` writes the key cells that an event keeps outside its row image (Tablestore's
     primary key) into the row, in front, so that the row still identifies itself; its key is then what reading it
