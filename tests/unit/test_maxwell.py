@@ -260,7 +260,8 @@ def test_what_has_no_form_is_refused_and_declared() -> None:
 
 
 def test_sub_second_commit_times_are_reported_lost() -> None:
-    """What dropped() reports: the commit time written, in whole seconds (floored, as every format floors a time it cannot write whole)."""
+    """What dropped() reports: the commit time written, in whole seconds (floored, as every format floors a time
+    it cannot write whole)."""
     event = ChangeEvent(Op.INSERT, Table("t"), after=(), source=Source(commit_time_us=1_500_000))
     assert cf.codec("maxwell-json").dropped(event) == [
         cf.Loss("source.commit_time", "source.commit_time_us", 1_000_000, "Maxwell's ts is in whole seconds")]
