@@ -115,7 +115,8 @@ def registry_serve_command(db_path: str | None, host: str, port: int, user: str 
         raise click.UsageError("--user and --password (or CDCFORMATS_REGISTRY_PASSWORD) go together")
     path = db_path or default_path()
     click.echo(f"schema registry {path} on http://{host}:{port}" + (" (basic auth)" if user else ""), err=True)
-    serve(SchemaStore(path), host, port, credentials=(user, password) if user else None,
+    # password is not None when user is (checked above); the test says so to mypy
+    serve(SchemaStore(path), host, port, credentials=(user, password) if user and password is not None else None,
           max_request_bytes=max_request_bytes)
 
 
@@ -209,7 +210,7 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
 
     errors = _errors_mode(errors, dead_letter)
     files = {"IN": input_path, "OUT": output_path, "--dead-letter": dead_letter}
-    named = [(name, path) for name, path in files.items() if path not in (None, "-")]
+    named = [(name, path) for name, path in files.items() if path is not None and path != "-"]
     for index, (name, path) in enumerate(named):
         for other_name, other_path in named[index + 1:]:
             if same_file(path, other_path):
@@ -225,7 +226,8 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
         input_stream = sys.stdin.buffer if input_path == "-" else files_open.enter_context(open(input_path, "rb"))
         handler: Any = errors
         if errors == "dead-letter":
-            letters = files_open.enter_context(open(dead_letter, "w", encoding="utf-8"))  # type: ignore[arg-type]
+            assert dead_letter is not None  # _errors_mode: --errors dead-letter comes with --dead-letter FILE
+            letters = files_open.enter_context(open(dead_letter, "w", encoding="utf-8"))
             handler = dead_letter_writer(letters, source_codec.name)
         reader = files_open.enter_context(_progress(input_stream, show_progress, stats))
         started = time.perf_counter()

@@ -201,11 +201,13 @@ def _error_handler(errors: str | Callable[[CodecError], None], counts: Conversio
 def same_file(first: str | os.PathLike[str] | IO[Any], second: str | os.PathLike[str] | IO[Any]) -> bool:
     """Whether two paths or open files are one regular file (through a link or another spelling of its path)."""
     try:
-        statuses = [_status(file) for file in (first, second)]
+        one, other = _status(first), _status(second)
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # not a file with a descriptor
         return False
-    return all(status is not None and stat.S_ISREG(status.st_mode) for status in statuses) and (
-        statuses[0].st_dev, statuses[0].st_ino) == (statuses[1].st_dev, statuses[1].st_ino)  # type: ignore[union-attr]
+    if one is None or other is None:  # a path that does not exist (yet)
+        return False
+    return stat.S_ISREG(one.st_mode) and stat.S_ISREG(other.st_mode) and (
+        one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
 
 
 def _status(file: str | os.PathLike[str] | IO[Any]) -> os.stat_result | None:
@@ -380,6 +382,8 @@ def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:
     answer for that configuration, since options such as ``key_columns`` change what a format carries.
     """
     if options:
+        if not (isinstance(source, str) and isinstance(target, str)):  # as in configure
+            raise ConfigurationError("options can only be given with format names; configure the codecs instead")
         source_options, target_options = routed(options, [codec_class(source), codec_class(target)])
         source, target = codec(source, **source_options), codec(target, **target_options)
     carrier_of_source = codec_class(source) if isinstance(source, str) else source

@@ -7,6 +7,8 @@ option) raises a ``ConfigurationError`` before any data flows.
 
 from __future__ import annotations
 
+from typing import Self
+
 EXCERPT_LIMIT = 80
 
 
@@ -57,20 +59,20 @@ class CodecError(CdcFormatsError):
             text += f" (input: {excerpt(self.raw)})"
         return text
 
-    def relabeled(self, format: str) -> CodecError:
+    def relabeled(self, format: str) -> Self:
         """This error, reported by ``format`` (a format built on another one's code, such as ots-json on ots)."""
         self.format = format
         self.args = (self._render(),)
         return self
 
-    def in_file(self, unit: str, number: int) -> CodecError:
+    def in_file(self, unit: str, number: int) -> Self:
         """This error, placed in a file: at ``unit`` (line, record) ``number``, counted from 1 as editors do."""
         self._unit = unit
         self.position = number
         self.args = (self._render(),)
         return self
 
-    def at(self, position: int, raw: object) -> CodecError:
+    def at(self, position: int, raw: object) -> Self:
         """This error, placed at ``position`` in the stream (codecs raise it deep down, where they don't know)."""
         self.position = position
         if self.raw is None:

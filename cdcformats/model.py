@@ -52,8 +52,8 @@ class CellKind(enum.Enum):
 def check_value(value: object, where: str) -> None:
     """Refuse a value the model cannot hold, naming where it was found."""
     kind = type(value)
-    if kind is int:
-        if not INT64_MIN <= value <= INT64_MAX:  # type: ignore[operator]
+    if type(value) is int:  # not kind: mypy narrows value on this form
+        if not INT64_MIN <= value <= INT64_MAX:
             raise ValueError(f"{where}: integer {value} is outside the signed 64-bit range")
     elif kind not in VALUE_TYPES:
         raise TypeError(f"{where}: {kind.__name__} is not a change-event value (expected one of "
@@ -66,8 +66,8 @@ _NAN_KEY = ("float", "nan")
 def value_key(value: Value) -> tuple:
     """A key that is equal for two values exactly when the model considers them the same value."""
     kind = type(value)
-    if kind is float:
-        if math.isnan(value):  # type: ignore[arg-type]
+    if type(value) is float:  # not kind: mypy narrows value on this form
+        if math.isnan(value):
             return _NAN_KEY
         return ("float", struct.pack(">d", value))
     if kind is Decimal:

@@ -132,6 +132,12 @@ def _value(row: dict[str, Any] | None, where: str) -> Value:
     return value
 
 
+def _name(row: dict[str, Any]) -> Any:
+    """A cell's or entry's name as the row has it, unchecked (None when a hand-built struct leaves it out): the model
+    refuses a name that is not a str, and event_from_row reports that."""
+    return row.get("name")
+
+
 def _cells(rows: list[dict[str, Any]] | None, where: str) -> tuple[Cell, ...] | None:
     if rows is None:
         return None
@@ -143,13 +149,13 @@ def _cells(rows: list[dict[str, Any]] | None, where: str) -> tuple[Cell, ...] | 
         except ValueError:
             raise EncodeError("arrow", f"unknown cell kind {row.get('kind')!r}; expected one of "
                                        f"{', '.join(kind.value for kind in CellKind)}", field=f"{path}.kind") from None
-        cells.append(Cell(row.get("name"), _value(row.get("value"), f"{path}.value"), row.get("type"),
+        cells.append(Cell(_name(row), _value(row.get("value"), f"{path}.value"), row.get("type"),
                           row.get("version"), kind))
     return tuple(cells)
 
 
 def _entries(rows: list[dict[str, Any]] | None, where: str) -> tuple[tuple[str, Value], ...]:
-    return tuple((row.get("name"), _value(row.get("value"), f"{where}[{index}].value"))
+    return tuple((_name(row), _value(row.get("value"), f"{where}[{index}].value"))
                  for index, row in enumerate(rows or ()))
 
 
@@ -228,7 +234,7 @@ def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent], errors: s
     return pc.if_else(undecided, to_arrow(full), fast)
 
 
-def encode_array(events: pa.StructArray, write: Callable[[ChangeEvent], bytes], format_name: str,
+def encode_array(events: pa.StructArray, write: Callable[[ChangeEvent], bytes | None], format_name: str,
                  errors: str = "fail") -> list[bytes | CodecError | None]:
     """Each ``EVENT`` row written by ``write`` (a null row gives None), errors handled as in ``decode_array``."""
     error_mode(errors, COLUMN_ERROR_MODES)

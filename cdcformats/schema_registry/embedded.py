@@ -32,6 +32,13 @@ def _references(schema: Schema) -> list[dict[str, Any]]:
     return [{"name": ref.name, "subject": ref.subject, "version": ref.version} for ref in schema.references or ()]
 
 
+def _text(schema: Schema) -> str:
+    """The schema's text; a ``Schema`` without one (confluent-kafka allows None) is an invalid schema."""
+    if schema.schema_str is None:
+        raise errors.invalid_schema("no schema text")
+    return schema.schema_str
+
+
 def _schema(record: dict[str, Any]) -> Schema:
     return Schema.from_dict({"schemaType": "AVRO", **record})
 
@@ -64,19 +71,21 @@ class EmbeddedSchemaRegistryClient:
     # -- registration and lookup ------------------------------------------------------------------------------------
 
     def register_schema(self, subject_name: str, schema: Schema, normalize_schemas: bool = False) -> int:
-        return self.register_schema_full_response(subject_name, schema, normalize_schemas).schema_id
+        registered = self.register_schema_full_response(subject_name, schema, normalize_schemas)
+        assert registered.schema_id is not None  # register_schema_full_response always gives the id
+        return registered.schema_id
 
     def register_schema_full_response(self, subject_name: str, schema: Schema, normalize_schemas: bool = False
                                       ) -> RegisteredSchema:
         with _confluent_errors():
-            result = self.store.register(subject_name, schema.schema_str, schema.schema_type, _references(schema))
+            result = self.store.register(subject_name, _text(schema), schema.schema_type, _references(schema))
         return RegisteredSchema(schema_id=result["id"], guid=None, schema=schema, subject=result["subject"],
                                 version=result["version"])
 
     def lookup_schema(self, subject_name: str, schema: Schema, normalize_schemas: bool = False, fmt: str | None = None,
                       deleted: bool = False) -> RegisteredSchema:
         with _confluent_errors():
-            return _registered(self.store.lookup(subject_name, schema.schema_str, schema.schema_type,
+            return _registered(self.store.lookup(subject_name, _text(schema), schema.schema_type,
                                                  _references(schema), deleted=deleted))
 
     def get_schema(self, schema_id: int, subject_name: str | None = None, fmt: str | None = None,
@@ -140,7 +149,7 @@ class EmbeddedSchemaRegistryClient:
     def test_compatibility(self, subject_name: str, schema: Schema, version: int | str = "latest",
                            normalize: bool = False, verbose: bool = False) -> bool:
         with _confluent_errors():
-            return not self.store.test_compatibility(subject_name, schema.schema_str, schema.schema_type,
+            return not self.store.test_compatibility(subject_name, _text(schema), schema.schema_type,
                                                      _references(schema), version)
 
     def get_associations_by_resource_name(self, *args: Any, **kwargs: Any) -> list[Any]:

@@ -131,7 +131,7 @@ class SchemaStore:
 
     # -- schemas ----------------------------------------------------------------------------------------------------
 
-    def register(self, subject: str, schema: str, schema_type: str = "AVRO",
+    def register(self, subject: str, schema: str, schema_type: str | None = "AVRO",
                  references: Sequence[dict[str, Any]] | None = None, schema_id: int | None = None) -> dict[str, Any]:
         """Register ``schema`` under ``subject``; the id and version it has (an existing one if already there)."""
         schema_type = _schema_type(schema_type)
@@ -180,7 +180,7 @@ class SchemaStore:
                        (subject, version, new_id))
             return {"subject": subject, "id": new_id, "version": version}
 
-    def lookup(self, subject: str, schema: str, schema_type: str = "AVRO",
+    def lookup(self, subject: str, schema: str, schema_type: str | None = "AVRO",
                references: Sequence[dict[str, Any]] | None = None, deleted: bool = False) -> dict[str, Any]:
         """The version of ``subject`` that holds ``schema``."""
         schema_type = _schema_type(schema_type)
@@ -290,7 +290,7 @@ class SchemaStore:
                 db.execute("UPDATE versions SET deleted = 1 WHERE subject = ? AND version = ?", (subject, found))
             return found
 
-    def test_compatibility(self, subject: str, schema: str, schema_type: str = "AVRO",
+    def test_compatibility(self, subject: str, schema: str, schema_type: str | None = "AVRO",
                            references: Sequence[dict[str, Any]] | None = None, version: Any = "latest",
                            all_versions: bool = False) -> list[str]:
         """Why ``schema`` could not be registered next under ``subject``: against one version, or (``all_versions``)

@@ -53,10 +53,18 @@ from ..model import ChangeEvent
 from ..options import error_mode, option_value, routed
 from ..registry import codec, codec_class
 
-EVENT_TYPE: StructType = from_arrow_type(arrow.EVENT)
+
+def _struct_type(arrow_type: pa.DataType) -> StructType:
+    """The Spark type of an Arrow struct type."""
+    spark_type = from_arrow_type(arrow_type)
+    assert isinstance(spark_type, StructType)  # Spark maps an Arrow struct to a StructType
+    return spark_type
+
+
+EVENT_TYPE: StructType = _struct_type(arrow.EVENT)
 EVENT_DDL: str = EVENT_TYPE.simpleString()
 WRITE_RESULT = pa.struct([("value", pa.binary()), ("error", arrow.ERROR)])
-WRITE_RESULT_TYPE: StructType = from_arrow_type(WRITE_RESULT)
+WRITE_RESULT_TYPE: StructType = _struct_type(WRITE_RESULT)
 
 # Options of the functions themselves; every other option goes to the codec(s) that declare it.
 OPTIONS = {
@@ -105,7 +113,7 @@ class _Call:
     errors: str
     read: Callable[[Any], ChangeEvent] | None = None
     read_batch: arrow.BatchDecoder | None = None
-    write: Callable[[ChangeEvent], bytes] | None = None
+    write: Callable[[ChangeEvent], bytes | None] | None = None
     target: str = ""
 
 
@@ -126,28 +134,32 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     if framing not in ("confluent", "none"):
         raise ConfigurationError(f"framing must be confluent or none, not {framing!r}")
     topic = options.pop("topic", None)
-    registry = {"schema_registry": options.pop("schema_registry", None), "framing": framing == "confluent"}
+    schema_registry = options.pop("schema_registry", None)
     strategy = options.pop("subject_name_strategy", "topic" if topic else "record")
     context = _Context(topic)
     options = {name: option_value(value) for name, value in options.items()}
     roles = [name for name in (source, target) if name is not None]
     # A default of register() that neither format declares is meant for other formats; an option of the call is not.
-    shares = dict(zip(roles, routed(options, [codec_class(name) for name in roles], checked=set(call_options),
-                                    own=OPTIONS), strict=True))
+    shares: dict[str | None, dict[str, Any]] = dict(zip(
+        roles, routed(options, [codec_class(name) for name in roles], checked=set(call_options), own=OPTIONS),
+        strict=True))
     source_options, target_options = shares.get(source, {}), shares.get(target, {})
     call = _Call(errors, target=target or "")
     if source is not None:
-        reader = ChangeEventDeserializer(source, **registry, **source_options)
+        reader = ChangeEventDeserializer(source, schema_registry, framing=framing == "confluent", **source_options)
 
         def read(message: Any) -> ChangeEvent:
-            return reader(message.encode("utf-8") if isinstance(message, str) else message, context)
+            event = reader(message.encode("utf-8") if isinstance(message, str) else message, context)
+            assert event is not None  # only a null message reads as None, and decode_rows keeps those to itself
+            return event
         # The batch decoder reads a codec's own bytes, not Confluent's framing.
         read_batch = reader.codec.batch_decoder() if reader.framing is None else None
         call = replace(call, read=read, read_batch=read_batch)
     if target is not None:
-        writer = ChangeEventSerializer(target, **registry, subject_name_strategy=strategy, **target_options)
+        writer = ChangeEventSerializer(target, schema_registry, framing=framing == "confluent",
+                                       subject_name_strategy=strategy, **target_options)
 
-        def write(event: ChangeEvent) -> bytes:
+        def write(event: ChangeEvent) -> bytes | None:  # None: a record format's null value (a tombstone)
             lossy = refusal(writer.codec, event) if strict else None
             if lossy is not None:
                 raise lossy
@@ -189,6 +201,7 @@ def _decode_batch(formats: pa.Array, values: pa.Array, options: tuple[pa.Array, 
     def run(key: tuple, rows: pa.Array | None) -> pa.Array:
         format_name, given = key
         call = _call(format_name, None, given, defaults, "dead-letter")
+        assert call.read is not None  # a call with a source has a reader
         part = values if rows is None else values.take(rows)
         return arrow.decode_array(part, call.read, call.errors, call.read_batch)
     return _grouped(_keys([formats], options), run, arrow.EVENT)
@@ -207,6 +220,7 @@ def _write_batch(events: pa.Array, call: _Call, keep_errors: bool) -> pa.Array:
     if call.errors == "dead-letter" and not keep_errors:
         raise ConfigurationError("cdc_encode and cdc_convert return binary, which cannot hold an error: use "
                                  "cdc_encode_or_error / cdc_convert_or_error to keep dead letters")
+    assert call.write is not None  # a call with a target has a writer
     results = arrow.encode_array(events, call.write, call.target, call.errors)
     return _with_errors(results) if keep_errors else _binary(results)
 
@@ -225,6 +239,7 @@ def _convert_batch(values: pa.Array, sources: pa.Array, targets: pa.Array, optio
     def run(key: tuple, rows: pa.Array | None) -> pa.Array:
         source, target, given = key
         call = _call(source, target, given, defaults, "dead-letter" if keep_errors else "null")
+        assert call.read is not None  # a call with a source has a reader
         part = values if rows is None else values.take(rows)
         # A message that cannot be read becomes an error row, which the writer passes on as it is.
         return _write_batch(arrow.decode_array(part, call.read, call.errors, call.read_batch), call, keep_errors)
@@ -250,24 +265,24 @@ def register(spark: SparkSession, **defaults: Any) -> None:
     registered: Options = tuple((name, value if isinstance(value, str) else json.dumps(value))
                                 for name, value in defaults.items())
 
-    @arrow_udf(EVENT_TYPE)  # type: ignore[misc]
+    @arrow_udf(EVENT_TYPE)  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
     def cdc_decode(format: pa.Array, value: pa.Array, *options: pa.Array) -> pa.Array:
         return _decode_batch(format, value, options, registered)
 
-    @arrow_udf(BinaryType())  # type: ignore[misc]
+    @arrow_udf(BinaryType())  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
     def cdc_encode(format: pa.Array, event: pa.Array, *options: pa.Array) -> pa.Array:
         return _encode_batch(format, event, options, registered, keep_errors=False)
 
-    @arrow_udf(WRITE_RESULT_TYPE)  # type: ignore[misc]
+    @arrow_udf(WRITE_RESULT_TYPE)  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
     def cdc_encode_or_error(format: pa.Array, event: pa.Array, *options: pa.Array) -> pa.Array:
         return _encode_batch(format, event, options, registered, keep_errors=True)
 
-    @arrow_udf(BinaryType())  # type: ignore[misc]
+    @arrow_udf(BinaryType())  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
     def cdc_convert(value: pa.Array, source_format: pa.Array, target_format: pa.Array, *options: pa.Array
                     ) -> pa.Array:
         return _convert_batch(value, source_format, target_format, options, registered, keep_errors=False)
 
-    @arrow_udf(WRITE_RESULT_TYPE)  # type: ignore[misc]
+    @arrow_udf(WRITE_RESULT_TYPE)  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
     def cdc_convert_or_error(value: pa.Array, source_format: pa.Array, target_format: pa.Array, *options: pa.Array
                              ) -> pa.Array:
         return _convert_batch(value, source_format, target_format, options, registered, keep_errors=True)
@@ -281,7 +296,7 @@ def register(spark: SparkSession, **defaults: Any) -> None:
 
 @lru_cache(maxsize=1)
 def _event_id_function() -> Any:
-    return arrow_udf(_event_ids, StringType())
+    return arrow_udf(_event_ids, StringType())  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
 
 
 def event_id(event: Column | str) -> Column:
@@ -335,7 +350,7 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
     row_deletes = changes.where(F.col("e.op") == "DELETE").groupBy(*row).agg(F.max("_order").alias("_row_deleted"))
     cells = changes.select(*row, "_order", F.col("e.source.commit_time_us").alias("_commit_us"),
                            F.explode(F.col("e.after")).alias("cell"))
-    column_key = [*row, F.col("cell.name").alias("_name")]
+    column_key: list[Column | str] = [*row, F.col("cell.name").alias("_name")]
     whole_column = cells.where(F.col("cell.kind") == "DELETE_ALL_VERSIONS").groupBy(*column_key).agg(
         F.max("_order").alias("_column_deleted"))
     one_version = cells.where(F.col("cell.kind") == "DELETE_VERSION").groupBy(

@@ -74,6 +74,7 @@ def convert_files(spark: SparkSession, input_path: str, source: str, output_path
         else:
             written.write.mode("errorifexists").parquet(output_path)
         if errors == "dead-letter":
+            assert dead_letter  # checked above: errors=dead-letter needs a dead-letter path
             results.where("result.error IS NOT NULL").select("result.error.*").write.mode("errorifexists").parquet(
                 dead_letter)
         totals = results.agg(F.count(F.lit(1)).alias("rows"),
