@@ -20,10 +20,13 @@ def round_trip(codec: cf.Codec, event: cf.ChangeEvent) -> list[cf.ChangeEvent]:
 
 # Built once, not per example: a codec is immutable once configured, and so is a strategy.
 CODECS = {name: configuration.codec() for name, configuration in CONFIGURATIONS.items()}
-CARRIED_EVENTS = {name: events_for(codec) for name, codec in CODECS.items()}
+# skip_ddl changes only how a DDL message is read, and encode writes none: canal-json+skip_ddl would take canal-json's
+# code path on every event, so only the native messages (which hold DDL messages) tell the two apart.
+ENCODERS = [name for name in CONFIGURATIONS if name != "canal-json+skip_ddl"]
+CARRIED_EVENTS = {name: events_for(CODECS[name]) for name in ENCODERS}
 
 
-@pytest.mark.parametrize("configuration", CONFIGURATIONS)
+@pytest.mark.parametrize("configuration", ENCODERS)
 @given(data=st.data())
 def test_decode_inverts_encode_for_every_event_the_format_carries(configuration: str, data: st.DataObject) -> None:
     codec = CODECS[configuration]
@@ -31,35 +34,30 @@ def test_decode_inverts_encode_for_every_event_the_format_carries(configuration:
     assert round_trip(codec, event) == [event]
 
 
+# One draw of native messages serves the three checks on them, which generating the messages (and their normal form)
+# once for each would triple. Each still runs on every example: a loss in either envelope shows in the last one.
 @pytest.mark.parametrize("configuration", CONFIGURATIONS)
 @given(data=st.data())
-def test_encode_of_decode_is_the_normal_form(configuration: str, data: st.DataObject) -> None:
+def test_encode_of_decode_is_the_normal_form_directly_and_through_both_envelopes(configuration: str,
+                                                                                 data: st.DataObject) -> None:
     described = CONFIGURATIONS[configuration]
-    codec = described.codec()
+    codec = CODECS[configuration]
     messages = data.draw(described.messages)
+    normal_form = described.normal_form(messages)
     normal = list(codec.encode(codec.decode(messages)))
-    assert described.same(normal, described.normal_form(messages))
+    assert described.same(normal, normal_form)
     assert described.same(list(codec.encode(codec.decode(normal))), normal)  # the normal form reads back as itself
-
-
-@pytest.mark.parametrize("configuration", CONFIGURATIONS)
-@pytest.mark.parametrize("envelope", ["avro", "protobuf"])
-@given(data=st.data())
-def test_native_to_envelope_and_back_is_the_normal_form(configuration: str, envelope: str,
-                                                        data: st.DataObject) -> None:
-    described = CONFIGURATIONS[configuration]
-    codec = described.codec()
-    assert cf.loss(codec, envelope) == []
-    messages = data.draw(described.messages)
-    through_envelope = list(cf.convert(cf.convert(messages, codec, envelope), envelope, codec))
-    assert described.same(through_envelope, described.normal_form(messages))
+    assert cf.loss(codec, "avro") == [] and cf.loss("avro", "protobuf") == [] and cf.loss(codec, "protobuf") == []
+    through_envelopes = cf.convert(cf.convert(cf.convert(messages, codec, "avro"), "avro", "protobuf"),
+                                   "protobuf", codec)
+    assert described.same(list(through_envelopes), normal_form), "avro, then protobuf, lost something"
 
 
 @pytest.mark.parametrize("configuration", CONFIGURATIONS)
 @given(data=st.data())
 def test_garbage_raises_only_decode_error(configuration: str, data: st.DataObject) -> None:
     described = CONFIGURATIONS[configuration]
-    codec = described.codec()
+    codec = CODECS[configuration]
     errors: list[DecodeError] = []
     events = list(codec.decode(data.draw(described.garbage), on_error=errors.append))
     assert all(isinstance(event, cf.ChangeEvent) for event in events)
