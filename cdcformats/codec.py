@@ -133,7 +133,7 @@ class Option:
     name: str
     doc: str
     default: Any = None
-    parse: Callable[[Any], Any] = staticmethod(lambda value: value)  # type: ignore[assignment]
+    parse: Callable[[Any], Any] = staticmethod(lambda value: value)
     required: bool = False  # a codec cannot be made without it
     names_key_columns: bool = False  # its value names the key columns, which the format's messages do not mark
 
@@ -178,8 +178,9 @@ class Codec:
     name: ClassVar[str]
     description: ClassVar[str] = ""
     message_type: ClassVar[type] = bytes
-    carries: ClassVar[frozenset[str]] = ALL_FEATURES
-    shapes: ClassVar[tuple[Shape, ...] | None] = None  # None: any op with any images and cell kinds
+    # Not ClassVars: a format whose options change what it carries (key columns, say) sets them on the instance.
+    carries: frozenset[str] = ALL_FEATURES
+    shapes: tuple[Shape, ...] | None = None  # None: any op with any images and cell kinds
     # Attributes it writes back without carrying attributes in general; a name ending in "." stands for a prefix.
     own_attributes: ClassVar[frozenset[str]] = frozenset()
     # A source position of fixed layout, as (name, type) entries that always come with a commit time; None: any.
@@ -581,6 +582,7 @@ def in_file(units: Iterable[DecodedUnit], unit_name: str) -> Iterator[DecodedUni
     """``units`` decoded from a file, their positions being 1-based numbers of lines or records: errors say so."""
     for unit in units:
         if unit.error is not None:
+            assert unit.error.position is not None  # decoding places every error (CodecError.at) before a unit has it
             unit.error.in_file(unit_name, unit.error.position)
         yield unit
 

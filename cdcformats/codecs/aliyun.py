@@ -213,14 +213,18 @@ class AliyunJsonCodec(Codec):
         losses: list[Loss] = []
         row_name = "before" if event.op is Op.DELETE or event.after is None else "after"
         images = {"before": event.before, "after": event.after}
-        missing = key_cells_outside(event.key, images[row_name])
-        images[row_name] = missing + images[row_name]  # the key is read out of the row by schema.primaryKey
+        row = images[row_name]
+        assert row is not None  # dropped() asks only about an event some shape admits
+        missing = key_cells_outside(event.key, row)
+        images[row_name] = row = missing + row  # the key is read out of the row by schema.primaryKey
         types = _columns(images["before"], images["after"])
         for image_name in ("before", "after"):
             image = getattr(event, image_name)
             if image is None:
                 continue
-            written = _as_decoded(images[image_name], types)
+            current = images[image_name]
+            assert current is not None  # the event's image, or its row with the key cells put in
+            written = _as_decoded(current, types)
             if image_name == row_name and missing:
                 losses.append(Loss("key", row_name, written, "the key is read out of the row by schema.primaryKey: "
                                                              "the key cells the row lacks go into it"))
@@ -229,7 +233,9 @@ class AliyunJsonCodec(Codec):
                                         "one schema.dataColumn types and orders the columns of both images, the "
                                         "after image's type first; base64 text is bytes in a BYTES column")
             images[image_name] = written
-        key = _key_of(event.key, images[row_name])
+        row = images[row_name]
+        assert row is not None  # as written just above
+        key = _key_of(event.key, row)
         if key != event.key:
             losses.append(Loss("key", "key", key, "the key is read out of the row by schema.primaryKey"))
         position = _position_as_decoded(event.source.position)
@@ -299,11 +305,11 @@ def _event(document: dict[str, Any]) -> ChangeEvent:
                   *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
                   *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
     try:
-        source = Source(system, position, commit_time, capture_time)
+        source = Source(system, tuple(position), commit_time, capture_time)
     except ValueError as error:  # an integer beyond 64 bits in the position
         raise DecodeError(NAME, str(error), field="payload") from None
     return ChangeEvent(_OP_OF_CODE[code], table, key, images["before"], images["after"], source,
-                       attributes=attributes)
+                       attributes=tuple(attributes))
 
 
 def _pairing_key(document: dict[str, Any]) -> bytes:
@@ -483,7 +489,7 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
     position = list(event.source.position)
     if position and position[0][0] == _SEQUENCE_ID:
         payload[_SEQUENCE_ID] = position.pop(0)[1]
-    timestamp = {time: _milliseconds(getattr(event.source, field))
+    timestamp: dict[str, Value] = {time: _milliseconds(getattr(event.source, field))
                  for time, field in zip(_TIMES, ("commit_time_us", "capture_time_us"))}
     timestamp.update(position)
     payload["timestamp"] = timestamp

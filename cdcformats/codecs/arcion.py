@@ -78,8 +78,8 @@ def _table(value: str | None) -> Table | None:
     parts = value.split(".")
     if len(parts) > 3:
         raise ValueError(f"expected at most catalog.schema.table, got {value!r}")
-    name, schema, catalog = [*reversed(parts), None, None][:3]
-    return Table(name, schema, catalog)
+    schema, catalog = [*reversed(parts[:-1]), None, None][:2]
+    return Table(parts[-1], schema, catalog)
 
 
 class ColumnTypes:
@@ -122,14 +122,15 @@ class ArcionCodec(KeyedByColumns):
         "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal", "value.off_type",
         "source.position",
     })
-    shapes = (
+    shapes: tuple[Shape, ...] = (
         Shape(Op.INSERT, before=OPTIONAL, after=OPTIONAL),
         Shape(Op.UPDATE, before=OPTIONAL, after=OPTIONAL),
         Shape(Op.DELETE, before=OPTIONAL, after=OPTIONAL),
         Shape(Op.READ, after=PRESENT),
     )
     own_attributes = frozenset({NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON, FIELD_ATTRIBUTE})
-    requires = ("table",)  # a realtime message names its table; the option table names it when the event does not
+    # A realtime message names its table; the option table names it when the event does not.
+    requires: tuple[str, ...] = ("table",)
     options = (
         KEY_COLUMNS,
         Option("column_types", "SQL type names that type text values: {column: type} for every table, or "
@@ -178,7 +179,7 @@ class ArcionCodec(KeyedByColumns):
         after = self._image(document, "after", table)
         key_image = before if op is Op.DELETE or after is None else after
         return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
-                           Source(position=position), attributes=attributes)
+                           Source(position=position), attributes=tuple(attributes))
 
     def _image(self, document: dict[str, Any], name: str, table: Table | None) -> Image | None:
         row = document.get(name)
@@ -212,7 +213,7 @@ class ArcionCodec(KeyedByColumns):
         if table is None or event.op not in _TYPE_OF_OP:
             raise EncodeError(NAME, "a realtime message has an opType I, U or D and names its table", field="op")
         cursor_json = {value for name, value in event.attributes if name == CURSOR_JSON}
-        document = {
+        document: dict[str, Any] = {
             "tableName": {
                 "namespace": _with_hash({"catalog": table.catalog, "schema": table.schema},
                                         event.attribute(NAMESPACE_HASH)),

@@ -158,7 +158,7 @@ class CanalJsonCodec(Codec):
         table = _table(document.get("database"), document.get("table"))
         source = Source(position=_position(document), commit_time_us=_time(document, "es"),
                         capture_time_us=_time(document, "ts"))
-        attributes = _attributes(document)
+        attributes = tuple(_attributes(document))
         rows = _objects(document.get("data"), "data")
         olds = _objects(document.get("old"), "old")
         if op is Op.TRUNCATE:
@@ -191,8 +191,10 @@ class CanalJsonCodec(Codec):
         types: dict[str, str] = {}
         if op is not Op.TRUNCATE:
             row = event.before if op is Op.DELETE else event.after
+            assert row is not None  # an event this format carries (written()): its shape has these images
             data = [_texts(row)]
             if op is Op.UPDATE:
+                assert event.before is not None  # an event this format carries (written()): its shape has these images
                 old = [_texts(_changed(row, event.before))]
                 types = _column_types_of(row, event.before)
             else:
@@ -281,6 +283,7 @@ class CanalJsonCodec(Codec):
                 row = missing + row
                 losses.append(Loss("key", row_name, row, "Canal reads the key out of the row by pkNames"))
             if event.op is Op.UPDATE:
+                assert event.before is not None  # dropped() asks only about an event some shape admits
                 after, before = _update_as_decoded(row, event.before)
                 losses += _image_losses("cell.type", "after", row, after,
                                         "Canal's mysqlType types a column once, for its row and its old value")
@@ -487,7 +490,7 @@ def _image_losses(feature: str, image_name: str, image: Image, written: Image, w
 
 def _position_as_decoded(position: Entries) -> Entries:
     """Canal's position: the first ``id``, then the first ``gtid``, as JSON scalars."""
-    first = {}
+    first: dict[str, Any] = {}
     for name, value in position:
         if name in _POSITION_FIELDS:
             first.setdefault(name, scalar(value))

@@ -136,6 +136,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
         key = self._write(event.key, self.config["key_schema_name"]) if event.key else None
         if event.op is Op.DELETE:
             return KafkaRecord(key, None)
+        assert event.after is not None  # an event this format carries (written()): its shape has these images
         return KafkaRecord(key, self._write(event.after, self.config["value_schema_name"]))
 
     def _write(self, cells: Image, schema_name: str | None) -> bytes:

@@ -117,7 +117,7 @@ class LindormCodec(KeyedByColumns):
         event = ChangeEvent(
             op=op, table=table, key=self.key_columns.key_of(table, image),
             before=image if image_name == "before" else None, after=image if image_name == "after" else None,
-            source=Source(commit_time_us=commit_time_us), key_only=key_only, attributes=attributes)
+            source=Source(commit_time_us=commit_time_us), key_only=key_only, attributes=tuple(attributes))
         if _derived_op(event, table_key) != op_name:
             event = _with_op_attribute(event, op_name)
         return event
@@ -142,7 +142,7 @@ class LindormCodec(KeyedByColumns):
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         op_name = event.attribute(OP_ATTRIBUTE) or _derived_op(event, self.key_columns.for_table(event.table))
-        if op_name not in _OPS or _OPS[op_name][0] is not event.op:
+        if not isinstance(op_name, str) or op_name not in _OPS or _OPS[op_name][0] is not event.op:
             raise EncodeError(NAME, f"lindorm has no mutation for this {event.op.value}", field="op")
         image_name = _OPS[op_name][1]
         document: dict[str, Any] = {"op": op_name}
@@ -251,6 +251,7 @@ class LindormCodec(KeyedByColumns):
         attributes = _attributes_as_decoded(event, key_columns)
         op_name = (attributes[0][1] if attributes and attributes[0][0] == OP_ATTRIBUTE
                    else _derived_op(event, key_columns))
+        assert isinstance(op_name, str)  # _attributes_as_decoded keeps lindorm.op only where it names an op (_fits)
         _, image_name, kind = _OPS[op_name]
         losses = []
         image = []

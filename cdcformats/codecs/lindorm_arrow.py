@@ -318,6 +318,7 @@ def _type_in_python(members: dict[str, Any], texts: pa.Array, types: pa.Array, w
     for index, text, type_name in zip(indexes.to_pylist(), texts.take(indexes).to_pylist(),
                                       types.take(indexes).to_pylist()):
         row = arrow.value_row(typed_text.parse(text, type_name))
+        assert row is not None  # the text is present, and parses to a value (itself, if nothing else)
         for name, value in row.items():
             columns[name][index] = value
     for name, column in columns.items():

@@ -148,7 +148,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
             raise error.relabeled(NAME) from None
         attributes = kept_fields.read(FIELD_ATTRIBUTE, envelope.items(), _ENVELOPE_FIELDS)
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
-        event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=attributes)
+        event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
         return replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
 
     # -- encode ---------------------------------------------------------------------------------------------------

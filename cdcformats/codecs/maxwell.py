@@ -141,7 +141,7 @@ class MaxwellJsonCodec(Codec):
             before = data
         key, key_fields = self._key(document, table, data)
         attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), {*_ROW_FIELDS, *key_fields})
-        return ChangeEvent(op, table, key, before, after, _source(document), attributes=attributes)
+        return ChangeEvent(op, table, key, before, after, _source(document), attributes=tuple(attributes))
 
     def _key(self, document: dict[str, Any], table: Table | None, data: Image) -> tuple[Image, tuple[str, ...]]:
         """The key cells, and the message fields read for them."""
@@ -177,8 +177,11 @@ class MaxwellJsonCodec(Codec):
         if event.key:
             document["primary_key"] = [_cell_json(cell) for cell in event.key]
         document["primary_key_columns"] = [cell.name for cell in event.key]
-        document["data"] = _fields(event.before if event.op is Op.DELETE else event.after)
+        row = event.before if event.op is Op.DELETE else event.after
+        assert row is not None  # an event this format carries (written()): its shape has these images
+        document["data"] = _fields(row)
         if event.op is Op.UPDATE:
+            assert event.before is not None and event.after is not None  # an UPDATE's shape has both images
             after_by_name = {cell.name: cell for cell in event.after}
             changed = tuple(cell for cell in event.before if after_by_name.get(cell.name) != cell)
             if changed:
@@ -239,6 +242,7 @@ class MaxwellJsonCodec(Codec):
             losses.append(Loss("key", "key", self.key_columns.key_of(event.table, row),
                                "key_columns reads the key out of the row"))
         if event.op is Op.UPDATE:
+            assert event.before is not None  # dropped() asks only about an event some shape admits
             after_by_name = {cell.name: cell for cell in row}
             before = _merged(row, tuple(cell for cell in event.before if after_by_name.get(cell.name) != cell))
             if before != event.before:
@@ -339,7 +343,7 @@ def _source(document: dict[str, Any]) -> Source:
             if type(value) not in SCALAR_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"expected a scalar, got {_json_excerpt(value)}", field=field)
             position.append((field, value))
-    return Source(position=position, commit_time_us=commit_time)
+    return Source(position=tuple(position), commit_time_us=commit_time)
 
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ import base64
 import binascii
 import math
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from ..codec import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
 from ..errors import ConfigurationError, DecodeError
@@ -95,22 +95,22 @@ def _table(value: Any) -> Table | None:
 class OtsCodec(Codec):
     name = NAME
     description = "Tablestore stream records as DataX otsstreamreader tuples (U/DO/DA/DR rows)"
-    message_type = tuple
+    message_type: ClassVar[type] = tuple
     carries = frozenset({
         "op.UPSERT", "op.UPDATE", "op.DELETE", "key", "after",
         "cell.version", "cell.repeated", "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
         "value.null", "value.bool", "value.int", "value.float", "value.float_nonfinite", "value.str",
         "value.bytes", "value.off_type", "source.position", "source.commit_time", "source.time.sub_ms",
     })
-    shapes = (
+    shapes: tuple[Shape, ...] = (
         Shape(Op.UPSERT, after=NONEMPTY),
         Shape(Op.UPDATE, after=NONEMPTY, kinds=frozenset(CellKind)),
         Shape(Op.DELETE, after=ABSENT),
     )
     position_layout = POSITION_LAYOUT
     # A row is written by its primary key; a record holds a column besides it; U and DO rows have a version.
-    requires = ("key", "after", "source.commit_time")
-    options = (
+    requires: tuple[str, ...] = ("key", "after", "source.commit_time")
+    options: ClassVar[tuple[Option, ...]] = (
         Option("primary_key", "the primary key column names, in order (required)", None, _names,
                names_key_columns=True),
         Option("table", "the table name to stamp on decoded events (the tuples do not carry one)", None, _table),
@@ -147,6 +147,12 @@ class OtsCodec(Codec):
         """The rows of a record (several messages) decode together into its event."""
         return IncrementalDecoder(self) if self.single_version else _RecordDecoder(self)
 
+    @property
+    def _primary_key(self) -> tuple[str, ...]:
+        """The primary key column names, in a mode with one row per cell change, which requires them (__init__)."""
+        assert self.primary_key is not None
+        return self.primary_key
+
     def _row(self, message: Any) -> Any:
         """The row a message holds: the message itself (ots-json parses it)."""
         return message
@@ -156,7 +162,7 @@ class OtsCodec(Codec):
         without it."""
         if not isinstance(message, (tuple, list)):
             raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
-        width = len(self.primary_key)  # type: ignore[arg-type]
+        width = len(self._primary_key)
         if len(message) not in (width + 4, width + 5):
             raise DecodeError(NAME, f"expected {width + 4} fields ({width} key columns, columnName, timestamp, "
                                     f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
@@ -164,10 +170,10 @@ class OtsCodec(Codec):
         for index, value in enumerate(key):
             if type(value) not in _KEY_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
-                                  field=self.primary_key[index])  # type: ignore[index]
+                                  field=self._primary_key[index])
         column, timestamp, value, op_type = message[width:width + 4]
         _check_cell(op_type, column, timestamp, value)
-        if column in self.primary_key:  # type: ignore[operator]
+        if column in self._primary_key:
             raise DecodeError(NAME, f"an attribute column cannot have the name of a primary key column ({column!r})",
                               field="columnName")
         place = None
@@ -177,7 +183,7 @@ class OtsCodec(Codec):
         return tuple(message), place
 
     def _record_unit(self, record: list[tuple[int, tuple, Any]]) -> DecodedUnit:
-        width = len(self.primary_key)  # type: ignore[arg-type]
+        width = len(self._primary_key)
         first_position, first, _ = record[0]
         rows = [row for _, row, _ in record]
         messages = tuple(message for _, _, message in record)
@@ -193,7 +199,7 @@ class OtsCodec(Codec):
                                       field="opType").at(position, message)
         except DecodeError as error:
             return DecodedUnit(first_position, messages, [], error)
-        key = tuple(Cell(name, value) for name, value in zip(self.primary_key, first[:width]))  # type: ignore[arg-type]
+        key = tuple(Cell(name, value) for name, value in zip(self._primary_key, first[:width]))
         starts_with_delete = first[width + 3] == "DR"
         cells = tuple(Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
                       for row in (rows[1:] if starts_with_delete else rows))
@@ -231,7 +237,7 @@ class OtsCodec(Codec):
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
-    def encode_exact(self, event: ChangeEvent) -> list[tuple]:
+    def encode_exact(self, event: ChangeEvent) -> list[Any]:  # tuples (ots-json: their JSON)
         """The rows of one event: a whole record, so that one event is one unit (for Kafka, one message each)."""
         if self.single_version:
             return [tuple(_single_version_values(event, self.config["columns"]))]
@@ -281,7 +287,7 @@ class OtsCodec(Codec):
             return []
         if self.single_version:
             return super().cell_losses(cell, path)
-        if cell.name in self.primary_key and path.startswith("after"):  # type: ignore[operator]
+        if cell.name in self._primary_key and path.startswith("after"):
             return [Loss("key", path, None, "a primary key column is written as the key, not as a column")]
         losses = super().cell_losses(cell, path)
         if cell.kind is CellKind.DELETE_ALL_VERSIONS and cell.version is not None:
@@ -514,6 +520,7 @@ def _sequence_prefix(source: Source) -> str | None:
     if layout != POSITION_LAYOUT or source.commit_time_us is None:
         return None
     epoch, row_index, shard_id = (value for _, value in source.position)
+    assert isinstance(epoch, int) and isinstance(row_index, int) and isinstance(shard_id, str)  # as the layout says
     return f"{epoch:010d}_{source.commit_time_us:020d}_{row_index:010d}_{shard_id}"
 
 

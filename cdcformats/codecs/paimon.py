@@ -37,7 +37,7 @@ form; in upsert mode, ``c`` values without ``before``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol, cast
 
 from ..codec import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
 from ..errors import DecodeError
@@ -55,6 +55,14 @@ ALL, UPSERT = "all", "upsert"
 DebeziumJsonCodec = codec_class("debezium-json")
 
 
+class _Values(Protocol):
+    """What this format asks of the debezium-json codec, which the registry gives as a ``Codec``."""
+
+    def decode_message(self, message: bytes) -> ChangeEvent: ...
+    def encode_event(self, event: ChangeEvent) -> bytes: ...
+    def envelope_losses(self, event: ChangeEvent) -> list[Loss]: ...
+
+
 class PaimonLogCodec(KafkaRecordCodec):
     name = NAME
     description = "the Kafka log of a Flink Table Store / Paimon table: primary key JSON, debezium-json value"
@@ -69,7 +77,8 @@ class PaimonLogCodec(KafkaRecordCodec):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.upsert = self.config["changelog_mode"] == UPSERT
-        self.values = DebeziumJsonCodec(max_message_bytes=self.config["max_message_bytes"])
+        # cast: the registry types what it gives as a Codec; debezium-json's codec has envelope_losses too
+        self.values = cast(_Values, DebeziumJsonCodec(max_message_bytes=self.config["max_message_bytes"]))
         if self.upsert:
             self.carries = (self.carries - {"op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE"}) | {"op.UPSERT"}
             # The new row as it now is; a delete is the key alone.

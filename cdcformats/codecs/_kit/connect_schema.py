@@ -135,9 +135,10 @@ def generated_schema(cell: Cell) -> dict[str, Any]:
     if kind != _PRIMITIVE_OF[kind]:
         schema["name"], schema["version"] = kind, 1
         if kind == DECIMAL:
+            assert cell.value is None or type(cell.value) is Decimal  # connect_type: only a decimal is written so
             parameters["scale"] = str(-_exponent(cell.value)) if cell.value is not None else "0"
-    if cell.type != _implied_type(kind, cell.value):
-        parameters[SOURCE_TYPE] = cell.type  # type: ignore[assignment]  # None is always implied
+    if cell.type is not None and cell.type != _implied_type(kind, cell.value):  # None is always implied
+        parameters[SOURCE_TYPE] = cell.type
     if parameters:
         schema["parameters"] = parameters
     schema["field"] = cell.name
@@ -162,7 +163,7 @@ def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
     keeps does not read back exactly is written with a schema generated from its value, its type taken away; a type
     that reads back otherwise (JSON text not in the compact form, or a schema generation gives anyway) is written as
     it reads back."""
-    written = {"value": cell.value, "type": cell.type, "kind": cell.kind}
+    written: dict[str, Any] = {"value": cell.value, "type": cell.type, "kind": cell.kind}
     for loss in losses:
         part = loss.path[len(path) + 1:]
         if loss.path.startswith(path + ".") and part in written:
@@ -222,7 +223,9 @@ def _sql_type(type_name: str | None) -> str | None:
 
 
 def _exponent(value: Decimal) -> int:
-    return value.as_tuple().exponent  # type: ignore[return-value]  # finite: carries_decimal() holds
+    exponent = value.as_tuple().exponent
+    assert isinstance(exponent, int)  # finite ('n', 'N' or 'F' otherwise): carries_decimal() holds
+    return exponent
 
 
 def _fits(value: Value, kind: str) -> bool:

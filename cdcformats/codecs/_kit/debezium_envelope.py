@@ -142,7 +142,7 @@ def read_source(source: Any) -> tuple[Table | None, Source]:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"source.{field}")
         position.append((field, value))
     try:
-        return table, Source(system, position, read_time(source, "source."))
+        return table, Source(system, tuple(position), read_time(source, "source."))
     except ValueError as error:  # an integer beyond 64 bits in the position
         raise DecodeError(NAME, str(error), field="source") from None
 

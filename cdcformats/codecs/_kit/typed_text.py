@@ -35,11 +35,11 @@ def render(value: Value) -> str:
     kind = type(value)
     if kind is bool:
         return "true" if value else "false"
-    if kind is float:
-        if math.isnan(value):  # type: ignore[arg-type]
+    if type(value) is float:  # not kind: mypy narrows value on this form
+        if math.isnan(value):
             return "NaN"
-        if math.isinf(value):  # type: ignore[arg-type]
-            return "Infinity" if value > 0 else "-Infinity"  # type: ignore[operator]
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
         return repr(value)
     return str(value)
 
