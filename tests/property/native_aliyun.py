@@ -51,10 +51,26 @@ def rows(draw: st.DrawFn, columns: list[str], required: list[str] = ()) -> dict[
     return image
 
 
+# The parts of a document that do not depend on its columns, built once rather than on every draw.
+_column_lists = st.lists(st.tuples(names, st.none() | st.sampled_from(TYPE_NAMES)), max_size=5,
+                         unique_by=lambda column: column[0])
+_ignored_images = _optional(st.none() | json_values)  # an image the decoder ignores, but for rows drawn below
+_sources = _optional(st.none() | st.fixed_dictionaries({}, optional={
+    "dbType": st.none() | st.sampled_from(["MySQL", "Oracle", "PostgreSQL"]), "dbVersion": st.text(max_size=6),
+    "dbName": st.none() | st.text(max_size=6), "schemaName": st.none() | st.text(max_size=6),
+    "tableName": st.none() | st.text(max_size=8), "extension": json_values}))
+_timestamps = _optional(st.none() | st.fixed_dictionaries({}, optional={
+    "checkpointTime": times | st.text(max_size=4), "eventTime": times, "systemTime": times,
+    "extension": json_scalars}))
+_sequence_ids = _optional(st.one_of(st.none(), st.text(max_size=20), int64s, st.just("-1")))
+_extensions = _optional(json_values)
+_ddls = _optional(st.none() | json_values)
+_versions = _optional(st.just("0.0.1"))
+
+
 @st.composite
 def documents(draw: st.DrawFn, op: str | None = None) -> dict[str, Any]:
-    columns = draw(st.lists(st.tuples(names, st.none() | st.sampled_from(TYPE_NAMES)), max_size=5,
-                            unique_by=lambda column: column[0]))
+    columns = draw(_column_lists)
     column_names = [name for name, _ in columns]
     op = op or draw(st.sampled_from(OPS))
     read = READ_IMAGE[op]
@@ -64,31 +80,25 @@ def documents(draw: st.DrawFn, op: str | None = None) -> dict[str, Any]:
     if op == "UPDATE_AFTER":
         other = draw(_optional(st.none() | rows(column_names, primary_key)))
     else:  # ignored by the decoder, whatever it is
-        other = draw(_optional(st.none() | json_values | rows(column_names)))
+        other = draw(_ignored_images | rows(column_names))
     data_column = []
     for name, type_name in columns:
         entry: dict[str, Any] = {"name": name}
         if type_name is not None or draw(st.booleans()):
             entry["type"] = type_name
         data_column.append(entry)
-    source = draw(_optional(st.none() | st.fixed_dictionaries({}, optional={
-        "dbType": st.none() | st.sampled_from(["MySQL", "Oracle", "PostgreSQL"]), "dbVersion": st.text(max_size=6),
-        "dbName": st.none() | st.text(max_size=6), "schemaName": st.none() | st.text(max_size=6),
-        "tableName": st.none() | st.text(max_size=8), "extension": json_values})))
+    source = draw(_sources)
     schema = _without_absent({"dataColumn": data_column,
                               "primaryKey": draw(st.sampled_from([primary_key, ABSENT, None])
                                                  if not primary_key else st.just(primary_key)),
-                              "source": source, "extension": draw(_optional(json_values))})
-    timestamp = draw(_optional(st.none() | st.fixed_dictionaries({}, optional={
-        "checkpointTime": times | st.text(max_size=4), "eventTime": times, "systemTime": times,
-        "extension": json_scalars})))
+                              "source": source, "extension": draw(_extensions)})
+    timestamp = draw(_timestamps)
     payload = _without_absent({
         read: read_row, "before" if read == "after" else "after": other,
-        "sequenceId": draw(_optional(st.one_of(st.none(), st.text(max_size=20), int64s, st.just("-1")))),
-        "timestamp": timestamp, "op": op, "ddl": draw(_optional(st.none() | json_values)),
-        "extension": draw(_optional(json_values))})
-    return _without_absent({"schema": schema, "payload": payload, "version": draw(_optional(st.just("0.0.1"))),
-                            "extension": draw(_optional(json_values))})
+        "sequenceId": draw(_sequence_ids), "timestamp": timestamp, "op": op, "ddl": draw(_ddls),
+        "extension": draw(_extensions)})
+    return _without_absent({"schema": schema, "payload": payload, "version": draw(_versions),
+                            "extension": draw(_extensions)})
 
 
 @st.composite
