@@ -53,7 +53,12 @@ def test_encode_of_decode_is_the_normal_form_directly_and_through_both_envelopes
     assert described.same(list(through_envelopes), normal_form), "avro, then protobuf, lost something"
 
 
-@pytest.mark.parametrize("configuration", CONFIGURATIONS)
+# split_updates and the Connect schema names change only what encode writes: aliyun-json+split and connect-json+names
+# would read garbage along aliyun-json's and connect-json's code path.
+DECODERS = [name for name in CONFIGURATIONS if name not in ("aliyun-json+split", "connect-json+names")]
+
+
+@pytest.mark.parametrize("configuration", DECODERS)
 @given(data=st.data())
 def test_garbage_raises_only_decode_error(configuration: str, data: st.DataObject) -> None:
     described = CONFIGURATIONS[configuration]
