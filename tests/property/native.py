@@ -318,6 +318,15 @@ UNHASHABLE_FIELDS = [
 ]
 
 
+_json_like = st.one_of(json_values.map(encode_json), lindorm_documents.map(encode_json),
+                       arcion_realtime.map(encode_json), debezium_documents.map(encode_json))
+# One message of garbage for a JSON decoder: bytes, JSON that is no message or a message cut short, and the worst cases.
+garbage_bytes = st.one_of(st.binary(max_size=64), _json_like,
+                          _json_like.map(lambda message: message[: len(message) // 2]),
+                          st.sampled_from([b"[" * 5000, b"{\"op\": \"Put\", \"ts\": 1" + b"0" * 400 + b"}",
+                                           b"\"\\ud800\"", b"{\"a\": 1e400}", *UNHASHABLE_FIELDS]))
+
+
 def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
     if configuration in ("ots", "ots+single"):
         scalar = st.one_of(st.none(), st.text(max_size=4), int64s, st.integers(), st.floats(), st.binary(max_size=4),
@@ -325,12 +334,6 @@ def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:
                                                            "0000000001_s:0000000000"]))
         rows = st.lists(scalar, max_size=8).map(tuple)
         return st.lists(st.one_of(rows, st.binary(max_size=8), st.none()), max_size=6)
-    json_like = st.one_of(json_values.map(encode_json), lindorm_documents.map(encode_json),
-                          arcion_realtime.map(encode_json), debezium_documents.map(encode_json))
-    garbage_bytes = st.one_of(st.binary(max_size=64), json_like,
-                              json_like.map(lambda message: message[: len(message) // 2]),
-                              st.sampled_from([b"[" * 5000, b"{\"op\": \"Put\", \"ts\": 1" + b"0" * 400 + b"}",
-                                               b"\"\\ud800\"", b"{\"a\": 1e400}", *UNHASHABLE_FIELDS]))
     if configuration.startswith("paimon-log"):  # Kafka records of garbage, and things that are no record at all
         parts = st.none() | garbage_bytes | paimon_keys.map(encode_json)
         return st.lists(st.one_of(st.builds(KafkaRecord, parts, parts), garbage_bytes, st.tuples(st.integers())),
