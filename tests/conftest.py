@@ -18,9 +18,8 @@ INTEGRATION = Path(__file__).parent / "integration"
 
 
 # First: pytest-xdist's worker registers its own hook after this file, so it runs earlier unless told otherwise, and
-# reads the xdist_group marks into the test ids it schedules by before they are here. With pytest 9.2 and
-# pytest-xdist 3.8 its renaming has no effect either (pytest-xdist issue #1386): until a release fixes that, the
-# integration tests spread over both processes.
+# reads the xdist_group marks into the test ids it schedules by before they are here. (pytest 9.2 makes that renaming
+# ineffective, pytest-xdist issue #1386, so pyproject.toml keeps pytest below 9.2.)
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
-from io import BufferedReader, BytesIO, RawIOBase, UnsupportedOperation
 from functools import lru_cache
+from io import BufferedReader, BytesIO, RawIOBase, UnsupportedOperation
 from typing import Any, BinaryIO
 
 import fastavro
@@ -50,6 +50,7 @@ class AvroCodec(Codec):
                               ) from None
         if stream.tell() != len(message):
             raise DecodeError(self.name, f"{len(message) - stream.tell()} bytes left over after the event")
+        assert isinstance(record, dict)  # the top level of the change-event schema is a record
         try:
             return event_from_record(record)
         except (TypeError, ValueError, InvalidOperation) as error:
@@ -73,6 +74,7 @@ class AvroCodec(Codec):
         except Exception as error:  # as in decode_message
             raise DecodeError(self.name, f"cannot be read with its writer schema ({type(error).__name__}: {error})"
                               ) from None
+        assert isinstance(record, dict)  # the top level of the change-event schema is a record
         try:
             return event_from_record(record)
         except (TypeError, ValueError, InvalidOperation) as error:
@@ -107,7 +109,7 @@ class AvroCodec(Codec):
                 return
             except Exception as error:  # a corrupt block: nothing after it can be trusted
                 raise _corrupt(error).in_file(self.file_unit, number + 1) from None
-            data = block.bytes_.getvalue()
+            data = block.bytes_.getvalue()  # type: ignore[attr-defined]  # fastavro's stub leaves out Block.bytes_
             bodies = BytesIO(data)
             for _ in range(block.num_records):
                 number += 1
@@ -116,6 +118,7 @@ class AvroCodec(Codec):
                     record = fastavro.schemaless_reader(bodies, writer_schema, reader_schema)
                 except Exception as error:  # as for a corrupt block
                     raise _corrupt(error).in_file(self.file_unit, number) from None
+                assert isinstance(record, dict)  # the top level of the change-event schema is a record
                 body = data[start:bodies.tell()] if canonical else self._canonical_body(record)
                 try:
                     event = event_from_record(record)
