@@ -24,8 +24,9 @@ How the message maps onto the canonical event:
   from must be there. Other ops (DataWorks' heartbeats ``MHEARTBEAT``, transaction and DDL records) are no row
   change and are refused.
 * Not documented: whether an update is one message or two. Both are read. An ``UPDATE_BEFORE`` directly followed by
-  its ``UPDATE_AFTER`` (the next message, without a ``before``, identical to it in everything but the op and the
-  images) is one UPDATE event with both images. An ``UPDATE_BEFORE`` not followed by its pair stays an UPDATE with
+  its ``UPDATE_AFTER`` (the next message, without a ``before``, identical to it in everything but the op, the
+  images and schema columns that neither image holds, which say nothing about the row) is one UPDATE event with both
+  images. An ``UPDATE_BEFORE`` not followed by its pair stays an UPDATE with
   only a before image; an ``UPDATE_AFTER`` alone an UPDATE with only an after image (or both, when it carries them).
   Written: one ``UPDATE_AFTER`` message with both images by default; with ``split_updates=True``, an
   ``UPDATE_BEFORE`` and then an ``UPDATE_AFTER``, the pair the decoder joins again (still one message where the
@@ -258,7 +259,7 @@ class _UpdatePairDecoder(IncrementalDecoder):
 
     def __init__(self, codec: AliyunJsonCodec) -> None:
         super().__init__(codec)
-        self.waiting: tuple[DecodedUnit, bytes] | None = None  # an UPDATE_BEFORE's unit and its pairing key
+        self.waiting: tuple[DecodedUnit, dict[str, Any]] | None = None  # an UPDATE_BEFORE's unit and its document
 
     def feed(self, position: int, message: Any) -> list[DecodedUnit]:
         waiting, self.waiting = self.waiting, None
@@ -271,12 +272,12 @@ class _UpdatePairDecoder(IncrementalDecoder):
         unit = DecodedUnit(position, (message,), [event])
         code = document["payload"]["op"]
         if waiting is not None and code == UPDATE_AFTER and event.before is None:
-            before, pairing = waiting
-            if _pairing_key(document) == pairing:
+            before, before_document = waiting
+            if _completes(before_document, document):
                 joined = replace(event, before=before.events[0].before)
                 return [DecodedUnit(before.position, before.messages + unit.messages, [joined])]
         if code == UPDATE_BEFORE:
-            self.waiting = (unit, _pairing_key(document))
+            self.waiting = (unit, document)
             return units
         return [*units, unit]
 
@@ -312,10 +313,19 @@ def _event(document: dict[str, Any]) -> ChangeEvent:
                        attributes=tuple(attributes))
 
 
-def _pairing_key(document: dict[str, Any]) -> bytes:
-    """What an UPDATE_BEFORE and its UPDATE_AFTER have in common: everything but the op and the images."""
-    payload = {name: value for name, value in document["payload"].items() if name not in ("op", "before", "after")}
-    return encode({**document, "payload": payload})
+def _completes(update_before: dict[str, Any], update_after: dict[str, Any]) -> bool:
+    """Whether an UPDATE_AFTER completes the UPDATE_BEFORE before it: the same message but for the op, the images,
+    and the schema's columns that neither image holds. Those say nothing about this row, and a message written from
+    the event lists only the columns it has, so a pair must not depend on them to read back as a pair."""
+    names = {*update_before["payload"]["before"]["dataColumn"], *update_after["payload"]["after"]["dataColumn"]}
+
+    def rest(document: dict[str, Any]) -> bytes:
+        schema = document["schema"]
+        columns = [column for column in schema["dataColumn"] if column["name"] in names]
+        payload = {name: value for name, value in document["payload"].items() if name not in ("op", "before", "after")}
+        return encode({**document, "schema": {**schema, "dataColumn": columns}, "payload": payload})
+
+    return rest(update_before) == rest(update_after)
 
 
 def _column_types(columns: Any) -> dict[str, str | None]:

@@ -123,13 +123,19 @@ messages = st.lists(st.one_of(documents().map(lambda document: [document]), upda
 
 def _joined(update_before: dict[str, Any], update_after: dict[str, Any]) -> bool:
     """Whether an UPDATE_AFTER completes the UPDATE_BEFORE before it: no before image of its own, and the same
-    message in everything but the op and the images."""
-    def rest(document: dict[str, Any]) -> bytes:
-        payload = {name: value for name, value in document["payload"].items() if name not in ("op", "before", "after")}
-        return encode_json({**document, "payload": payload})
+    message in everything but the op, the images and the schema's columns that neither image holds."""
+    if (update_before["payload"]["op"] != "UPDATE_BEFORE" or update_after["payload"]["op"] != "UPDATE_AFTER"
+            or update_after["payload"].get("before") is not None):
+        return False
+    names = {*update_before["payload"]["before"]["dataColumn"], *update_after["payload"]["after"]["dataColumn"]}
 
-    return (update_before["payload"]["op"] == "UPDATE_BEFORE" and update_after["payload"]["op"] == "UPDATE_AFTER"
-            and update_after["payload"].get("before") is None and rest(update_before) == rest(update_after))
+    def rest(document: dict[str, Any]) -> bytes:
+        schema = {**document["schema"], "dataColumn": [column for column in document["schema"]["dataColumn"]
+                                                       if column["name"] in names]}
+        payload = {name: value for name, value in document["payload"].items() if name not in ("op", "before", "after")}
+        return encode_json({**document, "schema": schema, "payload": payload})
+
+    return rest(update_before) == rest(update_after)
 
 
 def _row(image: Any, order: list[str]) -> dict[str, Any] | None:
