@@ -124,6 +124,11 @@ class DecodedUnit(NamedTuple):
     events: list[ChangeEvent]
     error: DecodeError | None = None
 
+    @classmethod
+    def refused(cls, position: int, message: Any, error: DecodeError) -> DecodedUnit:
+        """The unit of one message that ``error`` refused, the error placed at the message."""
+        return cls(position, (message,), [], error.at(position, message))
+
 
 @dataclass(frozen=True)
 class Option:
@@ -556,7 +561,7 @@ class IncrementalDecoder:
         try:
             events = self.codec.decode_messages(message)
         except DecodeError as error:
-            return [DecodedUnit(position, (message,), [], error.at(position, message))]
+            return [DecodedUnit.refused(position, message, error)]
         return [DecodedUnit(position, (message,), events)]
 
     def flush(self) -> list[DecodedUnit]:

@@ -268,7 +268,7 @@ class _UpdatePairDecoder(IncrementalDecoder):
             document = self.codec._load(message)
             event = _event(document)
         except DecodeError as error:
-            return [*units, DecodedUnit(position, (message,), [], error.at(position, message))]
+            return [*units, DecodedUnit.refused(position, message, error)]
         unit = DecodedUnit(position, (message,), [event])
         code = document["payload"]["op"]
         if waiting is not None and code == UPDATE_AFTER and event.before is None:

@@ -90,7 +90,6 @@ from ..model import (
     Image,
     Op,
     Source,
-    Table,
     Value,
     value_key,
 )
@@ -98,6 +97,7 @@ from ._kit import kept_fields, time_units, typed_text
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
+    database_table,
     encode,
     is_canonical,
     json_type,
@@ -155,7 +155,7 @@ class CanalJsonCodec(Codec):
         is_ddl = document.get("isDdl")
         if (is_ddl is not None and type(is_ddl) is not bool) or (is_ddl is True and op is not Op.TRUNCATE):
             raise DecodeError(NAME, f"isDdl {is_ddl!r} does not fit type {type_name}", field="isDdl")
-        table = _table(document.get("database"), document.get("table"))
+        table = database_table(NAME, document.get("database"), document.get("table"))
         source = Source(position=_position(document), commit_time_us=_time(document, "es"),
                         capture_time_us=_time(document, "ts"))
         attributes = tuple(_attributes(document))
@@ -303,17 +303,6 @@ class CanalJsonCodec(Codec):
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
-
-def _table(database: Any, name: Any) -> Table | None:
-    for field, value in (("database", database), ("table", name)):
-        if value is not None and type(value) is not str:
-            raise DecodeError(NAME, f"expected a string or null, got {json_type(value)}", field=field)
-    if name is None:
-        if database is not None:
-            raise DecodeError(NAME, "a database without a table", field="table")
-        return None
-    return Table(name, database)
-
 
 def _time(document: dict[str, Any], field: str) -> int | None:
     """Microseconds from a millisecond field."""

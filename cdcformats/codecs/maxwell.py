@@ -82,6 +82,7 @@ from ._kit import kept_fields, time_units
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
+    database_table,
     encode,
     is_canonical,
     json_type,
@@ -130,7 +131,7 @@ class MaxwellJsonCodec(Codec):
     def decode_message(self, message: bytes) -> ChangeEvent:
         document = load_object(NAME, message, self.config["max_message_bytes"])
         op = _op(document.get("type"))
-        table = _table(document.get("database"), document.get("table"))
+        table = database_table(NAME, document.get("database"), document.get("table"))
         data = _image(document.get("data"), "data")
         before, after = (data, None) if op is Op.DELETE else (None, data)
         if "old" in document:
@@ -276,17 +277,6 @@ def _json_excerpt(value: Any) -> str:
         text = encode(value).decode()
         return text if len(text) <= 40 else text[:37] + "..."
     return json_type(value)
-
-
-def _table(database: Any, name: Any) -> Table | None:
-    for field, value in (("database", database), ("table", name)):
-        if value is not None and type(value) is not str:
-            raise DecodeError(NAME, f"expected a string, got {json_type(value)}", field=field)
-    if name is None:
-        if database is not None:
-            raise DecodeError(NAME, "a database without a table", field="database")
-        return None
-    return Table(name, database)
 
 
 def _cell(name: str, value: Any, path: str) -> Cell:

@@ -424,7 +424,7 @@ class _RecordDecoder(IncrementalDecoder):
         try:
             row, place = self.codec._parse_row(self.codec._row(message))
         except DecodeError as error:
-            return [DecodedUnit(position, (message,), [], error.at(position, message))]
+            return [DecodedUnit.refused(position, message, error)]
         units = []
         if self.record and _starts_record(row, self.record, place, self.previous_place):
             units.append(self.codec._record_unit(self.record))

@@ -179,7 +179,7 @@ def test_other_fields_are_kept_and_written_back() -> None:
     (b'{"type": "INSERT", "data": {}}', "type"),
     (b'{"type": "insert"}', "data"),
     (b'{"type": "insert", "data": {"id": 1}, "old": {"id": 2}}', "old"),
-    (b'{"type": "insert", "database": "test", "data": {}}', "database"),
+    (b'{"type": "insert", "database": "test", "data": {}}', "table"),  # the field to add
     (b'{"type": "insert", "table": 7, "data": {}}', "table"),
     (b'{"type": "insert", "ts": 1477053217000000000, "data": {}}', "ts"),
     (b'{"type": "insert", "ts": "1477053217", "data": {}}', "ts"),

@@ -15,7 +15,7 @@ import msgspec
 
 from ...codec import Option
 from ...errors import DecodeError, EncodeError
-from ...model import Value
+from ...model import Table, Value
 from . import typed_text
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -89,6 +89,19 @@ def is_canonical(text: Any, nested_only: bool = False) -> bool:
     except (msgspec.DecodeError, RecursionError):
         return False
     return encode(value).decode() == text and (not nested_only or type(value) in (dict, list))
+
+
+def database_table(format_name: str, database: Any, name: Any) -> Table | None:
+    """The table of a message that names it in two fields, ``database`` and ``table`` (Canal, Maxwell): each a string
+    or null. A message without a table has none; a database without a table is an error that names the table."""
+    for field, value in (("database", database), ("table", name)):
+        if value is not None and type(value) is not str:
+            raise DecodeError(format_name, f"expected a string or null, got {json_type(value)}", field=field)
+    if name is None:
+        if database is not None:
+            raise DecodeError(format_name, "a database without a table", field="table")
+        return None
+    return Table(name, database)
 
 
 def scalar(value: Value) -> Any:

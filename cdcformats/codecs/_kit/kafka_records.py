@@ -52,7 +52,7 @@ class KafkaRecordCodec(Codec):
             try:
                 record = self._record_of_line(line)
             except DecodeError as error:
-                yield DecodedUnit(number, (line,), [], error.at(number, line).in_file(self.file_unit, number))
+                yield DecodedUnit.refused(number, line, error.in_file(self.file_unit, number))
                 continue
             yield from in_file(decoder.feed(number, record), self.file_unit)
         yield from in_file(decoder.flush(), self.file_unit)
