@@ -78,7 +78,8 @@ def formats_command() -> None:
     summary.add_column("options")
     for name, cls in zip(names, classes):
         summary.add_row(name, cls.message_type.__name__, cls.description,
-                        ", ".join(option.name for option in cls.options) or "-")
+                        ", ".join(option.name + (" (required)" if option.required else "") for option in cls.options)
+                        or "-")
     console.print(summary)
     carried = RichTable(title="canonical features carried (yes / -)")
     carried.add_column("feature")

@@ -30,6 +30,19 @@ def test_unknown_option_names_it_and_lists_the_known_ones() -> None:
         cf.codec("avro", size=1, colour="red")
 
 
+def test_a_required_option_must_be_given() -> None:
+    class Keyed(AvroCodec):
+        name = "keyed-avro"
+        options = (cf.Option("primary_key", "key columns", None, required=True, names_key_columns=True),
+                   cf.Option("table", "table name", None, required=True))
+
+    with pytest.raises(ConfigurationError, match=r"keyed-avro: the options primary_key, table are required"):
+        Keyed()
+    with pytest.raises(ConfigurationError, match=r"keyed-avro: the option table is required"):
+        Keyed(primary_key=["id"])
+    assert Keyed(primary_key=["id"], table="t").config == {"primary_key": ["id"], "table": "t"}
+
+
 def test_option_values_are_validated() -> None:
     class Sized(AvroCodec):
         name = "sized-avro"
