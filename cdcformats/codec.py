@@ -17,12 +17,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
 from .codecs._kit import time_units, typed_text
-
-if TYPE_CHECKING:  # pyarrow is needed only by the formats that decode Arrow batches
-    from .envelopes.arrow import BatchDecoder
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from .losses import REFUSED, Loss, SlotIndex, refused, without
 from .model import Cell, CellKind, ChangeEvent, Image, Op, Value
+
+if TYPE_CHECKING:  # pyarrow is needed only by the formats that decode Arrow batches
+    from .envelopes.arrow import BatchDecoder
 
 # The canonical features, in the order the loss table prints them.
 OP_FEATURES = tuple(f"op.{op.value}" for op in Op)

@@ -382,10 +382,7 @@ def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:
     answer for that configuration, since options such as ``key_columns`` change what a format carries.
     """
     if options:
-        if not (isinstance(source, str) and isinstance(target, str)):  # as in configure
-            raise ConfigurationError("options can only be given with format names; configure the codecs instead")
-        source_options, target_options = routed(options, [codec_class(source), codec_class(target)])
-        source, target = codec(source, **source_options), codec(target, **target_options)
+        source, target = configure(source, target, **options)
     carrier_of_source = codec_class(source) if isinstance(source, str) else source
     carrier_of_target = codec_class(target) if isinstance(target, str) else target
     return _lost(carrier_of_source, carrier_of_target)
