@@ -8,9 +8,10 @@ for a null value; a decimal travels as its exact text, as in the Avro and Protob
 survive. The last field, ``error``, is set only on a row that could not be decoded under ``errors="dead-letter"``: it
 names the format, the reason and the field, and keeps the raw input, as Spark's ``from_json`` keeps a corrupt record.
 
-A codec may decode a whole batch at once by implementing ``decode_arrow(values) -> (events, undecided)``: the rows
-flagged in ``undecided`` (a boolean array) are decoded one by one with ``decode_message``, which is the reference, so
-the fast path only ever has to recognise what it can do exactly. The property tests check that both paths agree.
+A codec may decode a whole batch at once: its ``batch_decoder()`` gives a ``BatchDecoder``, ``values -> (events,
+undecided)``, and the rows flagged in ``undecided`` (a boolean array) are decoded one by one with ``decode_message``,
+which is the reference, so the fast path only ever has to recognise what it can do exactly. The property tests
+check that both paths agree.
 """
 
 from __future__ import annotations
@@ -216,7 +217,7 @@ def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent], errors: s
                  read_batch: BatchDecoder | None = None) -> pa.StructArray:
     """Decode a binary (or string) array of messages into an ``EVENT`` array of the same length.
 
-    ``read`` decodes one message (the reference); ``read_batch``, a codec's ``decode_arrow``, decodes a whole batch
+    ``read`` decodes one message (the reference); ``read_batch``, a codec's ``batch_decoder()``, decodes a whole batch
     and leaves to ``read`` the rows it flags as undecided. ``errors``: "fail" raises the first ``DecodeError``;
     "null" gives a null row; "dead-letter" a row with only ``error`` set.
     """
