@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
@@ -167,6 +167,16 @@ class WriterSchema:
 
     schema_type: str
     text: str
+
+
+@dataclass(frozen=True)
+class JvmDecoder:
+    """A decoder of a codec's messages that runs inside Spark's JVM (``Codec.jvm_decoder``): a Java class of the
+    package's jar that implements ``cdcformats.codecs.jvm.MessageDecoder``, and the settings its constructor takes,
+    which say what the codec's options say. It decodes each message exactly as ``decode_message`` does."""
+
+    class_name: str
+    settings: dict[str, str] = field(default_factory=dict)
 
 
 class Codec:
@@ -347,6 +357,11 @@ class Codec:
     def batch_decoder(self) -> BatchDecoder | None:
         """A decoder of a whole Arrow array of messages at once (``cdcformats.envelopes.arrow.BatchDecoder``), or
         None: the message-at-a-time decoder is then the only one."""
+        return None
+
+    def jvm_decoder(self) -> JvmDecoder | None:
+        """This codec, as configured, as a decoder that runs inside Spark's JVM, or None when it has none (or none
+        for these options): Spark then decodes its messages with the Arrow UDF."""
         return None
 
     @classmethod

@@ -50,7 +50,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ..codec import NONEMPTY, PRESENT, Shape, as_text
+from ..codec import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, without
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
@@ -137,6 +137,14 @@ class LindormCodec(KeyedByColumns):
 
             return pa.nulls(len(values), arrow.EVENT), values.is_valid()
         return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere)
+
+    def jvm_decoder(self) -> JvmDecoder | None:
+        """``jvm/LindormDecoder.java``, this decoder in Java; key columns per table are left to the Arrow path."""
+        if self.key_columns.per_table:
+            return None
+        return JvmDecoder("cdcformats.codecs.jvm.LindormDecoder", {
+            "max_message_bytes": str(self.config["max_message_bytes"]),
+            "key_columns": encode(list(self.key_columns.everywhere)).decode()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -51,7 +52,8 @@ from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError
 from ..model import ChangeEvent
 from ..options import error_mode, option_value, routed
-from ..registry import codec, codec_class
+from ..codec import JvmDecoder
+from ..registry import codec, codec_class, formats
 
 
 def _struct_type(arrow_type: pa.DataType) -> StructType:
@@ -67,6 +69,9 @@ WRITE_RESULT = pa.struct([("value", pa.binary()), ("error", arrow.ERROR)])
 WRITE_RESULT_TYPE: StructType = _struct_type(WRITE_RESULT)
 
 # Options of the functions themselves; every other option goes to the codec(s) that declare it.
+# The Arrow UDF of cdc_decode, which decodes every format: what cdc_decode hands a call the JVM does not decode.
+ARROW_DECODE = "cdc_decode_arrow"
+
 OPTIONS = {
     "errors": "fail, null or dead-letter: what a bad row becomes",
     "strict": "true: refuse (as a bad row) an event the target would write only by dropping something",
@@ -287,9 +292,54 @@ def register(spark: SparkSession, **defaults: Any) -> None:
                              ) -> pa.Array:
         return _convert_batch(value, source_format, target_format, options, registered, keep_errors=True)
 
-    for function in (cdc_decode, cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error):
+    spark.udf.register(ARROW_DECODE, cdc_decode)
+    if not _register_jvm_decode(spark, registered):
+        spark.udf.register("cdc_decode", cdc_decode)
+    for function in (cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error):
         spark.udf.register(function.__name__, function)
     spark.udf.register("cdc_event_id", _event_id_function())
+
+
+# -- decoding inside the JVM ------------------------------------------------------------------------------------------
+
+# The package's Java classes (setup.py builds them): the formats' JVM decoders and the Spark expression that runs them.
+JAR = Path(__file__).parent / "jvm" / "cdcformats.jar"
+
+
+def jvm_formats(**defaults: Any) -> dict[str, JvmDecoder]:
+    """The formats whose messages ``cdc_decode`` decodes inside the JVM when ``register`` is given these defaults,
+    with their decoders (``Codec.jvm_decoder``)."""
+    options = {name: value for name, value in defaults.items() if name not in OPTIONS}
+    found = {}
+    for name in formats():
+        [share] = routed(options, [codec_class(name)], checked=(), own=OPTIONS)
+        try:
+            decoder = codec(name, **share).jvm_decoder()
+        except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
+            continue
+        if decoder is not None:
+            found[name] = decoder
+    return found
+
+
+def _register_jvm_decode(spark: SparkSession, registered: Options) -> bool:
+    """Register ``cdc_decode`` as the JVM function that decodes a literal format with a JVM decoder in the JVM and
+    hands every other call to the Arrow UDF; False where the JVM cannot be reached (Spark Connect) or the jar was
+    not built, and the Arrow UDF is then ``cdc_decode`` itself."""
+    java_session = getattr(spark, "_jsparkSession", None)  # None under Spark Connect: no JVM to reach
+    if java_session is None or not JAR.exists():
+        if java_session is not None:
+            warnings.warn(f"{JAR} was not built (it needs javac when the package is built): cdc_decode runs as an "
+                          "Arrow UDF for every format", RuntimeWarning, stacklevel=3)
+        return False
+    defaults = {name: option_value(value) for name, value in registered}
+    errors = error_mode(defaults.pop("errors", "dead-letter"), arrow.COLUMN_ERROR_MODES)
+    decoders = {name: {"class": decoder.class_name, **decoder.settings}
+                for name, decoder in jvm_formats(**defaults).items()}
+    java_session.sessionState().resourceLoader().addJar(str(JAR))
+    functions = spark._jvm.cdcformats.spark.jvm.Functions  # type: ignore[union-attr]  # py4j resolves it at run time
+    functions.registerDecode(java_session, "cdc_decode", ARROW_DECODE, decoders, errors, EVENT_DDL)
+    return True
 
 
 # -- DataFrame helpers ------------------------------------------------------------------------------------------------

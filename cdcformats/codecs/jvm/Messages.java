@@ -1,0 +1,77 @@
+package cdcformats.codecs.jvm;
+
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** What the JVM decoders of the JSON formats share, each the counterpart of a piece of {@code _kit}. */
+public final class Messages {
+    private Messages() {
+    }
+
+    /** {@code json_message.load_object}: one JSON object, refused unparsed beyond {@code maxBytes}. */
+    public static Map<String, Object> loadObject(byte[] message, long maxBytes) throws DecodeException {
+        if (message.length > maxBytes) {
+            throw new DecodeException("message of " + message.length + " bytes is over the limit of " + maxBytes
+                + " (option max_message_bytes)", null);
+        }
+        Object document = Json.parse(message);
+        if (!(document instanceof Map)) {
+            throw new DecodeException("expected a JSON object, got " + Json.typeName(document), null);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> object = (Map<String, Object>) document;
+        return object;
+    }
+
+    /** {@code kept_fields.read}: the fields other than {@code reserved}, as prefix + name and the field's JSON text. */
+    public static List<Map.Entry<String, Object>> keptFields(String prefix, Map<String, Object> document,
+                                                             Set<String> reserved) {
+        List<Map.Entry<String, Object>> kept = new ArrayList<>();
+        for (Map.Entry<String, Object> field : document.entrySet()) {
+            if (!reserved.contains(field.getKey())) {
+                kept.add(pair(prefix + field.getKey(), Json.write(field.getValue())));
+            }
+        }
+        return kept;
+    }
+
+    public static Map.Entry<String, Object> pair(String name, Object value) {
+        return new AbstractMap.SimpleImmutableEntry<>(name, value);
+    }
+
+    /** {@code time_units.to_microseconds}: null when the microseconds leave 64 bits. */
+    public static Long toMicroseconds(long count, long unit) {
+        long microseconds = count * unit;
+        return microseconds / unit == count && !(count == -1 && unit == -1) ? (Long) microseconds : null;
+    }
+
+    /** Key column names given as a JSON array of strings in a decoder's settings (absent: none). */
+    public static List<String> names(String json) throws DecodeException {
+        List<String> names = new ArrayList<>();
+        if (json != null) {
+            for (Object name : (List<?>) Json.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                names.add((String) name);
+            }
+        }
+        return names;
+    }
+
+    /** {@code KeyColumns.key_of}: the first cell of each key column the image has, in key order. */
+    public static List<org.apache.spark.sql.catalyst.InternalRow> keyOf(
+            List<String> keyColumns, List<String> cellNames, List<org.apache.spark.sql.catalyst.InternalRow> image) {
+        List<org.apache.spark.sql.catalyst.InternalRow> key = new ArrayList<>();
+        if (image == null) {
+            return key;
+        }
+        for (String column : keyColumns) {
+            int index = cellNames.indexOf(column);
+            if (index >= 0) {
+                key.add(image.get(index));
+            }
+        }
+        return key;
+    }
+}

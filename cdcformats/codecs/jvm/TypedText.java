@@ -1,0 +1,161 @@
+package cdcformats.codecs.jvm;
+
+import java.math.BigDecimal;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * {@code _kit/typed_text.py} for the JVM decoders: a text value becomes a typed value only when its column's type
+ * name says which type and writing the typed value back gives the same text. Typed values are {@code Long},
+ * {@code Double}, {@code Boolean} and {@link DecimalText}.
+ */
+public final class TypedText {
+    private TypedText() {
+    }
+
+    private enum Kind { INTEGER, FLOAT, BOOLEAN, DECIMAL }
+
+    private static final Pattern INTEGER = Pattern.compile("-?(0|[1-9][0-9]*)");
+    private static final Pattern DECIMAL_NAN = Pattern.compile("-?s?NaN([1-9][0-9]*)?");
+
+    private static Kind kindOf(String typeName) {
+        if (typeName == null || typeName.isEmpty()) {
+            return null;
+        }
+        int parenthesis = typeName.indexOf('(');
+        String base = pythonStrip(parenthesis < 0 ? typeName : typeName.substring(0, parenthesis))
+            .toUpperCase(Locale.ROOT);
+        switch (base) {
+            case "TINYINT": case "SMALLINT": case "INT": case "INTEGER": case "BIGINT": case "LONG":
+                return Kind.INTEGER;
+            case "FLOAT": case "DOUBLE": case "REAL":
+                return Kind.FLOAT;
+            case "BOOLEAN": case "BOOL":
+                return Kind.BOOLEAN;
+            case "DECIMAL": case "NUMERIC":
+                return Kind.DECIMAL;
+            default:
+                return null;
+        }
+    }
+
+    /** The typed value of {@code text} in a column of {@code typeName}, or {@code text} itself. */
+    public static Object parse(String text, String typeName) {
+        Kind kind = kindOf(typeName);
+        if (kind == null) {
+            return text;
+        }
+        switch (kind) {
+            case INTEGER:
+                if (text.length() <= 20 && INTEGER.matcher(text).matches()) {
+                    try {
+                        return Long.parseLong(text);
+                    } catch (NumberFormatException outsideLong) {
+                        return text;
+                    }
+                }
+                return text;
+            case BOOLEAN:
+                return text.equals("true") ? Boolean.TRUE : text.equals("false") ? Boolean.FALSE : text;
+            case FLOAT:
+                return parseFloat(text);
+            default:
+                return parseDecimal(text);
+        }
+    }
+
+    private static Object parseFloat(String text) {
+        switch (text) {
+            case "NaN": return Double.NaN;
+            case "Infinity": return Double.POSITIVE_INFINITY;
+            case "-Infinity": return Double.NEGATIVE_INFINITY;
+            default:
+        }
+        // Java reads forms Python does not ("1d", "0x1p3") and the reverse ("1_0"), but repr writes neither.
+        if (text.isEmpty() || text.length() > 32 || !isReprCharacters(text)) {
+            return text;
+        }
+        double value;
+        try {
+            value = Double.parseDouble(text);
+        } catch (NumberFormatException notANumber) {
+            return text;
+        }
+        return !Double.isInfinite(value) && !Double.isNaN(value) && Numbers.pythonRepr(value).equals(text)
+            ? (Object) value : text;
+    }
+
+    private static boolean isReprCharacters(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != '.' && c != 'e') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Object parseDecimal(String text) {
+        switch (text) {
+            case "Infinity": case "-Infinity":
+                return new DecimalText(text);
+            default:
+        }
+        if (DECIMAL_NAN.matcher(text).matches()) {
+            return new DecimalText(text);
+        }
+        if (text.isEmpty() || !isDecimalCharacters(text)) {
+            return text;
+        }
+        BigDecimal value;
+        try {
+            value = new BigDecimal(text);
+        } catch (NumberFormatException | ArithmeticException notADecimal) {
+            return text;
+        }
+        String written = value.toString();
+        // BigDecimal has no negative zero; Python's Decimal keeps the sign: "-0.00" is canonical there.
+        if (value.signum() == 0 && text.startsWith("-")) {
+            written = "-" + written;
+        }
+        return written.equals(text) ? new DecimalText(text) : text;
+    }
+
+    private static boolean isDecimalCharacters(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != '.' && c != 'E') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Python's {@code str.strip()}: every character {@code str.isspace} calls whitespace. */
+    static String pythonStrip(String text) {
+        int start = 0;
+        int end = text.length();
+        while (start < end && isPythonSpace(text.charAt(start))) {
+            start++;
+        }
+        while (end > start && isPythonSpace(text.charAt(end - 1))) {
+            end--;
+        }
+        return text.substring(start, end);
+    }
+
+    private static boolean isPythonSpace(char c) {
+        return (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680
+            || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f
+            || c == 0x3000;
+    }
+
+    /** A decimal value, held as its exact text (the text Python's {@code str(Decimal)} gives). */
+    public static final class DecimalText {
+        public final String text;
+
+        public DecimalText(String text) {
+            this.text = text;
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package cdcformats.spark.jvm;
+
+import java.io.Serializable;
+import java.lang.reflect.InvocationTargetException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+import cdcformats.codecs.jvm.DecodeException;
+import cdcformats.codecs.jvm.Events;
+import cdcformats.codecs.jvm.MessageDecoder;
+import cdcformats.codecs.jvm.Python;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
+import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.unsafe.types.UTF8String;
+import scala.collection.immutable.IndexedSeq;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * {@code cdc_decode(format, value)} for a format with a JVM decoder: each message (binary or string) decoded by the
+ * format's {@link MessageDecoder}, a bad one handled by the error mode as the Python path handles it: a dead-letter
+ * row naming the format, the reason, the field and the raw message; a null; or a failed task.
+ *
+ * <p>It is evaluated, not code-generated: the decoder is one call per row either way, and whole-stage code
+ * generation calls it from the generated code.
+ */
+public final class DecodeExpression extends Expression implements CodegenFallback, Serializable {
+    private static final long serialVersionUID = 1L;
+    private static final int EXCERPT_LIMIT = 80; // errors.EXCERPT_LIMIT
+
+    private final Expression child;
+    private final String format;
+    private final String decoderClass;
+    private final TreeMap<String, String> settings;
+    private final String errors;
+    private final String eventDdl;
+    private transient DataType dataType;
+    private transient MessageDecoder decoder;
+
+    public DecodeExpression(Expression child, String format, String decoderClass, Map<String, String> settings,
+                            String errors, String eventDdl) {
+        this.child = child;
+        this.format = format;
+        this.decoderClass = decoderClass;
+        this.settings = new TreeMap<>(settings);
+        this.errors = errors;
+        this.eventDdl = eventDdl;
+    }
+
+    @Override
+    public Seq<Expression> children() {
+        return CollectionConverters.asScala(List.of(child)).toList();
+    }
+
+    @Override
+    public Expression withNewChildrenInternal(IndexedSeq<Expression> children) {
+        return new DecodeExpression(children.apply(0), format, decoderClass, settings, errors, eventDdl);
+    }
+
+    @Override
+    public DataType dataType() {
+        if (dataType == null) {
+            dataType = DataType.fromDDL(eventDdl);
+        }
+        return dataType;
+    }
+
+    @Override
+    public boolean nullable() {
+        return true;
+    }
+
+    private MessageDecoder decoder() {
+        if (decoder == null) {
+            try {
+                decoder = (MessageDecoder) Class.forName(decoderClass).getConstructor(Map.class)
+                    .newInstance(settings);
+            } catch (InvocationTargetException error) {
+                throw new IllegalStateException(format + ": bad JVM decoder settings " + settings,
+                    error.getCause());
+            } catch (ReflectiveOperationException error) {
+                throw new IllegalStateException(format + ": no JVM decoder " + decoderClass, error);
+            }
+        }
+        return decoder;
+    }
+
+    @Override
+    public Object eval(InternalRow input) {
+        Object value = child.eval(input);
+        if (value == null) {
+            return null;
+        }
+        byte[] message = value instanceof UTF8String ? ((UTF8String) value).getBytes() : (byte[]) value;
+        try {
+            return decoder().decode(message);
+        } catch (DecodeException error) {
+            String text = format + ": " + (error.field == null || error.field.isEmpty() ? ""
+                : "field " + error.field + ": ") + error.reason;
+            switch (errors) {
+                case "null":
+                    return null;
+                case "fail":
+                    throw new IllegalArgumentException(text + " (input: " + Python.bytesExcerpt(message,
+                        EXCERPT_LIMIT) + ")");
+                default:
+                    return Events.error(format, error.reason, error.field, text + " (input: "
+                        + Python.bytesExcerpt(message, EXCERPT_LIMIT) + ")", message);
+            }
+        }
+    }
+
+    @Override
+    public ExprCode doGenCode(CodegenContext context, ExprCode code) {
+        return CodegenFallback.super.doGenCode(context, code);
+    }
+
+    @Override
+    public String prettyName() {
+        return "cdc_decode";
+    }
+
+    @Override
+    public String toString() {
+        return "cdc_decode(" + format + " in the JVM, " + child + (errors.equals("dead-letter") ? ""
+            : ", errors " + errors) + ")";
+    }
+
+    @Override
+    public String sql() {
+        return "cdc_decode('" + format + "', " + child.sql() + (errors.equals("dead-letter") ? ""
+            : ", map('errors', '" + errors + "')") + ")";
+    }
+
+    @Override
+    public int productArity() {
+        return 6;
+    }
+
+    @Override
+    public Object productElement(int n) {
+        switch (n) {
+            case 0: return child;
+            case 1: return format;
+            case 2: return decoderClass;
+            case 3: return settings;
+            case 4: return errors;
+            case 5: return eventDdl;
+            default: throw new IndexOutOfBoundsException(String.valueOf(n));
+        }
+    }
+
+    @Override
+    public boolean canEqual(Object other) {
+        return other instanceof DecodeExpression;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        if (!(other instanceof DecodeExpression)) {
+            return false;
+        }
+        DecodeExpression that = (DecodeExpression) other;
+        return child.equals(that.child) && format.equals(that.format) && decoderClass.equals(that.decoderClass)
+            && settings.equals(that.settings) && errors.equals(that.errors) && eventDdl.equals(that.eventDdl);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(child, format, decoderClass, settings, errors);
+    }
+}

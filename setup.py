@@ -1,0 +1,55 @@
+"""The package build: setuptools, plus one step that compiles the JVM decoders (``cdcformats/**/*.java``) against
+PySpark's jars into ``cdcformats/spark/jvm/cdcformats.jar``, which ``cdcformats.spark.register`` puts on Spark's
+classpath. Without ``javac`` (a JDK 17 or newer) or PySpark the step is skipped with a warning: the package then
+decodes in Spark with its Arrow functions only."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+HERE = Path(__file__).resolve().parent
+JAR = Path("cdcformats", "spark", "jvm", "cdcformats.jar")
+
+
+def build_jar(destination: Path) -> None:
+    javac = shutil.which("javac")
+    try:
+        import pyspark
+    except ImportError:
+        pyspark = None
+    if javac is None or pyspark is None:
+        print(f"warning: {'javac' if javac is None else 'pyspark'} not found, so {JAR} is not built; "
+              "cdc_decode will run as an Arrow UDF only", file=sys.stderr)
+        return
+    jars = Path(pyspark.__file__).parent / "jars"
+    sources = sorted(str(path) for path in (HERE / "cdcformats").rglob("*.java"))
+    with tempfile.TemporaryDirectory() as classes:
+        subprocess.run([javac, "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", f"{jars}/*",
+                        "-d", classes, *sources], check=True)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        partial = destination.with_suffix(".partial")
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
+            for path in sorted(Path(classes).rglob("*.class")):
+                jar.write(path, path.relative_to(classes).as_posix())
+        partial.replace(destination)  # never a half-written jar
+
+
+class BuildPyWithJar(build_py):
+    def run(self) -> None:
+        super().run()
+        # An editable install imports the sources in place, so the jar goes beside them.
+        build_jar(HERE / JAR if self.editable_mode else Path(self.build_lib) / JAR)
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        return [*super().get_outputs(include_bytecode), str(Path(self.build_lib) / JAR)]
+
+
+setup(cmdclass={"build_py": BuildPyWithJar})
