@@ -363,17 +363,22 @@ def dedupe(frame: DataFrame, column: str = "event") -> DataFrame:
 
 
 def _key_of(event: Column, key_columns: list[str] | None) -> Column:
-    """The key cells of each event: its own key, or the cells named by ``key_columns`` in its image."""
-    if not key_columns:
-        return event["key"]
-    image = F.coalesce(event["after"], event["before"], F.array())
-    names = F.array(*[F.lit(name) for name in key_columns])
-    first_cells = F.transform(names, lambda name: F.element_at(F.filter(image, lambda cell: cell["name"] == name), 1))
-    return F.filter(first_cells, lambda cell: cell.isNotNull())
+    """The key of each event as (name, value) entries: its own key cells, or the cells named by ``key_columns`` in its
+    image. A cell's type, version and kind say what a change did to the column, not which row it is (a Lindorm
+    Delete's entries are deletions, its key's among them), so they are left out."""
+    if key_columns:
+        image = F.coalesce(event["after"], event["before"], F.array())
+        names = F.array(*[F.lit(name) for name in key_columns])
+        first_cells = F.transform(names, lambda name: F.element_at(F.filter(image, lambda cell: cell["name"] == name),
+                                                                     1))
+        cells = F.filter(first_cells, lambda cell: cell.isNotNull())
+    else:
+        cells = event["key"]
+    return F.transform(cells, lambda cell: F.struct(cell["name"].alias("name"), cell["value"].alias("value")))
 
 
 def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str] | None = None) -> DataFrame:
-    """The current row of each key after applying a change stream: one row per (table, key) with ``cells`` (the
+    """The current row of each key after applying a change stream: one row per (table, key) (``key``: the key cells' names and values) with ``cells`` (the
     current value of each column, in column-name order) and ``deleted`` (the row was deleted and not written since),
     ready for ``MERGE INTO target USING state ... WHEN MATCHED AND deleted THEN DELETE``.
 

@@ -43,8 +43,7 @@ public final class Functions {
                 if (jvm != null) {
                     return jvm;
                 }
-                Option<Function1<Seq<Expression>, Expression>> arrow =
-                    registry.lookupFunctionBuilder(FunctionIdentifier.apply(arrowFunction));
+                Option<Function1<Seq<Expression>, Expression>> arrow = arrowBuilder(registry, arrowFunction);
                 if (arrow.isEmpty()) {
                     throw new IllegalStateException(name + ": the Arrow function " + arrowFunction
                         + " is not registered; call cdcformats.spark.register(spark) again");
@@ -53,6 +52,19 @@ public final class Functions {
             }
         };
         registry.createOrReplaceTempFunction(name, builder, "java_udf");
+    }
+
+    /** The builder of a temporary function, however this Spark version qualifies the names of those. */
+    private static Option<Function1<Seq<Expression>, Expression>> arrowBuilder(FunctionRegistry registry,
+                                                                                String name) {
+        scala.collection.Iterator<FunctionIdentifier> functions = registry.listFunction().iterator();
+        while (functions.hasNext()) {
+            FunctionIdentifier function = functions.next();
+            if (function.funcName().equals(name)) {
+                return registry.lookupFunctionBuilder(function);
+            }
+        }
+        return Option.empty();
     }
 
     private static Expression inJvm(Seq<Expression> arguments, Map<String, Map<String, String>> decoders,
