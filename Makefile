@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test test-fast demo venv protobuf benchmark clean
+.PHONY: test test-fast demo venv jar protobuf benchmark clean
 
 venv: $(INSTALLED)
 
@@ -14,6 +14,10 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(INSTALLED)
+
+# The JVM decoders again after changing their Java sources (pip install builds them too).
+jar: $(INSTALLED)
+	$(BIN)/python setup.py --quiet build_jar
 
 # Two processes; the integration tests keep to one of them (tests/conftest.py). CI runs this one.
 test: $(INSTALLED)

@@ -12,7 +12,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Command, setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
@@ -52,4 +52,20 @@ class BuildPyWithJar(build_py):
         return [*super().get_outputs(include_bytecode), str(Path(self.build_lib) / JAR)]
 
 
-setup(cmdclass={"build_py": BuildPyWithJar})
+class BuildJar(Command):
+    """``python setup.py build_jar``: the jar alone, beside the sources (``make jar``)."""
+
+    description = "compile the JVM decoders into " + str(JAR)
+    user_options: list = []
+
+    def initialize_options(self) -> None:
+        pass
+
+    def finalize_options(self) -> None:
+        pass
+
+    def run(self) -> None:
+        build_jar(HERE / JAR)
+
+
+setup(cmdclass={"build_py": BuildPyWithJar, "build_jar": BuildJar})

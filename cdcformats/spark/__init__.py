@@ -332,8 +332,9 @@ def _register_jvm_decode(spark: SparkSession, registered: Options) -> bool:
             warnings.warn(f"{JAR} was not built (it needs javac when the package is built): cdc_decode runs as an "
                           "Arrow UDF for every format", RuntimeWarning, stacklevel=3)
         return False
-    defaults = {name: option_value(value) for name, value in registered}
-    errors = error_mode(defaults.pop("errors", "dead-letter"), arrow.COLUMN_ERROR_MODES)
+    defaults = dict(registered)
+    errors = error_mode(defaults.pop("errors", "dead-letter"), arrow.COLUMN_ERROR_MODES)  # text, as _call reads it
+    defaults = {name: option_value(value) for name, value in defaults.items()}
     decoders = {name: {"class": decoder.class_name, **decoder.settings}
                 for name, decoder in jvm_formats(**defaults).items()}
     java_session.sessionState().resourceLoader().addJar(str(JAR))

@@ -15,7 +15,7 @@ public final class TypedText {
 
     private enum Kind { INTEGER, FLOAT, BOOLEAN, DECIMAL }
 
-    private static final Pattern INTEGER = Pattern.compile("-?(0|[1-9][0-9]*)");
+    private static final Pattern INTEGER = Pattern.compile("0|-?[1-9][0-9]*");
     private static final Pattern DECIMAL_NAN = Pattern.compile("-?s?NaN([1-9][0-9]*)?");
 
     private static Kind kindOf(String typeName) {
