@@ -49,7 +49,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..codec import OPTIONAL, PRESENT, Option, Shape, one_of
+from ..codec import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
@@ -99,6 +99,11 @@ class ColumnTypes:
 
     def __bool__(self) -> bool:
         return bool(self.everywhere or self.per_table)
+
+    def settings(self) -> dict[str, str]:
+        """These types as a JVM decoder's settings (``jvm/PerTable.java``)."""
+        return {"column_types": encode(self.everywhere).decode(),
+                "column_types_per_table": encode(self.per_table).decode()}
 
     def for_table(self, table: Table | None) -> dict[str, str]:
         if table is not None and self.per_table:
@@ -203,6 +208,14 @@ class ArcionCodec(KeyedByColumns):
             except (TypeError, ValueError) as error:
                 raise DecodeError(NAME, str(error), field=path + column) from None
         return tuple(cells)
+
+    def jvm_decoder(self) -> JvmDecoder:
+        """``jvm/ArcionDecoder.java``, this decoder in Java."""
+        table = self.config["table"]
+        return JvmDecoder("cdcformats.codecs.jvm.ArcionDecoder", {
+            "max_message_bytes": str(self.config["max_message_bytes"]), "mode": self.config["mode"],
+            **({} if table is None else {"table": encode([table.catalog, table.schema, table.name]).decode()}),
+            **self.key_columns.settings(), **self.column_types.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -139,12 +139,9 @@ class LindormCodec(KeyedByColumns):
         return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere)
 
     def jvm_decoder(self) -> JvmDecoder | None:
-        """``jvm/LindormDecoder.java``, this decoder in Java; key columns per table are left to the Arrow path."""
-        if self.key_columns.per_table:
-            return None
+        """``jvm/LindormDecoder.java``, this decoder in Java."""
         return JvmDecoder("cdcformats.codecs.jvm.LindormDecoder", {
-            "max_message_bytes": str(self.config["max_message_bytes"]),
-            "key_columns": encode(list(self.key_columns.everywhere)).decode()})
+            "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -47,12 +47,12 @@ from pyspark.sql.functions import arrow_udf
 from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import BinaryType, StringType, StructType
 
+from ..codec import JvmDecoder
 from ..convert import refusal
 from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError
 from ..model import ChangeEvent
 from ..options import error_mode, option_value, routed
-from ..codec import JvmDecoder
 from ..registry import codec, codec_class, formats
 
 
@@ -379,8 +379,9 @@ def _key_of(event: Column, key_columns: list[str] | None) -> Column:
 
 
 def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str] | None = None) -> DataFrame:
-    """The current row of each key after applying a change stream: one row per (table, key) (``key``: the key cells' names and values) with ``cells`` (the
-    current value of each column, in column-name order) and ``deleted`` (the row was deleted and not written since),
+    """The current row of each key after applying a change stream: one row per (table, key) (``key``: the key cells'
+    names and values) with ``cells`` (the current value of each column, in column-name order) and ``deleted`` (the
+    row was deleted and not written since),
     ready for ``MERGE INTO target USING state ... WHEN MATCHED AND deleted THEN DELETE``.
 
     Changes apply in the order of their commit time, then source position, then input order. Cells merge column by

@@ -54,7 +54,8 @@ def registered(spark, name: str) -> Configuration:
 # -- mangling: what a producer's bug or a damaged transport does to a valid message ------------------------------------
 
 _JSON_REPLACEMENTS = [b'""', b"null", b"true", b"0", b"-1", b"1.5", b"1e400", b"18446744073709551616", b"{}", b"[]",
-                      b'"007"', b'"1E+2"', b'"-0"', b'"NaN"', b'"1.0"', b'"true"', b'"TRUE"', b'"\\ud800"', b'"\\u00e9"']
+                      b'"007"', b'"1E+2"', b'"-0"', b'"NaN"', b'"1.0"', b'"true"', b'"TRUE"', b'"\\ud800"',
+                      b'"\\u00e9"']
 _BYTES = [b'"', b"{", b"}", b"[", b"]", b",", b":", b"\\", b"0", b"-", b"\xff", b"\xc3", b" ", b"\n", b"e", b"."]
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 

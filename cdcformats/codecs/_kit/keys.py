@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from ...codec import Codec, Option
 from ...losses import Loss, without
 from ...model import Cell, ChangeEvent, Image, Op, Table
+from .json_message import encode
 
 
 class KeyColumns:
@@ -42,6 +43,12 @@ class KeyColumns:
 
     def __repr__(self) -> str:
         return repr(dict(self.per_table) if self.per_table else list(self.everywhere))
+
+    def settings(self) -> dict[str, str]:
+        """These key columns as a JVM decoder's settings (``jvm/PerTable.java``)."""
+        per_table = {table: list(names) for table, names in self.per_table.items()}
+        return {"key_columns": encode(list(self.everywhere)).decode(),
+                "key_columns_per_table": encode(per_table).decode()}
 
     def for_table(self, table: Table | None) -> tuple[str, ...]:
         if table is not None and self.per_table:

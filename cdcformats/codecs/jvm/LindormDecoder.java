@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
 /**
  * Lindorm Streams JSON ({@code lindorm.py}, whose docstring is the format's description) decoded inside Spark's JVM,
  * rule for rule as {@code LindormCodec.decode_message}. Settings: {@code max_message_bytes}, and
- * {@code key_columns} (a JSON array of names, for every table).
+ * {@code key_columns} and {@code key_columns_per_table} (see {@link PerTable}).
  */
 public final class LindormDecoder implements MessageDecoder {
     private static final String OP_ATTRIBUTE = "lindorm.op";
@@ -29,11 +29,12 @@ public final class LindormDecoder implements MessageDecoder {
     private static final Pattern INTEGER_TEXT = Pattern.compile("-?[0-9]{1,19}");
 
     private final long maxMessageBytes;
-    private final List<String> keyColumns;
+    private final PerTable keyColumnsOfTable;
 
     public LindormDecoder(Map<String, String> settings) throws DecodeException {
         this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
-        this.keyColumns = Messages.names(settings.get("key_columns"));
+        this.keyColumnsOfTable = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"),
+            List.of());
     }
 
     @Override
@@ -50,6 +51,8 @@ public final class LindormDecoder implements MessageDecoder {
             throw new DecodeException("expected a string, got " + Json.typeName(tableName), "table");
         }
         InternalRow table = tableName instanceof String ? Events.table(null, null, (String) tableName) : null;
+        List<?> keyColumns = (List<?>) keyColumnsOfTable.forTable(null, null,
+            tableName instanceof String ? (String) tableName : null);
         Long defaultVersion = version(document.get("ts"), "ts");
         Long commitTimeUs = null;
         if (defaultVersion != null) {
@@ -66,10 +69,10 @@ public final class LindormDecoder implements MessageDecoder {
         Object data = document.containsKey("data") ? document.get("data") : List.of();
         List<String> names = new ArrayList<>();
         List<String> kinds = new ArrayList<>();
-        List<InternalRow> image = cells(data, CELL_KINDS[op], names, kinds);
+        List<InternalRow> image = cells(data, CELL_KINDS[op], keyColumns, names, kinds);
         List<Map.Entry<String, Object>> attributes = Messages.keptFields(FIELD_PREFIX, document, DOCUMENTED_FIELDS);
         String canonicalOp = CANONICAL_OPS[op];
-        if (!derivedOp(canonicalOp, names, kinds).equals(opName)) {
+        if (!derivedOp(canonicalOp, keyColumns, names, kinds).equals(opName)) {
             attributes.add(0, Messages.pair(OP_ATTRIBUTE, opName));
         }
         boolean isBefore = canonicalOp.equals("DELETE");
@@ -79,7 +82,7 @@ public final class LindormDecoder implements MessageDecoder {
     }
 
     /** The Lindorm op that writes the event (lindorm.py's _derived_op), from its cells' names and kinds. */
-    private String derivedOp(String canonicalOp, List<String> names, List<String> kinds) {
+    private static String derivedOp(String canonicalOp, List<?> keyColumns, List<String> names, List<String> kinds) {
         if (canonicalOp.equals("DELETE")) {
             return "DeleteFamily";
         }
@@ -140,7 +143,8 @@ public final class LindormDecoder implements MessageDecoder {
         return (Long) number;
     }
 
-    private List<InternalRow> cells(Object data, String kind, List<String> names, List<String> kinds)
+    private static List<InternalRow> cells(Object data, String kind, List<?> keyColumns, List<String> names,
+                                           List<String> kinds)
             throws DecodeException {
         if (!(data instanceof List)) {
             throw new DecodeException("expected an array, got " + Json.typeName(data), "data");

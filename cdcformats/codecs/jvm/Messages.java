@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.spark.sql.catalyst.InternalRow;
+
 /** What the JVM decoders of the JSON formats share, each the counterpart of a piece of {@code _kit}. */
 public final class Messages {
     private Messages() {
@@ -48,25 +50,13 @@ public final class Messages {
         return microseconds / unit == count && !(count == -1 && unit == -1) ? (Long) microseconds : null;
     }
 
-    /** Key column names given as a JSON array of strings in a decoder's settings (absent: none). */
-    public static List<String> names(String json) throws DecodeException {
-        List<String> names = new ArrayList<>();
-        if (json != null) {
-            for (Object name : (List<?>) Json.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
-                names.add((String) name);
-            }
-        }
-        return names;
-    }
-
     /** {@code KeyColumns.key_of}: the first cell of each key column the image has, in key order. */
-    public static List<org.apache.spark.sql.catalyst.InternalRow> keyOf(
-            List<String> keyColumns, List<String> cellNames, List<org.apache.spark.sql.catalyst.InternalRow> image) {
-        List<org.apache.spark.sql.catalyst.InternalRow> key = new ArrayList<>();
+    public static List<InternalRow> keyOf(List<?> keyColumns, List<String> cellNames, List<InternalRow> image) {
+        List<InternalRow> key = new ArrayList<>();
         if (image == null) {
             return key;
         }
-        for (String column : keyColumns) {
+        for (Object column : keyColumns) {
             int index = cellNames.indexOf(column);
             if (index >= 0) {
                 key.add(image.get(index));
