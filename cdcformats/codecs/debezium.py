@@ -77,7 +77,7 @@ import msgspec
 from ..codec import Option, flag
 from ..errors import DecodeError
 from ..losses import Loss, without
-from ..model import Cell, ChangeEvent, Entries, Source, Table, Value
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Source, Table, Value
 from ._kit import connect_schema, kept_fields
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
@@ -270,6 +270,8 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
     for field, value in transaction.items():
         if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"transaction.{field}")
+        if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+            raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field=f"transaction.{field}")
         attributes.append((TRANSACTION_ATTRIBUTE + field, value))
     return attributes
 

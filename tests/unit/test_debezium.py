@@ -71,6 +71,7 @@ def test_debezium_json_to_avro_and_back_is_exact() -> None:
     (b'{"op": "c", "source": {"table": 7}}', "source.table"),
     (b'{"op": "c", "ts_ms": "soon"}', "ts_ms"),
     (b'{"schema": {}, "payload": {"op": "c"}}', "schema"),
+    (b'{"op": "c", "transaction": {"id": 100000000000000000000}}', "transaction.id"),
 ])
 def test_what_is_refused_is_named(message: bytes, field: str) -> None:
     with pytest.raises(cf.DecodeError) as error:
