@@ -1,15 +1,21 @@
-"""cdc_decode('lindorm', value) against Spark's own from_json on the same Lindorm messages, in one run.
+"""cdc_decode against Spark's own from_json on Lindorm, Arcion and Debezium JSON messages, in one run.
 
-Both read the same Parquet file (a binary ``value`` column) and write to the ``noop`` sink, so the figure is the cost
-of decoding alone. from_json only parses, with the documented layout as its schema; cdc_decode also canonicalizes
-(ops, versions as numbers, values typed by their column type, commit time in microseconds). ``ratio`` is our time
-over from_json's (the target is at most 1.25 on two cores).
+For each format, the messages ``sample_streams`` generates are written once to a Parquet file (a binary ``value``
+column); every line reads that file and writes to the ``noop`` sink, so the figure is the cost of decoding alone:
 
-A third line separates what is ours from what any Python function returning the event costs: an ``arrow_udf`` that
-decodes nothing and returns events decoded beforehand (the same struct, the same size) measures what Spark spends
-moving the batches to Python and turning the returned Arrow struct back into rows.
+* ``from_json`` of ``value`` cast to string, with the format's documented JSON layout as its schema (``LAYOUTS``):
+  the floor. It only parses; cdc_decode also canonicalizes (ops, tables, positions, typed values, times in
+  microseconds).
+* ``cdc_decode('<format>', value)``: inside the JVM where the format has a JVM decoder (``jvm_formats()``), else
+  the Arrow UDF; the line says which ("jvm" or "arrow").
+* ``cdc_decode_arrow('<format>', value)``: the Arrow UDF, whatever the format.
+
+Each time is the median of ``--repeat`` runs after one warm-up run; ``ratio`` is that time over from_json's. The
+target: cdc_decode on the JVM at most 1.25 x from_json on two cores (the default master, local[2]). The last lines
+give the verdict per format.
 
     .venv/bin/python benchmarks/spark_decode.py [--messages 1000000] [--master local[2]] [--repeat 3]
+                                                [--formats lindorm,arcion,debezium-json]
 """
 
 from __future__ import annotations
@@ -23,23 +29,58 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from sample_streams import lindorm_messages
+from sample_streams import arcion_messages, debezium_messages, lindorm_messages
 
-from cdcformats.registry import codec
-from cdcformats.spark import EVENT_TYPE, register, session
+from cdcformats.spark import ARROW_DECODE, JAR, jvm_formats, register, session
 
-LAYOUT_DDL = ("op string, table string, ts string, keyOnly string, "
-              "data array<struct<type: string, name: string, ts: string, value: string>>")
+TARGET_RATIO = 1.25
+
+GENERATORS: dict[str, Callable[[int, int], list[bytes]]] = {
+    "lindorm": lindorm_messages, "arcion": arcion_messages, "debezium-json": debezium_messages}
+
+# The row images of the generated messages: Arcion sends every value as a string, Debezium as the JSON value it is.
+_ARCION_ROW = "struct<o_orderkey: string, o_custkey: string, o_orderstatus: string, o_totalprice: string>"
+_DEBEZIUM_ROW = "struct<id: bigint, customer: bigint, amount: double, status: string, gift: boolean, note: string>"
+
+# Each format's documented JSON layout, as a DDL schema covering every field of the generated messages.
+LAYOUTS = {
+    "lindorm": "op string, table string, ts string, keyOnly string, "
+               "data array<struct<type: string, name: string, ts: string, value: string>>",
+    "arcion": "tableName struct<namespace: struct<catalog: string, schema: string, hash: bigint>, name: string, "
+              "hash: bigint>, opType string, cursor struct<extractorId: int, timestamp: bigint, "
+              "extractionTimestamp: bigint, log: string, position: bigint, logSeqNum: bigint, slaveServerId: bigint, "
+              f"v: int>, before {_ARCION_ROW}, after {_ARCION_ROW}",
+    "debezium-json": f"before {_DEBEZIUM_ROW}, after {_DEBEZIUM_ROW}, source struct<version: string, "
+                     "connector: string, name: string, ts_ms: bigint, snapshot: string, db: string, table: string, "
+                     "server_id: bigint, file: string, pos: bigint, row: int, thread: bigint>, op string, "
+                     "ts_ms bigint, transaction struct<id: string, total_order: bigint, data_collection_order: bigint>",
+}
 
 
-def write_messages(path: Path, count: int) -> None:
-    batch = 100_000
+def write_messages(path: Path, generate: Callable[[int, int], list[bytes]], count: int) -> int:
+    """Write ``count`` generated messages to ``path``; the number of bytes they hold."""
+    batch = 100_000  # generated and written a batch at a time, so a million messages never sit in memory at once
+    total_bytes = 0
     with pq.ParquetWriter(path, pa.schema([("value", pa.binary())])) as writer:
         for start in range(0, count, batch):
-            messages = lindorm_messages(min(batch, count - start), start)
+            messages = generate(min(batch, count - start), start)
+            total_bytes += sum(map(len, messages))
             writer.write_table(pa.table({"value": pa.array(messages, pa.binary())}))
+    return total_bytes
+
+
+def check_decodes(frame: DataFrame, format: str) -> None:
+    """Exit unless both decode paths read every message: a path that turns rows into dead letters is not timed
+    on the same work as from_json."""
+    for function in ("cdc_decode", ARROW_DECODE):
+        call = f"{function}('{format}', value)"
+        refused = frame.where(f"{call}.error IS NOT NULL").select(F.expr(f"{call}.error.message").alias("message"))
+        count = refused.count()
+        if count:
+            raise SystemExit(f"{call} refused {count:,} of the generated {format} messages, the first with: "
+                             f"{refused.first()['message']}")
 
 
 def timed(run: Callable[[], None], repeat: int) -> float:
@@ -57,48 +98,61 @@ def to_noop(frame: DataFrame) -> Callable[[], None]:
     return lambda: frame.write.format("noop").mode("overwrite").save()
 
 
-def transfer_floor(frame: DataFrame) -> DataFrame:
-    """The events of the first messages, decoded once beforehand and returned for every batch."""
-    from pyspark.sql.functions import arrow_udf
+def benchmark(spark: SparkSession, format: str, directory: Path, count: int, repeat: int, on_jvm: bool) -> float:
+    """Time the three lines of ``format`` and print them; the ratio of cdc_decode over from_json."""
+    path = directory / f"{format}.parquet"
+    total_bytes = write_messages(path, GENERATORS[format], count)
+    frame = spark.read.parquet(str(path))
+    check_decodes(frame, format)
+    path_of_decode = "jvm" if on_jvm else "arrow"
+    lines = {
+        "from_json (documented layout)": F.from_json(F.col("value").cast("string"), LAYOUTS[format]),
+        f"cdc_decode('{format}') {path_of_decode}": F.expr(f"cdc_decode('{format}', value)"),
+        f"{ARROW_DECODE}('{format}') arrow": F.expr(f"{ARROW_DECODE}('{format}', value)"),
+    }
+    seconds = [timed(to_noop(frame.select(column.alias("decoded"))), repeat) for column in lines.values()]
+    floor = seconds[0]
+    print(f"{format} ({total_bytes / count:.0f} bytes per message on average):")
+    for label, taken in zip(lines, seconds):
+        print(f"  {label:<42} {taken:7.2f} s  {count / taken:>12,.0f} messages/s  ratio {taken / floor:5.2f}",
+              flush=True)
+    return seconds[1] / floor
 
-    lindorm = codec("lindorm")
-    decoded = lindorm.decode_arrow(pa.array(lindorm_messages(10_000), pa.binary()))[0]
 
-    def already_decoded(values: pa.Array) -> pa.Array:
-        repeats = -(-len(values) // len(decoded))
-        return pa.concat_arrays([decoded] * repeats).slice(0, len(values))
-
-    return frame.select(arrow_udf(already_decoded, EVENT_TYPE)("value").alias("event"))
+def verdict(ratio: float, on_jvm: bool) -> str:
+    if not on_jvm:
+        return f"no JVM decoder: cdc_decode runs as the Arrow UDF, {ratio:.2f} x from_json"
+    met = "meets" if ratio <= TARGET_RATIO else "misses"
+    return f"cdc_decode on the JVM is {ratio:.2f} x from_json: {met} the target"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--messages", type=int, default=1_000_000, help="messages per format")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--formats", default=",".join(GENERATORS), help="comma-separated, of " + ", ".join(GENERATORS))
     arguments = parser.parse_args()
+    formats = arguments.formats.split(",")
+    unknown = [name for name in formats if name not in GENERATORS]
+    if unknown:
+        parser.error(f"no generated messages for {', '.join(unknown)}: choose among {', '.join(GENERATORS)}")
     spark = session(arguments.master, "cdcformats-benchmark")
     spark.sparkContext.setLogLevel("ERROR")
     register(spark)
+    # register() makes cdc_decode the JVM function only where the jar was built; without it every call is Arrow.
+    on_jvm = set(jvm_formats()) if JAR.exists() else set()
+    print(f"{arguments.messages:,} messages per format on {arguments.master}, median of {arguments.repeat} "
+          f"after a warm-up; ratio: time over from_json's", flush=True)
+    ratios = {}
     with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "lindorm.parquet"
-        write_messages(path, arguments.messages)
-        frame = spark.read.parquet(str(path))
-        decoded = frame.select(F.expr("cdc_decode('lindorm', value)").alias("event"))
-        errors = decoded.where("event.error IS NOT NULL").count()
-        if errors:
-            raise SystemExit(f"cdc_decode refused {errors} of the generated messages")
-        native = timed(to_noop(frame.select(F.from_json(F.col("value").cast("string"), LAYOUT_DDL).alias("m"))),
-                       arguments.repeat)
-        ours = timed(to_noop(decoded), arguments.repeat)
-        floor = timed(to_noop(transfer_floor(frame)), arguments.repeat)
-    print(f"{arguments.messages:,} Lindorm messages on {arguments.master}, median of {arguments.repeat}:")
-    print(f"  from_json                        {native:7.2f} s  {arguments.messages / native:>12,.0f} messages/s")
-    print(f"  cdc_decode('lindorm')            {ours:7.2f} s  {arguments.messages / ours:>12,.0f} messages/s")
-    print(f"  returning decoded events only    {floor:7.2f} s  {arguments.messages / floor:>12,.0f} messages/s")
-    print(f"  ratio ours/from_json             {ours / native:7.2f}")
-    print(f"  ratio returning-only/from_json   {floor / native:7.2f}")
+        for format in formats:
+            ratios[format] = benchmark(spark, format, Path(directory), arguments.messages, arguments.repeat,
+                                       format in on_jvm)
     spark.stop()
+    print(f"target: cdc_decode on the JVM at most {TARGET_RATIO} x from_json")
+    for format, ratio in ratios.items():
+        print(f"  {format:<14} {verdict(ratio, format in on_jvm)}")
 
 
 if __name__ == "__main__":

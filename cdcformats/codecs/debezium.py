@@ -74,7 +74,7 @@ from typing import Any
 
 import msgspec
 
-from ..codec import Option, flag
+from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError
 from ..losses import Loss, without
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Source, Table, Value
@@ -158,6 +158,11 @@ class DebeziumJsonCodec(KeyedByColumns):
         kept = [(SCHEMA_ATTRIBUTE + part, encode(header).decode()) for part, header in _headers(schema).items()
                 if header != generated.get(part)]
         return replace(event, attributes=(*attributes, *kept)) if kept else event
+
+    def jvm_decoder(self) -> JvmDecoder:
+        """``jvm/DebeziumJsonDecoder.java``, this decoder in Java (``schemas`` is for writing: both read either)."""
+        return JvmDecoder("cdcformats.codecs.jvm.DebeziumJsonDecoder", {
+            "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -1,5 +1,7 @@
 package cdcformats.codecs.jvm;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +26,88 @@ public final class Python {
         }
         return Integer.compare(left.length() - i, right.length() - j);
     };
+
+    /** Python's truth of a parsed JSON value: null, false, zero and empty are false. */
+    public static boolean isTruthy(Object value) {
+        if (value == null || value == Json.NULL) {
+            return false;
+        }
+        if (value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        if (value instanceof Long) {
+            return (Long) value != 0;
+        }
+        if (value instanceof Double) {
+            return (Double) value != 0;
+        }
+        if (value instanceof String) {
+            return !((String) value).isEmpty();
+        }
+        if (value instanceof Map) {
+            return !((Map<?, ?>) value).isEmpty();
+        }
+        if (value instanceof List) {
+            return !((List<?>) value).isEmpty();
+        }
+        return true; // a BigInteger is never zero
+    }
+
+    /** Python's {@code ==} between parsed JSON values (and Strings, Booleans, Longs): {@code True == 1 == 1.0}. */
+    public static boolean equal(Object left, Object right) {
+        if (left == null || left == Json.NULL || right == null || right == Json.NULL) {
+            return (left == null || left == Json.NULL) && (right == null || right == Json.NULL);
+        }
+        BigDecimal leftNumber = number(left);
+        BigDecimal rightNumber = number(right);
+        if (leftNumber != null || rightNumber != null) {
+            return leftNumber != null && rightNumber != null && leftNumber.compareTo(rightNumber) == 0;
+        }
+        if (left instanceof Map && right instanceof Map) {
+            Map<?, ?> leftMap = (Map<?, ?>) left;
+            Map<?, ?> rightMap = (Map<?, ?>) right;
+            if (!leftMap.keySet().equals(rightMap.keySet())) {
+                return false;
+            }
+            for (Map.Entry<?, ?> entry : leftMap.entrySet()) {
+                if (!equal(entry.getValue(), rightMap.get(entry.getKey()))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (left instanceof List && right instanceof List) {
+            List<?> leftList = (List<?>) left;
+            List<?> rightList = (List<?>) right;
+            if (leftList.size() != rightList.size()) {
+                return false;
+            }
+            for (int i = 0; i < leftList.size(); i++) {
+                if (!equal(leftList.get(i), rightList.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return left.equals(right);
+    }
+
+    /** A number, or a boolean as the number Python takes it for; null for anything else (NaN too: never equal). */
+    private static BigDecimal number(Object value) {
+        if (value instanceof Boolean) {
+            return (Boolean) value ? BigDecimal.ONE : BigDecimal.ZERO;
+        }
+        if (value instanceof Long) {
+            return BigDecimal.valueOf((Long) value);
+        }
+        if (value instanceof BigInteger) {
+            return new BigDecimal((BigInteger) value);
+        }
+        if (value instanceof Double && Double.isFinite((Double) value)) {
+            return new BigDecimal((Double) value);
+        }
+        return null;
+    }
 
     /** About what Python's {@code repr} shows of a parsed JSON value, for error messages. */
     public static String repr(Object value) {

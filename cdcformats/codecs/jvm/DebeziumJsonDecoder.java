@@ -1,0 +1,278 @@
+package cdcformats.codecs.jvm;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * Debezium's envelope as Kafka Connect JSON, with or without the schema wrapper ({@code debezium.py}, whose
+ * docstring is the format's description, and {@code _kit/debezium_envelope.py}), decoded inside Spark's JVM, rule for
+ * rule as {@code DebeziumJsonCodec.decode_message}. Settings: {@code max_message_bytes} and
+ * {@code key_columns}/{@code key_columns_per_table} (see {@link PerTable}).
+ */
+public final class DebeziumJsonDecoder implements MessageDecoder {
+    private static final String FIELD_PREFIX = "debezium.field.";
+    private static final String TRANSACTION_PREFIX = "debezium.transaction.";
+    private static final String SCHEMA_PREFIX = "debezium-json.schema.";
+    private static final Set<String> ENVELOPE_FIELDS =
+        Set.of("before", "after", "source", "op", "ts_ms", "ts_us", "transaction");
+    private static final Set<String> SOURCE_FIELDS = Set.of("connector", "ts_ms", "ts_us", "db", "schema", "table");
+    private static final Set<String> TIME_FIELDS = Set.of("connector", "ts_ms", "ts_us");
+    private static final Map<String, String> OP_OF_CODE =
+        Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE", "r", "READ", "t", "TRUNCATE");
+
+    private final long maxMessageBytes;
+    private final PerTable keyColumns;
+
+    public DebeziumJsonDecoder(Map<String, String> settings) throws DecodeException {
+        this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
+        this.keyColumns = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"), List.of());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public InternalRow decode(byte[] message) throws DecodeException {
+        Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
+        Map<String, Map<String, Map<?, ?>>> columns = Map.of();
+        Object schema = null;
+        if (document.containsKey("payload") && document.containsKey("schema") && !document.containsKey("op")) {
+            schema = document.get("schema");
+            columns = ConnectSchema.columnSchemas(schema);
+            Object payload = document.get("payload");
+            if (!(payload instanceof Map)) {
+                throw new DecodeException("expected an object, got " + Json.typeName(payload), "payload");
+            }
+            document = (Map<String, Object>) payload;
+        }
+        Object code = document.get("op");
+        String op = code instanceof String ? OP_OF_CODE.get(code) : null;
+        if (op == null) {
+            throw new DecodeException("op " + Python.repr(code) + " is not a row change; expected one of c, u, d, r, t",
+                "op");
+        }
+        List<String> beforeNames = new ArrayList<>();
+        List<String> afterNames = new ArrayList<>();
+        List<InternalRow> before = image(document.get("before"), "before", columns.get("before"), beforeNames);
+        List<InternalRow> after = image(document.get("after"), "after", columns.get("after"), afterNames);
+        Source source = new Source(document.get("source"));
+        Long captureTimeUs = readTime(document, "");
+        List<Map.Entry<String, Object>> attributes = transaction(document.get("transaction"));
+        attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, ENVELOPE_FIELDS));
+        boolean keyFromBefore = op.equals("DELETE") || after == null;
+        List<?> keys = source.table == null ? (List<?>) keyColumns.forTable(null, null, null)
+            : (List<?>) keyColumns.forTable(source.table[0], source.table[1], source.table[2]);
+        List<InternalRow> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
+            keyFromBefore ? before : after);
+        if (schema != null) {
+            keptHeaders((Map<?, ?>) schema, source, attributes);
+        }
+        InternalRow table = source.table == null ? null
+            : Events.table(source.table[0], source.table[1], source.table[2]);
+        return Events.event(op, table, key, before, after, source.system, source.position, source.commitTimeUs,
+            captureTimeUs, false, attributes);
+    }
+
+    /** {@code image_cells}: an image's cells, typed by their column schemas where the wrapper gives them. */
+    private static List<InternalRow> image(Object data, String imageName, Map<String, Map<?, ?>> columns,
+                                           List<String> names) throws DecodeException {
+        if (data == null || data == Json.NULL) {
+            return null;
+        }
+        if (!(data instanceof Map)) {
+            throw new DecodeException("expected an object or null, got " + Json.typeName(data), imageName);
+        }
+        List<InternalRow> cells = new ArrayList<>();
+        for (Map.Entry<?, ?> column : ((Map<?, ?>) data).entrySet()) {
+            String name = (String) column.getKey();
+            String path = imageName + "." + name;
+            Object value = column.getValue();
+            if (value instanceof Map || value instanceof List) {
+                throw new DecodeException("expected a scalar value, got " + Json.typeName(value), path);
+            }
+            String typeName = null;
+            if (columns != null && columns.containsKey(name)) {
+                ConnectSchema.Read read = ConnectSchema.readValue(value, columns.get(name), path);
+                value = read.value;
+                typeName = read.typeName;
+            }
+            if (value instanceof BigInteger) {
+                throw new DecodeException("cell " + Python.repr(name) + " value: integer " + value
+                    + " is outside the signed 64-bit range", path);
+            }
+            names.add(name);
+            cells.add(Events.cell(name, value, typeName, null, Events.PUT));
+        }
+        return cells;
+    }
+
+    /** {@code read_time}: microseconds from {@code ts_us} where it is there, else from {@code ts_ms}. */
+    private static Long readTime(Map<?, ?> document, String path) throws DecodeException {
+        for (String field : new String[] {"ts_us", "ts_ms"}) {
+            Object value = document.get(field);
+            if (value == null || value == Json.NULL) {
+                continue;
+            }
+            Long microseconds = value instanceof Long
+                ? Messages.toMicroseconds((Long) value, field.equals("ts_us") ? 1 : 1000) : null;
+            if (microseconds == null) {
+                throw new DecodeException("expected a 64-bit timestamp, got " + Python.repr(value), path + field);
+            }
+            return microseconds;
+        }
+        return null;
+    }
+
+    /** {@code read_source}: the table, the system, the position and the commit time of {@code source}. */
+    private static final class Source {
+        String[] table; // catalog, schema, name; null without a table
+        String system;
+        List<Map.Entry<String, Object>> position = new ArrayList<>();
+        Long commitTimeUs;
+
+        Source(Object field) throws DecodeException {
+            if (field == null || field == Json.NULL) {
+                return;
+            }
+            if (!(field instanceof Map)) {
+                throw new DecodeException("expected an object or null, got " + Json.typeName(field), "source");
+            }
+            Map<?, ?> source = (Map<?, ?>) field;
+            Object connector = source.get("connector");
+            if (connector != null && connector != Json.NULL && !(connector instanceof String)) {
+                throw new DecodeException("expected a string, got " + Json.typeName(connector), "source.connector");
+            }
+            system = connector instanceof String ? (String) connector : null;
+            Set<String> structural = TIME_FIELDS;
+            if (source.containsKey("table")) {
+                String name = text(source.get("table"), "source.table");
+                String db = text(source.get("db"), "source.db");
+                String schema = text(source.get("schema"), "source.schema");
+                if (name == null) {
+                    throw new DecodeException("expected the table name, got null", "source.table");
+                }
+                table = source.containsKey("schema") ? new String[] {db, schema, name} : new String[] {null, db, name};
+                structural = SOURCE_FIELDS;
+            }
+            for (Map.Entry<?, ?> entry : source.entrySet()) {
+                String name = (String) entry.getKey();
+                if (structural.contains(name)) {
+                    continue;
+                }
+                Object value = entry.getValue();
+                if (value instanceof Map || value instanceof List) {
+                    throw new DecodeException("expected a scalar value, got " + Json.typeName(value),
+                        "source." + name);
+                }
+                position.add(Messages.pair(name, value));
+            }
+            commitTimeUs = readTime(source, "source.");
+            for (Map.Entry<String, Object> entry : position) {
+                if (entry.getValue() instanceof BigInteger) {
+                    throw new DecodeException("source position " + Python.repr(entry.getKey()) + ": integer "
+                        + entry.getValue() + " is outside the signed 64-bit range", "source");
+                }
+            }
+        }
+
+        private static String text(Object value, String path) throws DecodeException {
+            if (value == null || value == Json.NULL) {
+                return null;
+            }
+            if (!(value instanceof String)) {
+                throw new DecodeException("expected a string, got " + Json.typeName(value), path);
+            }
+            return (String) value;
+        }
+
+        /** The server name of the position (its last "name" entry, if text), as the envelope schema's names use. */
+        String server() {
+            Object server = null;
+            for (Map.Entry<String, Object> entry : position) {
+                if (entry.getKey().equals("name")) {
+                    server = entry.getValue();
+                }
+            }
+            return server instanceof String ? (String) server : null;
+        }
+    }
+
+    private static List<Map.Entry<String, Object>> transaction(Object transaction) throws DecodeException {
+        List<Map.Entry<String, Object>> attributes = new ArrayList<>();
+        if (transaction == null || transaction == Json.NULL) {
+            return attributes;
+        }
+        if (!(transaction instanceof Map)) {
+            throw new DecodeException("expected an object or null, got " + Json.typeName(transaction),
+                "transaction");
+        }
+        for (Map.Entry<?, ?> field : ((Map<?, ?>) transaction).entrySet()) {
+            Object value = field.getValue();
+            String path = "transaction." + field.getKey();
+            if (value instanceof Map || value instanceof List) {
+                throw new DecodeException("expected a scalar value, got " + Json.typeName(value), path);
+            }
+            if (value instanceof BigInteger) {
+                throw new DecodeException(value + " is outside the signed 64-bit range", path);
+            }
+            attributes.add(Messages.pair(TRANSACTION_PREFIX + field.getKey(), value));
+        }
+        return attributes;
+    }
+
+    /**
+     * The {@code debezium-json.schema.*} attributes: the envelope's and the row structs' own schemas (their fields
+     * left out) where they are not the ones writing this event generates: {@code <prefix>Envelope}, a required
+     * struct, and {@code <prefix>Value}, optional structs, the prefix being the server, schema and table names.
+     */
+    private static void keptHeaders(Map<?, ?> schema, Source source, List<Map.Entry<String, Object>> attributes) {
+        Map<String, Map<Object, Object>> headers = new LinkedHashMap<>();
+        headers.put("envelope", withoutFields(schema));
+        Object fields = schema.get("fields");
+        if (Python.isTruthy(fields)) {
+            for (Object field : (List<?>) fields) {
+                if (field instanceof Map && "struct".equals(((Map<?, ?>) field).get("type"))) {
+                    Object part = ((Map<?, ?>) field).get("field");
+                    if ("before".equals(part) || "after".equals(part)) {
+                        headers.put((String) part, withoutFields((Map<?, ?>) field));
+                    }
+                }
+            }
+        }
+        StringBuilder prefix = new StringBuilder();
+        String server = source.server();
+        if (server != null) {
+            prefix.append(server).append('.');
+        }
+        if (source.table != null) {
+            if (source.table[1] != null) {
+                prefix.append(source.table[1]).append('.');
+            }
+            prefix.append(source.table[2]).append('.');
+        }
+        for (Map.Entry<String, Map<Object, Object>> header : headers.entrySet()) {
+            Map<Object, Object> generated = new LinkedHashMap<>();
+            generated.put("type", "struct");
+            generated.put("fields", List.of());
+            boolean envelope = header.getKey().equals("envelope");
+            generated.put("optional", !envelope);
+            generated.put("name", prefix + (envelope ? "Envelope" : "Value"));
+            if (!envelope) {
+                generated.put("field", header.getKey());
+            }
+            if (!Python.equal(header.getValue(), generated)) {
+                attributes.add(Messages.pair(SCHEMA_PREFIX + header.getKey(), Json.write(header.getValue())));
+            }
+        }
+    }
+
+    private static Map<Object, Object> withoutFields(Map<?, ?> schema) {
+        Map<Object, Object> header = new LinkedHashMap<>(schema);
+        header.put("fields", List.of());
+        return header;
+    }
+}
