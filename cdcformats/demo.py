@@ -6,7 +6,8 @@
    to an embedded Kafka broker (librdkafka's mock cluster) with cdcformats' serializers, consumed back and compared;
    and the Lindorm changes as records for the systems downstream (the Tablestore sink connector's Kafka Connect JSON,
    a Paimon table's upsert log), through the broker and back.
-4. Spark SQL over the consumed Avro: ``cdc_decode`` then the latest state of every key.
+4. Spark SQL over the Lindorm and Arcion streams as their sources send them: ``cdc_decode``, inside the JVM, compared
+   with the Python codecs, then the latest state of every key.
 
 Each stage reports its counts, whether it lost anything, and its throughput.
 """
@@ -36,7 +37,7 @@ from .model import ChangeEvent
 from .registry import codec, codec_class, formats, schema_formats
 
 # What the demo runs on: the bundled examples, the generated streams, where converted changes land, and which
-# envelope Spark reads. Data, so that this program never names a format.
+# streams Spark reads, with the options it registers. Data, so that this program never names a format.
 PLAN = json.loads((files("cdcformats") / "examples" / "demo.json").read_text(encoding="utf-8"))
 
 
@@ -135,11 +136,12 @@ def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
     for column in ("format", "stream", "messages", "events by op"):
         streams.add_column(column)
     decoded: dict[str, list[ChangeEvent]] = {}
+    sent: dict[str, list[Any]] = {}
     for stream in PLAN["streams"]:
         name = stream["format"]
         messages = getattr(samples, stream["sample"])(size)
         events, seconds = _timed(partial(_decoded, codec(name, **stream["options"]), messages))
-        decoded[name] = events
+        decoded[name], sent[name] = events, messages
         streams.add_row(name, stream["title"], f"{len(messages):,}", _ops(events))
         stages.append(Stage(f"decode {name}", len(events), seconds, "all decoded"))
     console.print(streams)
@@ -151,8 +153,8 @@ def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
         return
     with tempfile.TemporaryDirectory(prefix="cdcformats-demo-") as directory:
         registry_file = str(Path(directory) / "registry.sqlite")
-        consumed = _kafka_stages(console, decoded, registry_file, stages)
-        _spark_stage(console, consumed, registry_file, master, stages)
+        _kafka_stages(console, decoded, registry_file, stages)
+    _spark_stage(console, {name: sent[name] for name in PLAN["spark"]["streams"]}, decoded, master, stages)
     _report(console, stages)
 
 
@@ -166,9 +168,8 @@ def _report(console: Console, stages: list[Stage]) -> None:
 
 
 def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], registry_file: str,
-                  stages: list[Stage]) -> list[bytes]:
-    """Stage 3: produce every event in each envelope, consume back, compare. Returns the messages of the envelope
-    that Spark reads."""
+                  stages: list[Stage]) -> None:
+    """Stage 3: produce every event in each envelope, consume back, compare."""
     from confluent_kafka import Producer
     from confluent_kafka.serialization import MessageField, SerializationContext
 
@@ -183,7 +184,6 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
     cluster = Producer({"test.mock.num.brokers": 1, "log_level": 0})
     bootstrap = ",".join(f"{broker.host}:{broker.port}" for broker in cluster.list_topics(timeout=10).brokers.values())
     console.print(f"   embedded Kafka broker (librdkafka mock cluster) at {bootstrap}")
-    spark_messages: list[bytes] = []
     key_serializer = ChangeEventKeySerializer()
     for envelope in envelopes:
         serializer = ChangeEventSerializer(envelope, schema_registry=registry)
@@ -195,17 +195,14 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
             serialized = _serialized(events, key_serializer, serializer, context)
             _, seconds = _timed(partial(_produce, bootstrap, topic, serialized))
             stages.append(Stage(f"produce {name} ({envelope})", len(events), seconds, "acknowledged"))
-            (values, back), seconds = _timed(partial(_consume_events, bootstrap, topic, len(events), deserializer,
+            (_, back), seconds = _timed(partial(_consume_events, bootstrap, topic, len(events), deserializer,
                                                      context))
             # Partitions interleave keys, so compare as multisets; each key's changes keep their order.
             lossless = Counter(event.event_id for event in back) == Counter(event.event_id for event in events)
             stages.append(Stage(f"consume {name} ({envelope})", len(back), seconds,
                                 "same events" if lossless else "[red]CHANGED[/red]"))
-            if envelope == PLAN["spark"]["envelope"]:
-                spark_messages.extend(values)
     _downstream_stages(bootstrap, decoded[PLAN["downstream"]["stream"]], stages)
     cluster.flush()
-    return spark_messages
 
 
 def _serialized(events: list[ChangeEvent], key_serializer: Any, serializer: Any, context: Any
@@ -269,26 +266,37 @@ def _consume(bootstrap: str, topic: str, count: int) -> list[KafkaRecord]:
     return records
 
 
-def _spark_stage(console: Console, messages: list[bytes], registry_file: str, master: str,
-                 stages: list[Stage]) -> None:
-    """Stage 4: Spark SQL over the consumed envelope messages: decode, then the latest state of every key."""
+def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dict[str, list[ChangeEvent]],
+                 master: str, stages: list[Stage]) -> None:
+    """Stage 4: Spark SQL over source streams as they arrive: ``cdc_decode`` of each, compared with what the Python
+    codecs decoded, then the latest state of every key."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
+    from .envelopes import arrow
     from .spark import latest_state, register, session
 
     spark, seconds = _timed(lambda: session(master, "cdcformats demo"))
     spark.sparkContext.setLogLevel("ERROR")
-    register(spark, schema_registry=registry_file)
+    register(spark, **PLAN["spark"]["options"])
     stages.append(Stage(f"start Spark {master}", 0, seconds, "-"))
-    frame = spark.createDataFrame(pa.table({"value": pa.array(messages, pa.binary())}).to_pandas())
-    frame.createOrReplaceTempView("changes")
+    decodes = []
+    for index, (name, messages) in enumerate(streams.items()):
+        spark.createDataFrame(pa.table({"value": pa.array(messages, pa.binary())}).to_pandas()
+                              ).createOrReplaceTempView(f"changes_{index}")
+        decodes.append(f"SELECT cdc_decode('{name}', value) AS event FROM changes_{index}")
     # Decoded once and kept: latest_state reads its input several times.
-    events = spark.sql(f"SELECT cdc_decode('{PLAN['spark']['envelope']}', value) AS event FROM changes").persist()
+    events = spark.sql(" UNION ALL ".join(decodes)).persist()
+    plan = events._jdf.queryExecution().executedPlan().toString()
+    where = "in the JVM" if "ArrowEvalPython" not in plan else "[yellow]as an Arrow UDF[/yellow]"
     counts, seconds = _timed(lambda: events.groupBy("event.table.name", "event.op").count().collect())
-    errors = events.where("event.error IS NOT NULL").count()
-    stages.append(Stage("Spark SQL cdc_decode", sum(row["count"] for row in counts), seconds,
-                        "no dead letters" if not errors else f"[red]{errors} dead letters[/red]"))
+    rows = events.toArrow().column("event").to_pylist()
+    errors = sum(row["error"] is not None for row in rows)
+    same = Counter(arrow.event_from_row(row).event_id for row in rows if row["error"] is None) == Counter(
+        event.event_id for name in streams for event in decoded[name])
+    stages.append(Stage(f"Spark SQL cdc_decode ({', '.join(streams)})", sum(row["count"] for row in counts), seconds,
+                        f"{where}, " + ("same events" if same and not errors else
+                                        f"[red]CHANGED ({errors} dead letters)[/red]")))
     state = latest_state(events)
     summary, seconds = _timed(lambda: state.groupBy("table.name").agg(
         F.count("*").alias("keys"), F.sum(F.col("deleted").cast("int")).alias("deleted")).orderBy("name").collect())

@@ -1,4 +1,5 @@
-"""A wheel built from the repository, installed into a new virtual environment, carries its schemas and works."""
+"""A wheel built from the repository, installed into a new virtual environment, carries its schemas and its JVM
+decoders, and works."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,8 @@ def test_wheel_installs_and_round_trips(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", tmp_path / "dist",
                     str(REPO)], check=True, cwd=tmp_path)
     [wheel] = (tmp_path / "dist").glob("cdcformats-*.whl")
+    # The JVM decoders, compiled by the build (setup.py), travel in the wheel.
+    assert "cdcformats/spark/jvm/cdcformats.jar" in zipfile.ZipFile(wheel).namelist()
     venv.create(tmp_path / "venv", with_pip=True)
     python = tmp_path / "venv" / "bin" / "python"
     subprocess.run([python, "-m", "pip", "install", "--quiet", str(wheel)], check=True, cwd=tmp_path)

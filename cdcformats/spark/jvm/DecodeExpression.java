@@ -35,6 +35,7 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
     private static final int EXCERPT_LIMIT = 80; // errors.EXCERPT_LIMIT
 
     private final Expression child;
+    private final Seq<Expression> children;
     private final String format;
     private final String decoderClass;
     private final TreeMap<String, String> settings;
@@ -46,6 +47,7 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
     public DecodeExpression(Expression child, String format, String decoderClass, Map<String, String> settings,
                             String errors, String eventDdl) {
         this.child = child;
+        this.children = CollectionConverters.asScala(List.of(child)).toList();
         this.format = format;
         this.decoderClass = decoderClass;
         this.settings = new TreeMap<>(settings);
@@ -55,7 +57,7 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
 
     @Override
     public Seq<Expression> children() {
-        return CollectionConverters.asScala(List.of(child)).toList();
+        return children;
     }
 
     @Override
