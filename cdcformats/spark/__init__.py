@@ -1,4 +1,5 @@
-"""Spark SQL functions and DataFrame helpers for change events, vectorized with Arrow.
+"""Spark SQL functions and DataFrame helpers for change events: decoded inside Spark's JVM where a format has a JVM
+decoder, else vectorized with Arrow.
 
     from cdcformats.spark import register, session
     spark = session()                      # local[*] by default; session("spark://host:7077") for a cluster
@@ -7,7 +8,9 @@
 
 SQL functions (``options`` is an optional ``map(...)`` of strings; see ``OPTIONS``):
 
-* ``cdc_decode(format, value[, options])`` -> the canonical event, of type ``EVENT_TYPE`` (``EVENT_DDL``);
+* ``cdc_decode(format, value[, options])`` -> the canonical event, of type ``EVENT_TYPE`` (``EVENT_DDL``); inside
+  Spark's JVM for a literal format with a JVM decoder (``jvm_formats()``), else as the Arrow UDF, which
+  ``cdc_decode_arrow`` also names; ``decode(format, value, **options)`` is the same as a Column;
 * ``cdc_encode(format, event[, options])`` -> binary;
 * ``cdc_convert(value, source_format, target_format[, options])`` -> binary;
 * ``cdc_encode_or_error`` / ``cdc_convert_or_error``: the same, as ``struct<value binary, error ...>``, so that a row
@@ -18,8 +21,8 @@ Bad input never kills a job unless asked: ``errors`` is ``dead-letter`` for ``cd
 ``error`` field holds the format, reason, field and the raw message, as ``from_json`` keeps a corrupt record), and
 ``null`` for ``cdc_encode`` / ``cdc_convert``; ``fail`` raises. Rows in = events + rows with an error (+ null input).
 
-All functions run as ``arrow_udf``: whole Arrow batches, never row-at-a-time pickling. A format that can decode a
-batch at once (``Codec.batch_decoder``: Lindorm) does so with Arrow's JSON reader and compute kernels.
+The other functions run as ``arrow_udf``: whole Arrow batches, never row-at-a-time pickling. A format that can decode
+a batch at once (``Codec.batch_decoder``: Lindorm) does so there with Arrow's JSON reader and compute kernels.
 
 A format whose messages a schema registry describes (``Codec.writer_schema``: ``avro``, ``protobuf``) is read and
 written in Confluent's wire format against a schema registry (option ``schema_registry``: a URL, or a file for the
@@ -41,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from py4j.protocol import Py4JError
+from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.functions import arrow_udf
@@ -337,13 +342,32 @@ def _register_jvm_decode(spark: SparkSession, registered: Options) -> bool:
     defaults = {name: option_value(value) for name, value in defaults.items()}
     decoders = {name: {"class": decoder.class_name, **decoder.settings}
                 for name, decoder in jvm_formats(**defaults).items()}
-    java_session.sessionState().resourceLoader().addJar(str(JAR))
-    functions = spark._jvm.cdcformats.spark.jvm.Functions  # type: ignore[union-attr]  # py4j resolves it at run time
-    functions.registerDecode(java_session, "cdc_decode", ARROW_DECODE, decoders, errors, EVENT_DDL)
+    jvm = spark._jvm
+    assert jvm is not None  # a classic session (it has _jsparkSession) has its gateway
+    try:
+        java_session.sessionState().resourceLoader().addJar(str(JAR))
+        jvm.cdcformats.spark.jvm.Functions.registerDecode(java_session, "cdc_decode", ARROW_DECODE, decoders, errors,
+                                                          EVENT_DDL)
+    except (Py4JError, PySparkException) as error:  # a Spark whose internals the jar was not compiled against
+        warnings.warn(f"the JVM decoders do not load in this Spark ({str(error).splitlines()[0]}): cdc_decode runs "
+                      "as an Arrow UDF for every format", RuntimeWarning, stacklevel=3)
+        return False
     return True
 
 
 # -- DataFrame helpers ------------------------------------------------------------------------------------------------
+
+def decode(format: str, value: Column | str, **options: Any) -> Column:
+    """``cdc_decode(format, value[, options])`` as a Column (after ``register``): decoded inside the JVM where the
+    format has a JVM decoder and ``options`` hold nothing but ``errors``. An option that is not text is given as
+    JSON, as in SQL."""
+    arguments = [F.lit(format), F.col(value) if isinstance(value, str) else value]
+    if options:
+        arguments.append(F.create_map(*[F.lit(part) for name, option in options.items()
+                                        for part in (name, option if isinstance(option, str) else json.dumps(option))]))
+    return F.call_function("cdc_decode", *arguments)
+
+
 
 @lru_cache(maxsize=1)
 def _event_id_function() -> Any:

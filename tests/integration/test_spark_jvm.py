@@ -140,6 +140,23 @@ def test_a_literal_format_plans_no_python(spark) -> None:
         assert "ArrowEvalPython" in plan, (call, plan)
 
 
+def test_decode_is_the_same_function_as_a_column(spark) -> None:
+    from cdcformats.spark import decode, register
+
+    register(spark)
+    _registered[0] = None
+    frame = spark.createDataFrame([(b'{"op": "Put", "data": [{"name": "id", "value": "7", "type": "INT"}]}',),
+                                   (b"{bad",)], "value binary")
+    for column, where in ((decode("lindorm", "value"), "in the JVM"),
+                          (decode("lindorm", frame["value"], errors="null"), "in the JVM"),
+                          (decode("lindorm", "value", key_columns=["id"]), "ArrowEvalPython")):
+        selected = frame.select(column.alias("event"))
+        assert where in selected._jdf.queryExecution().executedPlan().toString()
+        events = selected.toArrow().column(0).to_pylist()
+        assert arrow.event_from_row(events[0]).after[0].value == 7
+    assert [row[0] for row in frame.select(decode("lindorm", "value", errors="null")).collect()][1] is None
+
+
 def test_error_modes_in_the_jvm(spark) -> None:
     from cdcformats.spark import register
 
