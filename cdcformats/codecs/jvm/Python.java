@@ -127,20 +127,7 @@ public final class Python {
             char quote = text.indexOf('\'') >= 0 && text.indexOf('"') < 0 ? '"' : '\'';
             StringBuilder out = new StringBuilder().append(quote);
             for (int i = 0; i < text.length(); i++) {
-                char c = text.charAt(i);
-                if (c == quote || c == '\\') {
-                    out.append('\\').append(c);
-                } else if (c == '\n') {
-                    out.append("\\n");
-                } else if (c == '\r') {
-                    out.append("\\r");
-                } else if (c == '\t') {
-                    out.append("\\t");
-                } else if (c < 0x20 || c == 0x7f) {
-                    out.append(String.format("\\x%02x", (int) c));
-                } else {
-                    out.append(c);
-                }
+                escaped(text.charAt(i), quote, false, out);
             }
             return out.append(quote).toString();
         }
@@ -150,24 +137,28 @@ public final class Python {
         return value.toString();
     }
 
+    /** One character of a Python string or bytes literal quoted with {@code quote}; in bytes, non-ASCII is hex. */
+    private static void escaped(int c, char quote, boolean bytes, StringBuilder out) {
+        if (c == quote || c == '\\') {
+            out.append('\\').append((char) c);
+        } else if (c == '\n') {
+            out.append("\\n");
+        } else if (c == '\r') {
+            out.append("\\r");
+        } else if (c == '\t') {
+            out.append("\\t");
+        } else if (c < 0x20 || c == 0x7f || (bytes && c > 0x7f)) {
+            out.append(String.format("\\x%02x", c));
+        } else {
+            out.append((char) c);
+        }
+    }
+
     /** Python's {@code repr} of bytes ({@code b'...'}), at most {@code limit} characters as {@code excerpt} cuts. */
     public static String bytesExcerpt(byte[] raw, int limit) {
         StringBuilder out = new StringBuilder("b'");
         for (byte b : raw) {
-            int c = b & 0xff;
-            if (c == '\'' || c == '\\') {
-                out.append('\\').append((char) c);
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else if (c == '\r') {
-                out.append("\\r");
-            } else if (c == '\t') {
-                out.append("\\t");
-            } else if (c < 0x20 || c >= 0x7f) {
-                out.append(String.format("\\x%02x", c));
-            } else {
-                out.append((char) c);
-            }
+            escaped(b & 0xff, '\'', true, out);
             if (out.length() > limit) {
                 break;
             }
