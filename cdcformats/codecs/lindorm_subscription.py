@@ -64,7 +64,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..codec import Option, flag
+from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op, Source, Table, Value
@@ -150,6 +150,12 @@ class LindormSubscriptionCodec(KeyedByColumns):
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
         event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
         return replace(event, key=self.read_key(table, getattr(event, self.row_image_name(event))))
+
+    def jvm_decoder(self) -> JvmDecoder:
+        """``jvm/LindormSubscriptionDecoder.java``, this decoder in Java (``schemas`` is for writing: both read
+        either)."""
+        return JvmDecoder("cdcformats.codecs.jvm.LindormSubscriptionDecoder", {
+            "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -74,7 +74,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..codec import PRESENT, Codec, Shape, one_row_losses
+from ..codec import PRESENT, Codec, JvmDecoder, Shape, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
@@ -161,6 +161,11 @@ class MaxwellJsonCodec(Codec):
                               for index, (name, value) in enumerate(zip(names, values))), (*fields, "primary_key")
         by_name = {cell.name: cell for cell in data}
         return _once_each(by_name.get(name, Cell(name)) for name in names), fields
+
+    def jvm_decoder(self) -> JvmDecoder:
+        """``jvm/MaxwellDecoder.java``, this decoder in Java."""
+        return JvmDecoder("cdcformats.codecs.jvm.MaxwellDecoder", {
+            "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -233,8 +233,8 @@ public final class ConnectSchema {
             schema.put("name", kind);
             schema.put("version", 1L);
             if (kind.equals(DECIMAL)) {
-                parameters.put("scale", value == null ? "0"
-                    : String.valueOf(new BigDecimal(((TypedText.DecimalText) value).text).scale()));
+                parameters.put("scale",
+                    value == null ? "0" : String.valueOf(scale(((TypedText.DecimalText) value).text)));
             }
         }
         if (typeName != null && !typeName.equals(impliedType(kind, value))) {
@@ -245,6 +245,18 @@ public final class ConnectSchema {
         }
         schema.put("field", "");
         return schema;
+    }
+
+    /**
+     * {@code -_exponent}: the scale of a finite decimal's text, read off the text, since BigDecimal refuses the text
+     * of a scale near the 32-bit limit with more than one digit ("1.23E+2147483649").
+     */
+    private static long scale(String text) {
+        int exponentAt = text.indexOf('E');
+        String digits = exponentAt < 0 ? text : text.substring(0, exponentAt);
+        long exponent = exponentAt < 0 ? 0 : Long.parseLong(text.substring(exponentAt + 1));
+        int point = digits.indexOf('.');
+        return (point < 0 ? 0 : digits.length() - point - 1) - exponent;
     }
 
     /** {@code _float32}: a double as a Connect float holds it, the double of the shortest text of its single. */

@@ -11,9 +11,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Debezium's envelope as Kafka Connect JSON, with or without the schema wrapper ({@code debezium.py}, whose
- * docstring is the format's description, and {@code _kit/debezium_envelope.py}), decoded inside Spark's JVM, rule for
- * rule as {@code DebeziumJsonCodec.decode_message}. Settings: {@code max_message_bytes} and
- * {@code key_columns}/{@code key_columns_per_table} (see {@link PerTable}).
+ * docstring is the format's description, and {@code _kit/debezium_envelope.py}: {@link DebeziumEnvelope}), decoded
+ * inside Spark's JVM, rule for rule as {@code DebeziumJsonCodec.decode_message}. Settings: {@code max_message_bytes}
+ * and {@code key_columns}/{@code key_columns_per_table} (see {@link PerTable}).
  */
 public final class DebeziumJsonDecoder implements MessageDecoder {
     private static final String FIELD_PREFIX = "debezium.field.";
@@ -21,8 +21,6 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
     private static final String SCHEMA_PREFIX = "debezium-json.schema.";
     private static final Set<String> ENVELOPE_FIELDS =
         Set.of("before", "after", "source", "op", "ts_ms", "ts_us", "transaction");
-    private static final Set<String> SOURCE_FIELDS = Set.of("connector", "ts_ms", "ts_us", "db", "schema", "table");
-    private static final Set<String> TIME_FIELDS = Set.of("connector", "ts_ms", "ts_us");
     private static final Map<String, String> OP_OF_CODE =
         Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE", "r", "READ", "t", "TRUNCATE");
 
@@ -57,10 +55,12 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         }
         List<String> beforeNames = new ArrayList<>();
         List<String> afterNames = new ArrayList<>();
-        List<InternalRow> before = image(document.get("before"), "before", columns.get("before"), beforeNames);
-        List<InternalRow> after = image(document.get("after"), "after", columns.get("after"), afterNames);
-        Source source = new Source(document.get("source"));
-        Long captureTimeUs = readTime(document, "");
+        List<InternalRow> before = DebeziumEnvelope.imageCells(document.get("before"), "before",
+            columns.get("before"), beforeNames);
+        List<InternalRow> after = DebeziumEnvelope.imageCells(document.get("after"), "after", columns.get("after"),
+            afterNames);
+        DebeziumEnvelope.Source source = new DebeziumEnvelope.Source(document.get("source"));
+        Long captureTimeUs = DebeziumEnvelope.readTime(document, "");
         List<Map.Entry<String, Object>> attributes = transaction(document.get("transaction"));
         attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, ENVELOPE_FIELDS));
         boolean keyFromBefore = op.equals("DELETE") || after == null;
@@ -77,128 +77,15 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
             captureTimeUs, false, attributes);
     }
 
-    /** {@code image_cells}: an image's cells, typed by their column schemas where the wrapper gives them. */
-    private static List<InternalRow> image(Object data, String imageName, Map<String, Map<?, ?>> columns,
-                                           List<String> names) throws DecodeException {
-        if (data == null || data == Json.NULL) {
-            return null;
-        }
-        if (!(data instanceof Map)) {
-            throw new DecodeException("expected an object or null, got " + Json.typeName(data), imageName);
-        }
-        List<InternalRow> cells = new ArrayList<>();
-        for (Map.Entry<?, ?> column : ((Map<?, ?>) data).entrySet()) {
-            String name = (String) column.getKey();
-            String path = imageName + "." + name;
-            Object value = column.getValue();
-            if (value instanceof Map || value instanceof List) {
-                throw new DecodeException("expected a scalar value, got " + Json.typeName(value), path);
-            }
-            String typeName = null;
-            if (columns != null && columns.containsKey(name)) {
-                ConnectSchema.Read read = ConnectSchema.readValue(value, columns.get(name), path);
-                value = read.value;
-                typeName = read.typeName;
-            }
-            if (value instanceof BigInteger) {
-                throw new DecodeException("cell " + Python.repr(name) + " value: integer " + value
-                    + " is outside the signed 64-bit range", path);
-            }
-            names.add(name);
-            cells.add(Events.cell(name, value, typeName, null, Events.PUT));
-        }
-        return cells;
-    }
-
-    /** {@code read_time}: microseconds from {@code ts_us} where it is there, else from {@code ts_ms}. */
-    private static Long readTime(Map<?, ?> document, String path) throws DecodeException {
-        for (String field : new String[] {"ts_us", "ts_ms"}) {
-            Object value = document.get(field);
-            if (value == null || value == Json.NULL) {
-                continue;
-            }
-            Long microseconds = value instanceof Long
-                ? Messages.toMicroseconds((Long) value, field.equals("ts_us") ? 1 : 1000) : null;
-            if (microseconds == null) {
-                throw new DecodeException("expected a 64-bit timestamp, got " + Python.repr(value), path + field);
-            }
-            return microseconds;
-        }
-        return null;
-    }
-
-    /** {@code read_source}: the table, the system, the position and the commit time of {@code source}. */
-    private static final class Source {
-        String[] table; // catalog, schema, name; null without a table
-        String system;
-        List<Map.Entry<String, Object>> position = new ArrayList<>();
-        Long commitTimeUs;
-
-        Source(Object field) throws DecodeException {
-            if (field == null || field == Json.NULL) {
-                return;
-            }
-            if (!(field instanceof Map)) {
-                throw new DecodeException("expected an object or null, got " + Json.typeName(field), "source");
-            }
-            Map<?, ?> source = (Map<?, ?>) field;
-            Object connector = source.get("connector");
-            if (connector != null && connector != Json.NULL && !(connector instanceof String)) {
-                throw new DecodeException("expected a string, got " + Json.typeName(connector), "source.connector");
-            }
-            system = connector instanceof String ? (String) connector : null;
-            Set<String> structural = TIME_FIELDS;
-            if (source.containsKey("table")) {
-                String name = text(source.get("table"), "source.table");
-                String db = text(source.get("db"), "source.db");
-                String schema = text(source.get("schema"), "source.schema");
-                if (name == null) {
-                    throw new DecodeException("expected the table name, got null", "source.table");
-                }
-                table = source.containsKey("schema") ? new String[] {db, schema, name} : new String[] {null, db, name};
-                structural = SOURCE_FIELDS;
-            }
-            for (Map.Entry<?, ?> entry : source.entrySet()) {
-                String name = (String) entry.getKey();
-                if (structural.contains(name)) {
-                    continue;
-                }
-                Object value = entry.getValue();
-                if (value instanceof Map || value instanceof List) {
-                    throw new DecodeException("expected a scalar value, got " + Json.typeName(value),
-                        "source." + name);
-                }
-                position.add(Messages.pair(name, value));
-            }
-            commitTimeUs = readTime(source, "source.");
-            for (Map.Entry<String, Object> entry : position) {
-                if (entry.getValue() instanceof BigInteger) {
-                    throw new DecodeException("source position " + Python.repr(entry.getKey()) + ": integer "
-                        + entry.getValue() + " is outside the signed 64-bit range", "source");
-                }
+    /** The server name of the position (its last "name" entry, if text), as the envelope schema's names use. */
+    private static String server(List<Map.Entry<String, Object>> position) {
+        Object server = null;
+        for (Map.Entry<String, Object> entry : position) {
+            if (entry.getKey().equals("name")) {
+                server = entry.getValue();
             }
         }
-
-        private static String text(Object value, String path) throws DecodeException {
-            if (value == null || value == Json.NULL) {
-                return null;
-            }
-            if (!(value instanceof String)) {
-                throw new DecodeException("expected a string, got " + Json.typeName(value), path);
-            }
-            return (String) value;
-        }
-
-        /** The server name of the position (its last "name" entry, if text), as the envelope schema's names use. */
-        String server() {
-            Object server = null;
-            for (Map.Entry<String, Object> entry : position) {
-                if (entry.getKey().equals("name")) {
-                    server = entry.getValue();
-                }
-            }
-            return server instanceof String ? (String) server : null;
-        }
+        return server instanceof String ? (String) server : null;
     }
 
     private static List<Map.Entry<String, Object>> transaction(Object transaction) throws DecodeException {
@@ -229,7 +116,8 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
      * left out) where they are not the ones writing this event generates: {@code <prefix>Envelope}, a required
      * struct, and {@code <prefix>Value}, optional structs, the prefix being the server, schema and table names.
      */
-    private static void keptHeaders(Map<?, ?> schema, Source source, List<Map.Entry<String, Object>> attributes) {
+    private static void keptHeaders(Map<?, ?> schema, DebeziumEnvelope.Source source,
+                                    List<Map.Entry<String, Object>> attributes) {
         Map<String, Map<Object, Object>> headers = new LinkedHashMap<>();
         headers.put("envelope", withoutFields(schema));
         Object fields = schema.get("fields");
@@ -244,7 +132,7 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
             }
         }
         StringBuilder prefix = new StringBuilder();
-        String server = source.server();
+        String server = server(source.position);
         if (server != null) {
             prefix.append(server).append('.');
         }

@@ -73,22 +73,37 @@ public final class Numbers {
     }
 
     /**
-     * The shortest decimal that reads back as {@code value} (positive, finite), without trailing zeros. Java's own
-     * text reads back, so the shortest has at most its digits; fewer are tried until they no longer read back (the
-     * nearest decimal of n digits reads back if any of n digits does).
+     * The shortest decimal that reads back as {@code value} (positive, finite), without trailing zeros; of two as
+     * short, the nearer. Java's own text reads back, so the shortest has at most its digits; fewer are tried until
+     * none of that many digits reads back.
      */
     static BigDecimal shortest(double value) {
         BigDecimal exact = new BigDecimal(value);
         BigDecimal best = new BigDecimal(Double.toString(value)).stripTrailingZeros();
         for (int precision = best.precision() - 1; precision >= 1; precision--) {
-            BigDecimal candidate = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
-            if (candidate.doubleValue() != value) {
+            BigDecimal candidate = readingBack(exact, precision, value);
+            if (candidate == null) {
                 break;
             }
             best = candidate;
         }
         // Java's text may have the right length but not the nearest digits: the nearest of that length is.
-        BigDecimal nearest = exact.round(new MathContext(best.precision(), RoundingMode.HALF_EVEN));
-        return (nearest.doubleValue() == value ? nearest : best).stripTrailingZeros();
+        BigDecimal nearest = readingBack(exact, best.precision(), value);
+        return (nearest == null ? best : nearest).stripTrailingZeros();
+    }
+
+    /**
+     * The decimal of {@code precision} digits nearest to {@code exact} that reads back as {@code value}, or null.
+     * Just above a power of two the doubles below are closer together than those above, so the nearest may not
+     * read back where its neighbour on the other side does (2^-24: 5.960464477539063e-08).
+     */
+    private static BigDecimal readingBack(BigDecimal exact, int precision, double value) {
+        BigDecimal nearest = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
+        if (nearest.doubleValue() == value) {
+            return nearest;
+        }
+        RoundingMode away = nearest.compareTo(exact) < 0 ? RoundingMode.CEILING : RoundingMode.FLOOR;
+        BigDecimal other = exact.round(new MathContext(precision, away));
+        return other.doubleValue() == value ? other : null;
     }
 }

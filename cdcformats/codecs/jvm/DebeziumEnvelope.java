@@ -1,0 +1,139 @@
+package cdcformats.codecs.jvm;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * Debezium's change event envelope, the pieces of it that the JVM decoders of the formats reading one share
+ * ({@link DebeziumJsonDecoder}, {@link LindormSubscriptionDecoder}): the counterpart of
+ * {@code _kit/debezium_envelope.py}. Fields in errors are where the envelope's own fields are.
+ */
+public final class DebeziumEnvelope {
+    private DebeziumEnvelope() {
+    }
+
+    private static final Set<String> SOURCE_FIELDS = Set.of("connector", "ts_ms", "ts_us", "db", "schema", "table");
+    private static final Set<String> TIME_FIELDS = Set.of("connector", "ts_ms", "ts_us");
+
+    /**
+     * {@code image_cells}: an image's cells, typed by their column schemas where the wrapper gives them (null:
+     * none); null for an absent image. The cells' names are added to {@code names}.
+     */
+    public static List<InternalRow> imageCells(Object data, String imageName, Map<String, Map<?, ?>> columns,
+                                               List<String> names) throws DecodeException {
+        if (data == null || data == Json.NULL) {
+            return null;
+        }
+        if (!(data instanceof Map)) {
+            throw new DecodeException("expected an object or null, got " + Json.typeName(data), imageName);
+        }
+        List<InternalRow> cells = new ArrayList<>();
+        for (Map.Entry<?, ?> column : ((Map<?, ?>) data).entrySet()) {
+            String name = (String) column.getKey();
+            String path = imageName + "." + name;
+            Object value = column.getValue();
+            if (value instanceof Map || value instanceof List) {
+                throw new DecodeException("expected a scalar value, got " + Json.typeName(value), path);
+            }
+            String typeName = null;
+            if (columns != null && columns.containsKey(name)) {
+                ConnectSchema.Read read = ConnectSchema.readValue(value, columns.get(name), path);
+                value = read.value;
+                typeName = read.typeName;
+            }
+            if (value instanceof BigInteger) {
+                throw new DecodeException("cell " + Python.repr(name) + " value: integer " + value
+                    + " is outside the signed 64-bit range", path);
+            }
+            names.add(name);
+            cells.add(Events.cell(name, value, typeName, null, Events.PUT));
+        }
+        return cells;
+    }
+
+    /** {@code read_time}: microseconds from {@code ts_us} where it is there, else from {@code ts_ms}. */
+    public static Long readTime(Map<?, ?> document, String path) throws DecodeException {
+        for (String field : new String[] {"ts_us", "ts_ms"}) {
+            Object value = document.get(field);
+            if (value == null || value == Json.NULL) {
+                continue;
+            }
+            Long microseconds = value instanceof Long
+                ? Messages.toMicroseconds((Long) value, field.equals("ts_us") ? 1 : 1000) : null;
+            if (microseconds == null) {
+                throw new DecodeException("expected a 64-bit timestamp, got " + Python.repr(value), path + field);
+            }
+            return microseconds;
+        }
+        return null;
+    }
+
+    /** {@code read_source}: the table, the system, the position and the commit time of {@code source}. */
+    public static final class Source {
+        String[] table; // catalog, schema, name; null without a table
+        String system;
+        final List<Map.Entry<String, Object>> position = new ArrayList<>();
+        Long commitTimeUs;
+
+        public Source(Object field) throws DecodeException {
+            if (field == null || field == Json.NULL) {
+                return;
+            }
+            if (!(field instanceof Map)) {
+                throw new DecodeException("expected an object or null, got " + Json.typeName(field), "source");
+            }
+            Map<?, ?> source = (Map<?, ?>) field;
+            Object connector = source.get("connector");
+            if (connector != null && connector != Json.NULL && !(connector instanceof String)) {
+                throw new DecodeException("expected a string, got " + Json.typeName(connector), "source.connector");
+            }
+            system = connector instanceof String ? (String) connector : null;
+            Set<String> structural = TIME_FIELDS;
+            if (source.containsKey("table")) {
+                String name = text(source.get("table"), "source.table");
+                String db = text(source.get("db"), "source.db");
+                String schema = text(source.get("schema"), "source.schema");
+                if (name == null) {
+                    throw new DecodeException("expected the table name, got null", "source.table");
+                }
+                table = source.containsKey("schema") ? new String[] {db, schema, name} : new String[] {null, db, name};
+                structural = SOURCE_FIELDS;
+            }
+            for (Map.Entry<?, ?> entry : source.entrySet()) {
+                String name = (String) entry.getKey();
+                if (structural.contains(name)) {
+                    continue;
+                }
+                Object value = entry.getValue();
+                if (value instanceof Map || value instanceof List) {
+                    throw new DecodeException("expected a scalar value, got " + Json.typeName(value),
+                        "source." + name);
+                }
+                position.add(Messages.pair(name, value));
+            }
+            commitTimeUs = readTime(source, "source.");
+            for (Map.Entry<String, Object> entry : position) {
+                if (entry.getValue() instanceof BigInteger) {
+                    throw new DecodeException("source position " + Python.repr(entry.getKey()) + ": integer "
+                        + entry.getValue() + " is outside the signed 64-bit range", "source");
+                }
+            }
+        }
+
+        /** A string or null, as the table's parts are. */
+        static String text(Object value, String path) throws DecodeException {
+            if (value == null || value == Json.NULL) {
+                return null;
+            }
+            if (!(value instanceof String)) {
+                throw new DecodeException("expected a string, got " + Json.typeName(value), path);
+            }
+            return (String) value;
+        }
+    }
+}
