@@ -138,7 +138,7 @@ class LindormCodec(KeyedByColumns):
             return pa.nulls(len(values), arrow.EVENT), values.is_valid()
         return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere)
 
-    def jvm_decoder(self) -> JvmDecoder | None:
+    def jvm_decoder(self) -> JvmDecoder:
         """``jvm/LindormDecoder.java``, this decoder in Java."""
         return JvmDecoder("cdcformats.codecs.jvm.LindormDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})

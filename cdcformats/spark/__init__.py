@@ -73,10 +73,10 @@ EVENT_DDL: str = EVENT_TYPE.simpleString()
 WRITE_RESULT = pa.struct([("value", pa.binary()), ("error", arrow.ERROR)])
 WRITE_RESULT_TYPE: StructType = _struct_type(WRITE_RESULT)
 
-# Options of the functions themselves; every other option goes to the codec(s) that declare it.
 # The Arrow UDF of cdc_decode, which decodes every format: what cdc_decode hands a call the JVM does not decode.
 ARROW_DECODE = "cdc_decode_arrow"
 
+# Options of the functions themselves; every other option goes to the codec(s) that declare it.
 OPTIONS = {
     "errors": "fail, null or dead-letter: what a bad row becomes",
     "strict": "true: refuse (as a bad row) an event the target would write only by dropping something",
@@ -366,7 +366,6 @@ def decode(format: str, value: Column | str, **options: Any) -> Column:
         arguments.append(F.create_map(*[F.lit(part) for name, option in options.items()
                                         for part in (name, option if isinstance(option, str) else json.dumps(option))]))
     return F.call_function("cdc_decode", *arguments)
-
 
 
 @lru_cache(maxsize=1)

@@ -46,8 +46,11 @@ public final class Messages {
 
     /** {@code time_units.to_microseconds}: null when the microseconds leave 64 bits. */
     public static Long toMicroseconds(long count, long unit) {
-        long microseconds = count * unit;
-        return microseconds / unit == count && !(count == -1 && unit == -1) ? (Long) microseconds : null;
+        try {
+            return Math.multiplyExact(count, unit);
+        } catch (ArithmeticException outside64Bits) {
+            return null;
+        }
     }
 
     /** {@code KeyColumns.key_of}: the first cell of each key column the image has, in key order. */
