@@ -18,7 +18,8 @@ from cdcformats.envelopes import arrow  # noqa: E402
 from cdcformats.spark import JAR, jvm_formats  # noqa: E402
 from tests.property.configurations import CONFIGURATIONS, Configuration  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# Hypothesis shows the strategy of a failing draw; the configurations' strategies are large, which it warns about.
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:Generating overly large repr")]
 
 # The configurations whose codec, as configured, has a JVM decoder.
 JVM_CONFIGURATIONS = sorted(name for name, configuration in CONFIGURATIONS.items()
