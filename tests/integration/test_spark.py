@@ -338,3 +338,20 @@ def test_cdc_encode_takes_an_event_built_in_sql(spark) -> None:
         )) AS value""").collect()[0].value
     assert bytes(value) == (b'{"op":"Put","table":"orders","keyOnly":"false","data":[{"type":"VARCHAR","name":"id",'
                             b'"value":"o-9"},{"type":"BIGINT","name":"n","value":"7"}]}')
+
+
+def test_without_the_jar_cdc_decode_is_the_arrow_udf(spark, registry_file: str, monkeypatch) -> None:
+    """A build without javac has no jar: register says so, and every format still decodes, in Python."""
+    import cdcformats.spark as cdc_spark
+
+    monkeypatch.setattr(cdc_spark, "JAR", cdc_spark.JAR.with_name("missing.jar"))
+    with pytest.warns(RuntimeWarning, match="was not built"):
+        cdc_spark.register(spark, schema_registry=registry_file)
+    try:
+        binary_view(spark, "orders", EXAMPLES[0].messages())
+        frame = spark.sql("SELECT cdc_decode('lindorm', value) AS event FROM orders")
+        assert "ArrowEvalPython" in frame._jdf.queryExecution().executedPlan().toString()
+        assert events_of(frame) == list(codec("lindorm").decode(EXAMPLES[0].messages()))
+    finally:
+        monkeypatch.undo()
+        cdc_spark.register(spark, schema_registry=registry_file)
