@@ -77,7 +77,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..codec import ABSENT, PRESENT, Codec, Option, Shape, flag, one_row_losses
+from ..codec import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import (
@@ -182,6 +182,13 @@ class CanalJsonCodec(Codec):
             events.append(ChangeEvent(op, table, _key(key_names, cells), before, after, source,
                                       attributes=attributes))
         return events
+
+    def jvm_decoder(self) -> JvmDecoder:
+        """``jvm/CanalDecoder.java``, this decoder in Java, for the messages that give exactly one event (as Spark's
+        Arrow path, which reads a message with ``ChangeEventDeserializer``, refuses the others)."""
+        return JvmDecoder("cdcformats.codecs.jvm.CanalDecoder", {
+            "skip_ddl": "true" if self.config["skip_ddl"] else "false",
+            "max_message_bytes": str(self.config["max_message_bytes"])})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

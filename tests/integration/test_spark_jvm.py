@@ -1,4 +1,4 @@
-"""cdc_decode inside the JVM: for every configuration with a JVM decoder, the same decision as the Python codec on
+"""cdc_decode inside the JVM: for every configuration with a JVM decoder, the same decision as the Arrow UDF on
 the format's native messages, valid, mangled and garbage (the same event, or an error in both), and a plan with no
 Python in it."""
 
@@ -15,8 +15,11 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from cdcformats.envelopes import arrow  # noqa: E402
+from cdcformats.kafka import ChangeEventDeserializer  # noqa: E402
 from cdcformats.spark import JAR, jvm_formats  # noqa: E402
+from tests.property import native_canal  # noqa: E402
 from tests.property.configurations import CONFIGURATIONS, Configuration  # noqa: E402
+from tests.property.native import encode_json  # noqa: E402
 
 # Hypothesis shows the strategy of a failing draw; the configurations' strategies are large, which it warns about.
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:Generating overly large repr")]
@@ -93,8 +96,11 @@ def decoded_in_jvm(spark, format_name: str, messages: list[bytes | None]) -> lis
 
 
 def assert_same_decisions(configuration: Configuration, messages: list[bytes | None], jvm_rows: list) -> None:
-    codec = configuration.codec()
-    python_rows = arrow.decode_array(pa.array(messages, pa.binary()), codec.decode_message, "dead-letter")
+    # The reference is what the Arrow UDF does with the call (cdcformats.spark._call, framing left at its default):
+    # a ChangeEventDeserializer, which refuses a message that is not exactly one event (canal-json's several rows).
+    reader = ChangeEventDeserializer(configuration.format, framing=True, **configuration.options)
+    read_batch = reader.codec.batch_decoder() if reader.framing is None else None
+    python_rows = arrow.decode_array(pa.array(messages, pa.binary()), reader, "dead-letter", read_batch)
     for message, python_row, jvm_row in zip(messages, python_rows.to_pylist(), jvm_rows, strict=True):
         if python_row is None:
             assert jvm_row is None, message
@@ -115,6 +121,29 @@ def assert_same_decisions(configuration: Configuration, messages: list[bytes | N
 def test_the_jvm_decoder_decides_as_the_python_codec(spark, name: str, data: st.DataObject) -> None:
     configuration = registered(spark, name)
     messages = data.draw(mixed_messages(configuration))
+    assert_same_decisions(configuration, messages, decoded_in_jvm(spark, configuration.format, messages))
+
+
+@st.composite
+def one_row_canal_messages(draw: st.DrawFn) -> bytes:
+    """A Canal message of at most one row: the ones Spark decodes (a message of several rows is one error row)."""
+    document = draw(native_canal.documents())
+    for field in ("data", "old"):
+        if type(document.get(field)) is list:
+            document[field] = document[field][:1]
+    return encode_json(document)
+
+
+@settings(max_examples=60)
+@pytest.mark.parametrize("name", [name for name in JVM_CONFIGURATIONS if CONFIGURATIONS[name].format == "canal-json"])
+@given(data=st.data())
+def test_the_jvm_decoder_decides_one_row_canal_messages_as_the_python_codec(spark, name: str,
+                                                                            data: st.DataObject) -> None:
+    """Canal's native messages mostly hold several rows, refused alike on both paths: its rows get a test of their
+    own."""
+    configuration = registered(spark, name)
+    messages = data.draw(st.lists(one_row_canal_messages(), min_size=1, max_size=4).flatmap(
+        lambda valid: st.tuples(*[mangled(message) for message in valid]).map(lambda broken: valid + list(broken))))
     assert_same_decisions(configuration, messages, decoded_in_jvm(spark, configuration.format, messages))
 
 
