@@ -66,7 +66,8 @@ public final class CanalDecoder implements MessageDecoder {
                 && !op.equals("TRUNCATE"))) {
             throw new DecodeException("isDdl " + Python.repr(isDdl) + " does not fit type " + typeName, "isDdl");
         }
-        InternalRow table = databaseTable(orNull(document.get("database")), orNull(document.get("table")));
+        String[] tableName = Messages.databaseTable(document.get("database"), document.get("table"));
+        InternalRow table = tableName == null ? null : Events.table(null, tableName[0], tableName[1]);
         List<Map.Entry<String, Object>> position = position(document);
         Long commitTimeUs = time(document, "es");
         Long captureTimeUs = time(document, "ts");
@@ -120,23 +121,6 @@ public final class CanalDecoder implements MessageDecoder {
     /** An absent field as JSON's null: Python's {@code document.get} does not tell them apart. */
     private static Object orNull(Object value) {
         return value == null ? Json.NULL : value;
-    }
-
-    /** {@code json_message.database_table}: a TABLE row of {@code database} and {@code table}, or null. */
-    private static InternalRow databaseTable(Object database, Object name) throws DecodeException {
-        if (database != Json.NULL && !(database instanceof String)) {
-            throw new DecodeException("expected a string or null, got " + Json.typeName(database), "database");
-        }
-        if (name != Json.NULL && !(name instanceof String)) {
-            throw new DecodeException("expected a string or null, got " + Json.typeName(name), "table");
-        }
-        if (name == Json.NULL) {
-            if (database != Json.NULL) {
-                throw new DecodeException("a database without a table", "table");
-            }
-            return null;
-        }
-        return Events.table(null, database == Json.NULL ? null : (String) database, (String) name);
     }
 
     /** {@code _position}: {@code id}, then {@code gtid}, where the message has them, each a JSON scalar. */

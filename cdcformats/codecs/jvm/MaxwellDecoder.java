@@ -58,7 +58,7 @@ public final class MaxwellDecoder implements MessageDecoder {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         Object rowType = document.get("type");
         String op = op(rowType);
-        String[] table = databaseTable(document.get("database"), document.get("table"));
+        String[] table = Messages.databaseTable(document.get("database"), document.get("table"));
         List<String> dataNames = new ArrayList<>();
         List<InternalRow> data = image(document.get("data"), "data", dataNames);
         List<InternalRow> before = op.equals("DELETE") ? data : null;
@@ -126,24 +126,6 @@ public final class MaxwellDecoder implements MessageDecoder {
         String text = Json.write(value);
         int length = text.codePointCount(0, text.length());
         return length <= 40 ? text : text.substring(0, text.offsetByCodePoints(0, 37)) + "...";
-    }
-
-    /** {@code json_message.database_table}: [schema, name] of {@code database} and {@code table}, or null. */
-    private static String[] databaseTable(Object database, Object name) throws DecodeException {
-        String[] fields = {"database", "table"};
-        Object[] values = {database, name};
-        for (int i = 0; i < 2; i++) {
-            if (values[i] != null && values[i] != Json.NULL && !(values[i] instanceof String)) {
-                throw new DecodeException("expected a string or null, got " + Json.typeName(values[i]), fields[i]);
-            }
-        }
-        if (!(name instanceof String)) {
-            if (database instanceof String) {
-                throw new DecodeException("a database without a table", "table");
-            }
-            return null;
-        }
-        return new String[] {database instanceof String ? (String) database : null, (String) name};
     }
 
     /** {@code _cell}: a scalar as it is, an array or object as its JSON text in a cell of type JSON. */

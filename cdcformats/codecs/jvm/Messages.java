@@ -28,6 +28,27 @@ public final class Messages {
         return object;
     }
 
+    /**
+     * {@code json_message.database_table}: [schema, name] of the fields {@code database} and {@code table} (Canal,
+     * Maxwell), or null for a message without a table.
+     */
+    public static String[] databaseTable(Object database, Object name) throws DecodeException {
+        String[] fields = {"database", "table"};
+        Object[] values = {database, name};
+        for (int i = 0; i < 2; i++) {
+            if (values[i] != null && values[i] != Json.NULL && !(values[i] instanceof String)) {
+                throw new DecodeException("expected a string or null, got " + Json.typeName(values[i]), fields[i]);
+            }
+        }
+        if (!(name instanceof String)) {
+            if (database instanceof String) {
+                throw new DecodeException("a database without a table", "table");
+            }
+            return null;
+        }
+        return new String[] {database instanceof String ? (String) database : null, (String) name};
+    }
+
     /** {@code kept_fields.read}: the fields other than {@code reserved}, as prefix + name and the field's JSON text. */
     public static List<Map.Entry<String, Object>> keptFields(String prefix, Map<String, Object> document,
                                                              Set<String> reserved) {
