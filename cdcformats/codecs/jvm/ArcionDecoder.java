@@ -138,7 +138,7 @@ public final class ArcionDecoder implements MessageDecoder {
 
     private static String part(Map<?, ?> holder, String field, String path) throws DecodeException {
         Object part = holder.get(field);
-        if (part == null || part == Json.NULL) {
+        if (Json.isNull(part)) {
             return null;
         }
         if (!(part instanceof String)) {
@@ -150,7 +150,7 @@ public final class ArcionDecoder implements MessageDecoder {
     private List<InternalRow> image(Map<String, Object> document, String name, String[] table, List<String> names)
             throws DecodeException {
         Object row = document.get(name);
-        if (row == null || row == Json.NULL) {
+        if (Json.isNull(row)) {
             return null;
         }
         if (!(row instanceof Map)) {

@@ -24,7 +24,9 @@ public final class CanalDecoder implements MessageDecoder {
     private static final Set<String> FIELDS = Set.of("data", "database", "es", "gtid", "id", "isDdl", "mysqlType",
         "old", "pkNames", "sql", "sqlType", "table", "ts", "type");
     private static final List<String> POSITION_FIELDS = List.of("id", "gtid");
-    private static final Map<String, String> OP_OF_TYPE = opOfType();
+    // In the order an error message lists them.
+    private static final Map<String, String> OP_OF_TYPE =
+        Messages.inOrder("INSERT", "INSERT", "UPDATE", "UPDATE", "DELETE", "DELETE", "TRUNCATE", "TRUNCATE");
     // Canal's other event types: schema changes, statements and markers, none of which changes a row.
     private static final Set<String> NO_ROW_TYPES = Set.of("CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX",
         "DINDEX", "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT");
@@ -38,16 +40,6 @@ public final class CanalDecoder implements MessageDecoder {
         this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
     }
 
-    private static Map<String, String> opOfType() {
-        // In the order an error message lists them.
-        Map<String, String> ops = new LinkedHashMap<>();
-        ops.put("INSERT", "INSERT");
-        ops.put("UPDATE", "UPDATE");
-        ops.put("DELETE", "DELETE");
-        ops.put("TRUNCATE", "TRUNCATE");
-        return ops;
-    }
-
     @Override
     public InternalRow decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
@@ -57,12 +49,12 @@ public final class CanalDecoder implements MessageDecoder {
             if (typeName instanceof String && NO_ROW_TYPES.contains(typeName) && skipDdl) {
                 throw notOneEvent(0); // skipped: no event
             }
-            String found = typeName instanceof String ? Python.repr(typeName) : Json.typeName(orNull(typeName));
+            String found = typeName instanceof String ? Python.repr(typeName) : Json.typeName(typeName);
             throw new DecodeException("type " + found + " is not a row change; expected one of "
                 + String.join(", ", OP_OF_TYPE.keySet()) + " (option skip_ddl skips DDL messages)", "type");
         }
-        Object isDdl = orNull(document.get("isDdl"));
-        if ((isDdl != Json.NULL && !(isDdl instanceof Boolean)) || (Boolean.TRUE.equals(isDdl)
+        Object isDdl = document.get("isDdl");
+        if ((!Json.isNull(isDdl) && !(isDdl instanceof Boolean)) || (Boolean.TRUE.equals(isDdl)
                 && !op.equals("TRUNCATE"))) {
             throw new DecodeException("isDdl " + Python.repr(isDdl) + " does not fit type " + typeName, "isDdl");
         }
@@ -118,11 +110,6 @@ public final class CanalDecoder implements MessageDecoder {
             + ": read it with events(), as the bridge does", null);
     }
 
-    /** An absent field as JSON's null: Python's {@code document.get} does not tell them apart. */
-    private static Object orNull(Object value) {
-        return value == null ? Json.NULL : value;
-    }
-
     /** {@code _position}: {@code id}, then {@code gtid}, where the message has them, each a JSON scalar. */
     private static List<Map.Entry<String, Object>> position(Map<String, Object> document) throws DecodeException {
         List<Map.Entry<String, Object>> position = new ArrayList<>();
@@ -141,8 +128,8 @@ public final class CanalDecoder implements MessageDecoder {
 
     /** {@code _time}: microseconds of a millisecond field; null or absent is none. */
     private static Long time(Map<String, Object> document, String field) throws DecodeException {
-        Object value = orNull(document.get(field));
-        if (value == Json.NULL) {
+        Object value = document.get(field);
+        if (Json.isNull(value)) {
             return null;
         }
         Long microseconds = value instanceof Long ? Messages.toMicroseconds((Long) value, MILLISECOND) : null;
@@ -155,15 +142,15 @@ public final class CanalDecoder implements MessageDecoder {
     /** {@code _attributes}: a non-empty {@code sql}, {@code sqlType} as JSON text, then every other field's. */
     private static List<Map.Entry<String, Object>> attributes(Map<String, Object> document) throws DecodeException {
         List<Map.Entry<String, Object>> attributes = new ArrayList<>();
-        Object sql = orNull(document.get("sql"));
-        if (sql != Json.NULL && !(sql instanceof String)) {
+        Object sql = document.get("sql");
+        if (!Json.isNull(sql) && !(sql instanceof String)) {
             throw new DecodeException("expected the SQL text, got " + Json.typeName(sql), "sql");
         }
         if (sql instanceof String && !((String) sql).isEmpty()) {
             attributes.add(Messages.pair(SQL_ATTRIBUTE, sql));
         }
-        Object sqlType = orNull(document.get("sqlType"));
-        if (sqlType != Json.NULL) {
+        Object sqlType = document.get("sqlType");
+        if (!Json.isNull(sqlType)) {
             attributes.add(Messages.pair(SQL_TYPE_ATTRIBUTE, Json.write(sqlType)));
         }
         attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, FIELDS));
@@ -173,7 +160,7 @@ public final class CanalDecoder implements MessageDecoder {
     /** {@code _objects}: the objects of a {@code data} or {@code old} array; null is no objects. */
     private static List<Map<?, ?>> objects(Object items, String field) throws DecodeException {
         List<Map<?, ?>> objects = new ArrayList<>();
-        if (orNull(items) == Json.NULL) {
+        if (Json.isNull(items)) {
             return objects;
         }
         if (!(items instanceof List)) {
@@ -193,7 +180,7 @@ public final class CanalDecoder implements MessageDecoder {
     /** {@code _column_types}: each column's {@code mysqlType} name; a null entry types nothing. */
     private static Map<String, String> columnTypes(Object mysqlTypes) throws DecodeException {
         Map<String, String> types = new LinkedHashMap<>();
-        if (orNull(mysqlTypes) == Json.NULL) {
+        if (Json.isNull(mysqlTypes)) {
             return types;
         }
         if (!(mysqlTypes instanceof Map)) {
@@ -215,7 +202,7 @@ public final class CanalDecoder implements MessageDecoder {
     /** {@code _key_names}: the {@code pkNames}, a column named twice once. */
     private static Set<String> keyNames(Object names) throws DecodeException {
         Set<String> keyNames = new LinkedHashSet<>();
-        if (orNull(names) == Json.NULL) {
+        if (Json.isNull(names)) {
             return keyNames;
         }
         boolean valid = names instanceof List;

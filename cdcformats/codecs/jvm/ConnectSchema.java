@@ -56,16 +56,16 @@ public final class ConnectSchema {
     /** {@code read_value}: a JSON value read through its field schema. */
     public static Read readValue(Object value, Map<?, ?> field, String path) throws DecodeException {
         Object primitive = field.get("type");
-        Object name = nullable(field.get("name"));
-        if (!(primitive instanceof String) || (name != null && !(name instanceof String))) {
+        Object name = field.get("name");
+        if (!(primitive instanceof String) || (!Json.isNull(name) && !(name instanceof String))) {
             throw new DecodeException("a field schema's type and name are text", path);
         }
-        String kind = name != null && primitive.equals(PRIMITIVE_OF.get(name)) ? (String) name : (String) primitive;
+        String kind = name instanceof String && primitive.equals(PRIMITIVE_OF.get(name)) ? (String) name : (String) primitive;
         if (!PRIMITIVE_OF.containsKey(kind)) {
             throw new DecodeException(primitive.equals("struct") || primitive.equals("array") || primitive.equals("map")
                 ? "nested values are not carried" : "unknown Connect type " + Python.repr(primitive), path);
         }
-        Object parametersField = nullable(field.get("parameters"));
+        Object parametersField = field.get("parameters");
         Map<?, ?> parameters = Python.isTruthy(parametersField) ? null : Map.of();
         if (parameters == null) {
             if (!(parametersField instanceof Map)) {
@@ -78,7 +78,7 @@ public final class ConnectSchema {
                 }
             }
         }
-        Object result = value == null || value == Json.NULL ? null : typed(value, kind, parameters, path);
+        Object result = Json.isNull(value) ? null : typed(value, kind, parameters, path);
         String typeName = parameters.containsKey(SOURCE_TYPE) ? (String) parameters.get(SOURCE_TYPE)
             : impliedType(kind, result);
         Map<Object, Object> given = new LinkedHashMap<>(field);
@@ -89,10 +89,6 @@ public final class ConnectSchema {
             typeName = Json.write(given); // the schema is more than its type: the cell keeps all of it
         }
         return new Read(result, typeName);
-    }
-
-    private static Object nullable(Object value) {
-        return value == Json.NULL ? null : value;
     }
 
     private static Object typed(Object value, String kind, Map<?, ?> parameters, String path)

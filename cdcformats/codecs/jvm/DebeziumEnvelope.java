@@ -26,7 +26,7 @@ public final class DebeziumEnvelope {
      */
     public static List<InternalRow> imageCells(Object data, String imageName, Map<String, Map<?, ?>> columns,
                                                List<String> names) throws DecodeException {
-        if (data == null || data == Json.NULL) {
+        if (Json.isNull(data)) {
             return null;
         }
         if (!(data instanceof Map)) {
@@ -60,7 +60,7 @@ public final class DebeziumEnvelope {
     public static Long readTime(Map<?, ?> document, String path) throws DecodeException {
         for (String field : new String[] {"ts_us", "ts_ms"}) {
             Object value = document.get(field);
-            if (value == null || value == Json.NULL) {
+            if (Json.isNull(value)) {
                 continue;
             }
             Long microseconds = value instanceof Long
@@ -81,7 +81,7 @@ public final class DebeziumEnvelope {
         Long commitTimeUs;
 
         public Source(Object field) throws DecodeException {
-            if (field == null || field == Json.NULL) {
+            if (Json.isNull(field)) {
                 return;
             }
             if (!(field instanceof Map)) {
@@ -89,7 +89,7 @@ public final class DebeziumEnvelope {
             }
             Map<?, ?> source = (Map<?, ?>) field;
             Object connector = source.get("connector");
-            if (connector != null && connector != Json.NULL && !(connector instanceof String)) {
+            if (!Json.isNull(connector) && !(connector instanceof String)) {
                 throw new DecodeException("expected a string, got " + Json.typeName(connector), "source.connector");
             }
             system = connector instanceof String ? (String) connector : null;
@@ -127,7 +127,7 @@ public final class DebeziumEnvelope {
 
         /** A string or null, as the table's parts are. */
         static String text(Object value, String path) throws DecodeException {
-            if (value == null || value == Json.NULL) {
+            if (Json.isNull(value)) {
                 return null;
             }
             if (!(value instanceof String)) {

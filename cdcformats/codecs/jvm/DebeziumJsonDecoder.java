@@ -90,7 +90,7 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
 
     private static List<Map.Entry<String, Object>> transaction(Object transaction) throws DecodeException {
         List<Map.Entry<String, Object>> attributes = new ArrayList<>();
-        if (transaction == null || transaction == Json.NULL) {
+        if (Json.isNull(transaction)) {
             return attributes;
         }
         if (!(transaction instanceof Map)) {

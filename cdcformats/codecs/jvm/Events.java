@@ -34,7 +34,7 @@ public final class Events {
 
     /** A VALUE row, or null for a null value; refuses what the model cannot hold (an integer beyond 64 bits). */
     public static InternalRow value(Object value) {
-        if (value == null || value == Json.NULL) {
+        if (Json.isNull(value)) {
             return null;
         }
         Object[] members = new Object[6];

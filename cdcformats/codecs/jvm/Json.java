@@ -462,6 +462,11 @@ public final class Json {
         out.append('"');
     }
 
+    /** JSON's null or an absent field: both are None to Python's {@code dict.get}, which the codecs read with. */
+    public static boolean isNull(Object value) {
+        return value == null || value == NULL;
+    }
+
     /** How a parsed value is called in an error message, as {@code json_message.json_type} calls it. */
     public static String typeName(Object value) {
         if (value instanceof Map) {
@@ -476,7 +481,7 @@ public final class Json {
         if (value instanceof Boolean) {
             return "a boolean";
         }
-        if (value == NULL || value == null) {
+        if (isNull(value)) {
             return "null";
         }
         return "a number";

@@ -47,7 +47,7 @@ public final class LindormDecoder implements MessageDecoder {
                 + String.join(", ", OP_NAMES), "op");
         }
         Object tableName = document.get("table");
-        if (tableName != null && tableName != Json.NULL && !(tableName instanceof String)) {
+        if (!Json.isNull(tableName) && !(tableName instanceof String)) {
             throw new DecodeException("expected a string, got " + Json.typeName(tableName), "table");
         }
         InternalRow table = tableName instanceof String ? Events.table(null, null, (String) tableName) : null;
@@ -126,7 +126,7 @@ public final class LindormDecoder implements MessageDecoder {
 
     /** A version or timestamp: a JSON string of digits (documented) or a JSON integer; blank or absent is none. */
     private static Long version(Object value, String field) throws DecodeException {
-        if (value == null || value == Json.NULL || "".equals(value)) {
+        if (Json.isNull(value) || "".equals(value)) {
             return null;
         }
         Object number = value;

@@ -24,7 +24,9 @@ public final class MaxwellDecoder implements MessageDecoder {
     private static final Set<String> ROW_FIELDS = Set.of("database", "table", "type", "ts", "xid", "xoffset",
         "commit", "position", "gtid", "server_id", "thread_id", "primary_key_columns", "data", "old");
     private static final Set<String> ROW_AND_KEY_FIELDS = withPrimaryKey();
-    private static final Map<String, String> OP_OF_TYPE = opOfType();
+    // In the order an error message lists them.
+    private static final Map<String, String> OP_OF_TYPE =
+        Messages.inOrder("insert", "INSERT", "update", "UPDATE", "delete", "DELETE", "bootstrap-insert", "READ");
     private static final Set<String> BOOTSTRAP_MARKERS = Set.of("bootstrap-start", "bootstrap-complete");
     private static final Pattern DDL_TYPE = Pattern.compile("(database|table)-(create|alter|drop)");
     private static final long SECOND = 1_000_000;
@@ -41,16 +43,6 @@ public final class MaxwellDecoder implements MessageDecoder {
         Set<String> fields = new HashSet<>(ROW_FIELDS);
         fields.add("primary_key");
         return Set.copyOf(fields);
-    }
-
-    private static Map<String, String> opOfType() {
-        // In the order an error message lists them.
-        Map<String, String> ops = new LinkedHashMap<>();
-        ops.put("insert", "INSERT");
-        ops.put("update", "UPDATE");
-        ops.put("delete", "DELETE");
-        ops.put("bootstrap-insert", "READ");
-        return ops;
     }
 
     @Override
@@ -219,7 +211,7 @@ public final class MaxwellDecoder implements MessageDecoder {
 
     /** {@code ts}: whole seconds, as microseconds; null or absent is none. */
     private static Long commitTime(Object seconds) throws DecodeException {
-        if (seconds == null || seconds == Json.NULL) {
+        if (Json.isNull(seconds)) {
             return null;
         }
         Long commitTime = seconds instanceof Long ? Messages.toMicroseconds((Long) seconds, SECOND) : null;

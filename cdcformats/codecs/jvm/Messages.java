@@ -2,6 +2,7 @@ package cdcformats.codecs.jvm;
 
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,7 +37,7 @@ public final class Messages {
         String[] fields = {"database", "table"};
         Object[] values = {database, name};
         for (int i = 0; i < 2; i++) {
-            if (values[i] != null && values[i] != Json.NULL && !(values[i] instanceof String)) {
+            if (!Json.isNull(values[i]) && !(values[i] instanceof String)) {
                 throw new DecodeException("expected a string or null, got " + Json.typeName(values[i]), fields[i]);
             }
         }
@@ -59,6 +60,15 @@ public final class Messages {
             }
         }
         return kept;
+    }
+
+    /** A map of names to values, given in turn, that keeps their order (Map.of does not). */
+    public static Map<String, String> inOrder(String... namesAndValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            map.put(namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return map;
     }
 
     public static Map.Entry<String, Object> pair(String name, Object value) {

@@ -29,7 +29,7 @@ public final class Python {
 
     /** Python's truth of a parsed JSON value: null, false, zero and empty are false. */
     public static boolean isTruthy(Object value) {
-        if (value == null || value == Json.NULL) {
+        if (Json.isNull(value)) {
             return false;
         }
         if (value instanceof Boolean) {
@@ -55,8 +55,8 @@ public final class Python {
 
     /** Python's {@code ==} between parsed JSON values (and Strings, Booleans, Longs): {@code True == 1 == 1.0}. */
     public static boolean equal(Object left, Object right) {
-        if (left == null || left == Json.NULL || right == null || right == Json.NULL) {
-            return (left == null || left == Json.NULL) && (right == null || right == Json.NULL);
+        if (Json.isNull(left) || Json.isNull(right)) {
+            return Json.isNull(left) && Json.isNull(right);
         }
         BigDecimal leftNumber = number(left);
         BigDecimal rightNumber = number(right);
@@ -111,7 +111,7 @@ public final class Python {
 
     /** About what Python's {@code repr} shows of a parsed JSON value, for error messages. */
     public static String repr(Object value) {
-        if (value == null || value == Json.NULL) {
+        if (Json.isNull(value)) {
             return "None";
         }
         if (value instanceof Boolean) {
