@@ -14,7 +14,7 @@ from .codec import FEATURES, Codec, KafkaRecord, Option
 from .convert import ConversionStats, convert, convert_file, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .losses import REFUSED, Loss, without
-from .model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
+from .model import Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value
 from .registry import codec, formats, register
 
 __version__ = "0.1.0"
@@ -22,5 +22,6 @@ __version__ = "0.1.0"
 __all__ = [
     "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "ConfigurationError",
     "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "Loss", "LossyConversionError", "Op", "Option",
-    "REFUSED", "Source", "Table", "Value", "codec", "convert", "convert_file", "formats", "loss", "register", "without",
+    "REFUSED", "Source", "Struct", "Table", "Value", "codec", "convert", "convert_file", "formats", "loss", "register",
+    "without",
 ]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 from .codecs._kit import time_units, typed_text
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError
 from .losses import REFUSED, Loss, SlotIndex, refused, without
-from .model import Cell, CellKind, ChangeEvent, Image, Op, Value
+from .model import Cell, CellKind, ChangeEvent, Image, Op, Struct, Value, is_nested
 
 if TYPE_CHECKING:  # pyarrow is needed only by the formats that decode Arrow batches
     from .envelopes.arrow import BatchDecoder
@@ -37,6 +37,10 @@ FEATURES: tuple[str, ...] = (
     *VALUE_FEATURES,
     # NaN or an infinity, which JSON numbers cannot write.
     "value.float_nonfinite",
+    # An array or a Struct, of values JSON writes as they are (null, booleans, integers, finite floats, text).
+    "value.nested",
+    # A nested value holding bytes, a decimal, NaN or an infinity, which JSON writes only as text.
+    "value.nested_non_json",
     # A value whose kind is not the one its cell's SQL type name implies (the text "007" in a BIGINT column):
     # formats that write values as text and type them by name can only carry some of these.
     "value.off_type",
@@ -48,7 +52,8 @@ FEATURES: tuple[str, ...] = (
 ALL_FEATURES = frozenset(FEATURES)
 
 _VALUE_FEATURE = {type(None): "value.null", bool: "value.bool", int: "value.int", float: "value.float",
-                  str: "value.str", bytes: "value.bytes", Decimal: "value.decimal"}
+                  str: "value.str", bytes: "value.bytes", Decimal: "value.decimal", tuple: "value.nested",
+                  Struct: "value.nested"}
 
 
 def owns_attribute(own_attributes: frozenset[str], name: str) -> bool:
@@ -439,6 +444,10 @@ class Codec:
         if feature not in self.carries:
             value = as_text(value)
             losses.append(Loss(feature, f"{path}.value", value, f"{self.name} writes it as text"))
+        elif is_nested(value) and "value.nested_non_json" not in self.carries and not typed_text.is_json(value):
+            value = typed_text.from_json(typed_text.json_form(value))
+            losses.append(Loss("value.nested_non_json", f"{path}.value", value,
+                               f"{self.name} writes bytes, decimals, NaN and infinities in it as text"))
         elif type(value) is float and not math.isfinite(value) and "value.float_nonfinite" not in self.carries:
             value = typed_text.render(value)
             losses.append(Loss("value.float_nonfinite", f"{path}.value", value, f"{self.name} writes it as text"))
@@ -501,7 +510,7 @@ class Codec:
 
 def as_text(value: Value) -> str:
     """A value as text, for a format with no form for its kind: typed values as ``typed_text`` writes them, bytes
-    as base64 (as Kafka Connect's JsonConverter writes them)."""
+    as base64 (as Kafka Connect's JsonConverter writes them), nested values as their JSON."""
     if type(value) is bytes:
         return base64.b64encode(value).decode("ascii")
     return typed_text.render(value)

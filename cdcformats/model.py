@@ -9,7 +9,9 @@ this model. Every class here is a frozen, slotted dataclass with *exact* value e
 * ``decode(encode(e)) == e`` is therefore a real statement that nothing was lost.
 
 Values are Python scalars: ``None``, ``bool``, ``int`` (signed 64-bit), ``float``, ``str``, ``bytes`` and
-``decimal.Decimal``. Anything else is refused when the cell is built.
+``decimal.Decimal``; or nested values: an array is a ``tuple`` of values, and an object, a map with text keys, a
+struct or a composite column is a ``Struct`` of named values, in order. Anything else is refused when the cell is
+built.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeAlias
 
-Value: TypeAlias = None | bool | int | float | str | bytes | Decimal
-VALUE_TYPES: tuple[type, ...] = (type(None), bool, int, float, str, bytes, Decimal)
+Value: TypeAlias = "None | bool | int | float | str | bytes | Decimal | tuple[Value, ...] | Struct"
+SCALAR_TYPES: tuple[type, ...] = (type(None), bool, int, float, str, bytes, Decimal)
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -55,9 +57,17 @@ def check_value(value: object, where: str) -> None:
     if type(value) is int:  # not kind: mypy narrows value on this form
         if not INT64_MIN <= value <= INT64_MAX:
             raise ValueError(f"{where}: integer {value} is outside the signed 64-bit range")
-    elif kind not in VALUE_TYPES:
+    elif type(value) is tuple:
+        for index, item in enumerate(value):
+            check_value(item, f"{where}[{index}]")
+    elif kind not in SCALAR_TYPES and kind is not Struct:  # a Struct checked its fields when it was built
         raise TypeError(f"{where}: {kind.__name__} is not a change-event value (expected one of "
-                        "None, bool, int, float, str, bytes, Decimal)")
+                        "None, bool, int, float, str, bytes, Decimal, a tuple of values or a Struct)")
+
+
+def is_nested(value: object) -> bool:
+    """Whether ``value`` is an array or a Struct."""
+    return type(value) is tuple or type(value) is Struct
 
 
 _NAN_KEY = ("float", "nan")
@@ -72,7 +82,42 @@ def value_key(value: Value) -> tuple:
         return ("float", struct.pack(">d", value))
     if kind is Decimal:
         return ("decimal", str(value))
+    if type(value) is tuple:
+        return ("array", tuple(value_key(item) for item in value))
+    if type(value) is Struct:
+        return ("struct", _entries_key(value.fields))
     return (kind.__name__, value)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Struct:
+    """A value of named values: a JSON object, a map with text keys, a struct or a composite column. ``fields`` are
+    (name, value) pairs in the order the source sent them, each name once (a JSON object, a map and a struct all
+    name each member once)."""
+
+    fields: tuple[tuple[str, Value], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", _entries(self.fields, "struct field"))
+        names = [name for name, _ in self.fields]
+        if len(set(names)) != len(names):
+            repeated = next(name for index, name in enumerate(names) if name in names[:index])
+            raise ValueError(f"struct field {repeated!r} twice: a struct names each field once")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Struct:
+            return NotImplemented
+        return _entries_key(self.fields) == _entries_key(other.fields)
+
+    def __hash__(self) -> int:
+        return hash(_entries_key(self.fields))
+
+    def get(self, name: str, default: Value = None) -> Value:
+        """The value of the field called ``name``."""
+        for field_name, value in self.fields:
+            if field_name == name:
+                return value
+        return default
 
 
 def _check_int64(value: int | None, where: str) -> None:

@@ -103,9 +103,9 @@ from ._kit.json_message import (
     json_type,
     load_object,
     raw,
-    scalar,
 )
 from ._kit.keys import key_cells_outside
+from ._kit.typed_text import json_form
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
@@ -489,7 +489,7 @@ def _position_as_decoded(position: Entries) -> Entries:
     first: dict[str, Any] = {}
     for name, value in position:
         if name in _POSITION_FIELDS:
-            first.setdefault(name, scalar(value))
+            first.setdefault(name, json_form(value))
     return tuple((name, first[name]) for name in _POSITION_FIELDS if name in first)
 
 

@@ -57,9 +57,10 @@ from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Image, Op
 from ._kit import connect_schema
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.kafka_records import KafkaRecordCodec
 from ._kit.keys import KEY_COLUMNS, KeyColumns
+from ._kit.typed_text import json_form
 
 NAME = "connect-json"
 # What only the schema says: without it these read back as text or untyped.
@@ -141,7 +142,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
 
     def _write(self, cells: Image, schema_name: str | None) -> bytes:
         if not self.schemas:  # the JSON values, as the schemaless formats write them
-            return encode({cell.name: scalar(cell.value) for cell in cells})
+            return encode({cell.name: json_form(cell.value) for cell in cells})
         return encode({"schema": connect_schema.struct_schema([connect_schema.field_schema(cell) for cell in cells],
                                                               False, schema_name),
                        "payload": {cell.name: connect_schema.json_value(cell.value) for cell in cells}})

@@ -96,8 +96,9 @@ from ._kit.debezium_envelope import (
     read_time,
     write_time,
 )
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
+from ._kit.typed_text import json_form
 
 TRANSACTION_ATTRIBUTE = "debezium.transaction."
 SCHEMA_ATTRIBUTE = "debezium-json.schema."
@@ -220,7 +221,7 @@ class DebeziumJsonCodec(KeyedByColumns):
 def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     """Transaction fields are written first, as JSON scalars; kept envelope fields then, as canonical JSON text."""
     if name.startswith(TRANSACTION_ATTRIBUTE):
-        return 0, scalar(value)
+        return 0, json_form(value)
     if name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS:
         return 1, canonical_json(value)
     return None
@@ -320,7 +321,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         else:
             fields["db"] = table.schema
         fields["table"] = table.name
-    fields.update((name, scalar(value)) for name, value in source.position)
+    fields.update((name, json_form(value)) for name, value in source.position)
     return fields
 
 

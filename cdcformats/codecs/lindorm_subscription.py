@@ -82,8 +82,9 @@ from ._kit.debezium_envelope import (
     read_time,
     write_time,
 )
-from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object, scalar
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
+from ._kit.typed_text import json_form
 
 NAME = "lindorm-subscription"
 _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ}
@@ -213,7 +214,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if source.system is not None:
         fields["connector"] = source.system
-    fields.update((name, scalar(value)) for name, value in source.position)
+    fields.update((name, json_form(value)) for name, value in source.position)
     if table is not None:
         fields.update(db=table.catalog, namespace=table.schema, table=table.name)
     write_time(fields, source.commit_time_us)

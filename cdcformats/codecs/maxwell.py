@@ -88,9 +88,9 @@ from ._kit.json_message import (
     json_type,
     load_object,
     raw,
-    scalar,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
+from ._kit.typed_text import json_form
 
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."
@@ -348,7 +348,7 @@ def _is_json_cell(cell: Cell) -> bool:
 
 
 def _cell_json(cell: Cell) -> Any:
-    return raw(NAME, cell.value, cell.name) if _is_json_cell(cell) else scalar(cell.value)
+    return raw(NAME, cell.value, cell.name) if _is_json_cell(cell) else json_form(cell.value)
 
 
 def _fields(cells: Image) -> dict[str, Any]:

@@ -3,10 +3,20 @@
 This is what the Spark functions run on (Spark hands Python UDFs Arrow batches), and it needs nothing but pyarrow.
 
 The Arrow type mirrors the model one to one (``EVENT``): a value is a struct with one member per kind
-(``boolean``, ``long``, ``double``, ``string``, ``bytes``, ``decimal``), exactly one of them set, and the struct null
-for a null value; a decimal travels as its exact text, as in the Avro and Protobuf envelopes, so any precision and scale
-survive. The last field, ``error``, is set only on a row that could not be decoded under ``errors="dead-letter"``: it
-names the format, the reason and the field, and keeps the raw input, as Spark's ``from_json`` keeps a corrupt record.
+(``boolean``, ``long``, ``double``, ``string``, ``bytes``, ``decimal``, ``nested``), exactly one of them set, and the
+struct null for a null value; a decimal travels as its exact text, as in the Avro and Protobuf envelopes, so any
+precision and scale survive.
+
+Spark types cannot recurse, so a nested value (an array or a ``Struct``) travels as JSON text in ``nested``, which
+``from_json`` and ``get_json_object`` read: arrays as arrays, Structs as objects with their fields in order, null,
+booleans, integers and text as JSON writes them, and floats always with a fraction or an exponent (``1.0``), so that
+they stay floats. What JSON has no form for is an object of one tagged member: ``{"$binary": "<base64>"}``,
+``{"$decimal": "<exact text>"}``, ``{"$double": "NaN"}`` (or ``"Infinity"``, ``"-Infinity"``); a Struct whose only
+field has one of the names ``$binary``, ``$decimal``, ``$double`` or ``$struct`` is written inside ``{"$struct": ...}``,
+so that it is never read as a tag.
+
+The last field, ``error``, is set only on a row that could not be decoded under ``errors="dead-letter"``: it names the
+format, the reason and the field, and keeps the raw input, as Spark's ``from_json`` keeps a corrupt record.
 
 A codec may decode a whole batch at once: its ``batch_decoder()`` gives a ``BatchDecoder``, ``values -> (events,
 undecided)``, and the rows flagged in ``undecided`` (a boolean array) are decoded one by one with ``decode_message``,
@@ -16,20 +26,24 @@ check that both paths agree.
 
 from __future__ import annotations
 
+import base64
+import math
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
+import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..codecs._kit import typed_text
 from ..errors import CodecError, DecodeError, EncodeError
-from ..model import Cell, CellKind, ChangeEvent, Op, Source, Table, Value
+from ..model import Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value, is_nested
 from ..options import error_mode
 
 VALUE = pa.struct([
     ("boolean", pa.bool_()), ("long", pa.int64()), ("double", pa.float64()), ("string", pa.string()),
-    ("bytes", pa.binary()), ("decimal", pa.string()),
+    ("bytes", pa.binary()), ("decimal", pa.string()), ("nested", pa.string()),
 ])
 CELL = pa.struct([
     ("name", pa.string()), ("value", VALUE), ("type", pa.string()), ("version", pa.int64()), ("kind", pa.string()),
@@ -58,11 +72,60 @@ COLUMN_ERROR_MODES = ("fail", "null", "dead-letter")
 _MEMBER_OF_TYPE = {bool: "boolean", int: "long", float: "double", str: "string", bytes: "bytes"}
 
 
+_TAGS = ("$binary", "$decimal", "$double", "$struct")
+
+
+def _tagged(value: Value) -> Any:
+    """A nested value's members as the ``nested`` text writes them (see the module's docstring)."""
+    if type(value) is tuple:
+        return [_tagged(item) for item in value]
+    if type(value) is Struct:
+        members = {name: _tagged(item) for name, item in value.fields}
+        return {"$struct": members} if len(members) == 1 and value.fields[0][0] in _TAGS else members
+    if type(value) is bytes:
+        return {"$binary": base64.b64encode(value).decode("ascii")}
+    if type(value) is Decimal:
+        return {"$decimal": str(value)}
+    if type(value) is float and not math.isfinite(value):
+        return {"$double": typed_text.render(value)}
+    return value
+
+
+def _untagged(member: Any, where: str) -> Value:
+    """The value of a member of ``nested`` text: the inverse of ``_tagged``."""
+    if type(member) is list:
+        return tuple(_untagged(item, f"{where}[{index}]") for index, item in enumerate(member))
+    if type(member) is not dict:
+        return member
+    if len(member) == 1:
+        (tag, tagged), = member.items()
+        if tag == "$struct" and type(tagged) is dict:
+            member = tagged
+        elif tag in _TAGS and type(tagged) is str:
+            return _tag_value(tag, tagged, where)
+    return Struct(tuple((name, _untagged(item, f"{where}.{name}")) for name, item in member.items()))
+
+
+def _tag_value(tag: str, text: str, where: str) -> Value:
+    try:
+        if tag == "$binary":
+            return base64.b64decode(text, validate=True)
+        if tag == "$decimal":
+            return Decimal(text)
+        if text in ("NaN", "Infinity", "-Infinity"):
+            return float(text)
+    except (ValueError, ArithmeticError):
+        pass
+    raise EncodeError("arrow", f"{tag} does not hold {text!r}", field=where)
+
+
 def value_row(value: Value) -> dict[str, Any] | None:
     if value is None:
         return None
     if type(value) is Decimal:
         return {"decimal": str(value)}
+    if is_nested(value):
+        return {"nested": msgspec.json.encode(_tagged(value)).decode()}
     return {_MEMBER_OF_TYPE[type(value)]: value}
 
 
@@ -130,6 +193,11 @@ def _value(row: dict[str, Any] | None, where: str) -> Value:
             return Decimal(value)
         except ArithmeticError:
             raise EncodeError("arrow", f"not a decimal: {value!r}", field=where) from None
+    if name == "nested":
+        try:
+            return _untagged(msgspec.json.decode(value), where)
+        except (msgspec.DecodeError, RecursionError) as error:
+            raise EncodeError("arrow", f"nested is not JSON: {error}", field=where) from None
     return value
 
 

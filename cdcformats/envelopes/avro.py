@@ -4,8 +4,13 @@ The schema is ``avro/change_event.avsc`` (record ``cdcformats.v1.ChangeEvent``);
 exactly. A message is the bare Avro body, without an object-container header and without the schema-registry framing
 (the Kafka serializers add that). ``avro_body`` writes the body and fastavro reads it. A file is an Avro object
 container file (readable by any Avro tool); one written with another version of the envelope is read through schema
-resolution. Values are a union of null, boolean, long, double, string, bytes and a ``Decimal`` record holding the
-exact decimal text, so that any precision and scale survive.
+resolution. Values are a union of null, boolean, long, double, string, bytes, a ``Decimal`` record holding the
+exact decimal text, so that any precision and scale survive, and the nested values: an ``Array`` record of values
+and a ``Struct`` record of ``Entry`` records (name, value), each member a value of the same union.
+
+Version 2 of the schema added the ``Array`` and ``Struct`` branches (and moved the definition of ``Entry`` into
+``Struct``, where the union first needs it). A reader of version 2 reads everything version 1 wrote, so a registry
+under BACKWARD compatibility (Confluent's default) accepts it over version 1.
 
 Written from other formats: every event, exactly; nothing is dropped or refused.
 """
@@ -22,13 +27,15 @@ import fastavro
 
 from ..codec import Codec, DecodedUnit, FileWriter, WriterSchema
 from ..errors import DecodeError, EncodeError
-from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import avro_schema, avro_schema_text
 from .avro_body import write_event
 from .varint import varint
 
 NAME = "avro"
 _DECIMAL_RECORD = "cdcformats.v1.Decimal"
+_ARRAY_RECORD = "cdcformats.v1.Array"
+_STRUCT_RECORD = "cdcformats.v1.Struct"
 
 
 class AvroCodec(Codec):
@@ -227,6 +234,10 @@ def _parsed_writer_schema(text: str) -> Any:
 def _value_out(value: Value) -> Any:
     if type(value) is Decimal:
         return (_DECIMAL_RECORD, {"text": str(value)})
+    if type(value) is tuple:
+        return (_ARRAY_RECORD, {"items": [_value_out(item) for item in value]})
+    if type(value) is Struct:
+        return (_STRUCT_RECORD, {"fields": _entries_out(value.fields)})
     return value
 
 
@@ -259,8 +270,12 @@ def record_from_event(event: ChangeEvent) -> dict[str, Any]:
 # -- Avro record -> event ---------------------------------------------------------------------------------------------
 
 def _value_in(value: Any) -> Value:
-    if type(value) is dict:  # the Decimal record, the only record in the value union
-        return Decimal(value["text"])
+    if type(value) is dict:  # a record of the value union: Decimal, Array or Struct, told apart by their fields
+        if "text" in value:
+            return Decimal(value["text"])
+        if "items" in value:
+            return tuple(_value_in(item) for item in value["items"])
+        return Struct(_entries_in(value["fields"]))
     return value
 
 

@@ -14,7 +14,7 @@ import struct
 from decimal import Decimal
 from typing import Any
 
-from ..model import Cell, CellKind, ChangeEvent, Op
+from ..model import Cell, CellKind, ChangeEvent, Op, Struct
 
 # Indexes of the branches and symbols, in the order of avro/change_event.avsc.
 _OP_INDEX = {op: bytes([index * 2]) for index, op in enumerate(
@@ -22,7 +22,8 @@ _OP_INDEX = {op: bytes([index * 2]) for index, op in enumerate(
 _KIND_INDEX = {kind: bytes([index * 2]) for index, kind in enumerate(
     [CellKind.PUT, CellKind.DELETE_VERSION, CellKind.DELETE_ALL_VERSIONS])}
 _NULL, _PRESENT = b"\x00", b"\x02"  # union branch 0 (null) and 1, zigzag-encoded
-_VALUE_BRANCH = {type(None): 0, bool: 1, int: 2, float: 3, str: 4, bytes: 5, Decimal: 6}
+# Every value union of the schema (a cell's, an entry's, an array item's) has these branches in this order.
+_VALUE_BRANCH = {type(None): 0, bool: 1, int: 2, float: 3, str: 4, bytes: 5, Decimal: 6, tuple: 7, Struct: 8}
 _pack_double = struct.Struct("<d").pack
 
 
@@ -72,6 +73,14 @@ def _value(out: bytearray, value: Any) -> None:
         out += value
     elif branch == 6:
         _string(out, str(value))
+    elif branch == 7:
+        if value:
+            _long(out, len(value))
+            for item in value:
+                _value(out, item)
+        out += b"\x00"
+    elif branch == 8:
+        _entries(out, value.fields)
 
 
 def _cells(out: bytearray, cells: tuple[Cell, ...]) -> None:

@@ -4,7 +4,9 @@ message.
 The schema is ``proto/cdcformats/v1/change_event.proto``; it carries every canonical event exactly. A message is the
 bare serialized message, without the schema-registry framing (the Kafka serializers add that). A ``Value`` with no
 field set, or a cell without a value, is null. Unknown fields are ignored, as Protobuf readers do, so that a newer
-writer's additions do not break an older reader.
+writer's additions do not break an older reader. Nested values are the ``Array`` and ``Struct`` messages of the
+``Value`` oneof, added in version 2 of the schema (new fields only, so a registry accepts it over version 1, and a
+reader of version 1 sees a nested value as null).
 
 A file is a sequence of length-delimited messages, each preceded by its size as a varint: what Java's
 ``writeDelimitedTo`` / ``parseDelimitedFrom`` and Go's ``protodelim`` read and write.
@@ -24,7 +26,7 @@ from google.protobuf.message import EncodeError as ProtobufEncodeError
 
 from ..codec import Codec, DecodedUnit, FileWriter, WriterSchema, in_file
 from ..errors import DecodeError, EncodeError
-from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Table, Value
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import change_event_pb2 as pb
 from .varint import read_varint, varint
 
@@ -54,7 +56,10 @@ class ProtobufCodec(Codec):
             proto.ParseFromString(bytes(message))
         except ProtobufDecodeError as error:
             raise DecodeError(self.name, f"not a canonical Protobuf change event ({error})") from None
-        return event_from_proto(proto)
+        try:
+            return event_from_proto(proto)
+        except ValueError as error:  # what the model refuses: a struct naming a field twice
+            raise DecodeError(self.name, str(error)) from None
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         try:
@@ -116,6 +121,10 @@ def _value_out(value: Value) -> pb.Value | None:
         return pb.Value(string_value=value)
     if kind is bytes:
         return pb.Value(bytes_value=value)
+    if type(value) is tuple:  # a null item is a Value with no field set: a repeated field holds no absent message
+        return pb.Value(array_value=pb.Array(items=[_value_out(item) or pb.Value() for item in value]))
+    if type(value) is Struct:
+        return pb.Value(struct_value=pb.Struct(fields=_entries_out(value.fields)))
     return pb.Value(decimal_value=str(value))
 
 
@@ -156,6 +165,10 @@ def _value_in(value: pb.Value, path: str) -> Value:
             return Decimal(value.decimal_value)
         except InvalidOperation:
             raise DecodeError("protobuf", f"not a decimal: {value.decimal_value!r}", field=path) from None
+    if kind == "array_value":
+        return tuple(_value_in(item, f"{path}[{index}]") for index, item in enumerate(value.array_value.items))
+    if kind == "struct_value":
+        return Struct(_entries_in(value.struct_value.fields, f"{path}.fields"))
     return getattr(value, kind)
 
 

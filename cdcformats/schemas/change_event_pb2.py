@@ -24,29 +24,33 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n cdcformats/v1/change_event.proto\x12\rcdcformats.v1\"\xa1\x02\n\x0b\x43hangeEvent\x12\x1d\n\x02op\x18\x01 \x01(\x0e\x32\x11.cdcformats.v1.Op\x12#\n\x05table\x18\x02 \x01(\x0b\x32\x14.cdcformats.v1.Table\x12 \n\x03key\x18\x03 \x03(\x0b\x32\x13.cdcformats.v1.Cell\x12$\n\x06\x62\x65\x66ore\x18\x04 \x01(\x0b\x32\x14.cdcformats.v1.Image\x12#\n\x05\x61\x66ter\x18\x05 \x01(\x0b\x32\x14.cdcformats.v1.Image\x12%\n\x06source\x18\x06 \x01(\x0b\x32\x15.cdcformats.v1.Source\x12\x10\n\x08key_only\x18\x07 \x01(\x08\x12(\n\nattributes\x18\x08 \x03(\x0b\x32\x14.cdcformats.v1.Entry\"\x9a\x01\n\x05Value\x12\x14\n\nbool_value\x18\x01 \x01(\x08H\x00\x12\x13\n\tint_value\x18\x02 \x01(\x12H\x00\x12\x16\n\x0c\x64ouble_value\x18\x03 \x01(\x01H\x00\x12\x16\n\x0cstring_value\x18\x04 \x01(\tH\x00\x12\x15\n\x0b\x62ytes_value\x18\x05 \x01(\x0cH\x00\x12\x17\n\rdecimal_value\x18\x06 \x01(\tH\x00\x42\x06\n\x04kind\"\x9e\x01\n\x04\x43\x65ll\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.cdcformats.v1.Value\x12\x11\n\x04type\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x14\n\x07version\x18\x04 \x01(\x03H\x01\x88\x01\x01\x12%\n\x04kind\x18\x05 \x01(\x0e\x32\x17.cdcformats.v1.CellKindB\x07\n\x05_typeB\n\n\x08_version\"+\n\x05Image\x12\"\n\x05\x63\x65lls\x18\x01 \x03(\x0b\x32\x13.cdcformats.v1.Cell\"W\n\x05Table\x12\x14\n\x07\x63\x61talog\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06schema\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\tB\n\n\x08_catalogB\t\n\x07_schema\":\n\x05\x45ntry\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.cdcformats.v1.Value\"\xb2\x01\n\x06Source\x12\x13\n\x06system\x18\x01 \x01(\tH\x00\x88\x01\x01\x12&\n\x08position\x18\x02 \x03(\x0b\x32\x14.cdcformats.v1.Entry\x12\x1b\n\x0e\x63ommit_time_us\x18\x03 \x01(\x03H\x01\x88\x01\x01\x12\x1c\n\x0f\x63\x61pture_time_us\x18\x04 \x01(\x03H\x02\x88\x01\x01\x42\t\n\x07_systemB\x11\n\x0f_commit_time_usB\x12\n\x10_capture_time_us*^\n\x08\x43\x65llKind\x12\x11\n\rCELL_KIND_PUT\x10\x00\x12\x1c\n\x18\x43\x45LL_KIND_DELETE_VERSION\x10\x01\x12!\n\x1d\x43\x45LL_KIND_DELETE_ALL_VERSIONS\x10\x02*r\n\x02Op\x12\x12\n\x0eOP_UNSPECIFIED\x10\x00\x12\r\n\tOP_INSERT\x10\x01\x12\r\n\tOP_UPDATE\x10\x02\x12\r\n\tOP_DELETE\x10\x03\x12\r\n\tOP_UPSERT\x10\x04\x12\x0b\n\x07OP_READ\x10\x05\x12\x0f\n\x0bOP_TRUNCATE\x10\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n cdcformats/v1/change_event.proto\x12\rcdcformats.v1\"\xa1\x02\n\x0b\x43hangeEvent\x12\x1d\n\x02op\x18\x01 \x01(\x0e\x32\x11.cdcformats.v1.Op\x12#\n\x05table\x18\x02 \x01(\x0b\x32\x14.cdcformats.v1.Table\x12 \n\x03key\x18\x03 \x03(\x0b\x32\x13.cdcformats.v1.Cell\x12$\n\x06\x62\x65\x66ore\x18\x04 \x01(\x0b\x32\x14.cdcformats.v1.Image\x12#\n\x05\x61\x66ter\x18\x05 \x01(\x0b\x32\x14.cdcformats.v1.Image\x12%\n\x06source\x18\x06 \x01(\x0b\x32\x15.cdcformats.v1.Source\x12\x10\n\x08key_only\x18\x07 \x01(\x08\x12(\n\nattributes\x18\x08 \x03(\x0b\x32\x14.cdcformats.v1.Entry\"\xf6\x01\n\x05Value\x12\x14\n\nbool_value\x18\x01 \x01(\x08H\x00\x12\x13\n\tint_value\x18\x02 \x01(\x12H\x00\x12\x16\n\x0c\x64ouble_value\x18\x03 \x01(\x01H\x00\x12\x16\n\x0cstring_value\x18\x04 \x01(\tH\x00\x12\x15\n\x0b\x62ytes_value\x18\x05 \x01(\x0cH\x00\x12\x17\n\rdecimal_value\x18\x06 \x01(\tH\x00\x12+\n\x0b\x61rray_value\x18\x07 \x01(\x0b\x32\x14.cdcformats.v1.ArrayH\x00\x12-\n\x0cstruct_value\x18\x08 \x01(\x0b\x32\x15.cdcformats.v1.StructH\x00\x42\x06\n\x04kind\",\n\x05\x41rray\x12#\n\x05items\x18\x01 \x03(\x0b\x32\x14.cdcformats.v1.Value\".\n\x06Struct\x12$\n\x06\x66ields\x18\x01 \x03(\x0b\x32\x14.cdcformats.v1.Entry\"\x9e\x01\n\x04\x43\x65ll\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.cdcformats.v1.Value\x12\x11\n\x04type\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x14\n\x07version\x18\x04 \x01(\x03H\x01\x88\x01\x01\x12%\n\x04kind\x18\x05 \x01(\x0e\x32\x17.cdcformats.v1.CellKindB\x07\n\x05_typeB\n\n\x08_version\"+\n\x05Image\x12\"\n\x05\x63\x65lls\x18\x01 \x03(\x0b\x32\x13.cdcformats.v1.Cell\"W\n\x05Table\x12\x14\n\x07\x63\x61talog\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06schema\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x0c\n\x04name\x18\x03 \x01(\tB\n\n\x08_catalogB\t\n\x07_schema\":\n\x05\x45ntry\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.cdcformats.v1.Value\"\xb2\x01\n\x06Source\x12\x13\n\x06system\x18\x01 \x01(\tH\x00\x88\x01\x01\x12&\n\x08position\x18\x02 \x03(\x0b\x32\x14.cdcformats.v1.Entry\x12\x1b\n\x0e\x63ommit_time_us\x18\x03 \x01(\x03H\x01\x88\x01\x01\x12\x1c\n\x0f\x63\x61pture_time_us\x18\x04 \x01(\x03H\x02\x88\x01\x01\x42\t\n\x07_systemB\x11\n\x0f_commit_time_usB\x12\n\x10_capture_time_us*^\n\x08\x43\x65llKind\x12\x11\n\rCELL_KIND_PUT\x10\x00\x12\x1c\n\x18\x43\x45LL_KIND_DELETE_VERSION\x10\x01\x12!\n\x1d\x43\x45LL_KIND_DELETE_ALL_VERSIONS\x10\x02*r\n\x02Op\x12\x12\n\x0eOP_UNSPECIFIED\x10\x00\x12\r\n\tOP_INSERT\x10\x01\x12\r\n\tOP_UPDATE\x10\x02\x12\r\n\tOP_DELETE\x10\x03\x12\r\n\tOP_UPSERT\x10\x04\x12\x0b\n\x07OP_READ\x10\x05\x12\x0f\n\x0bOP_TRUNCATE\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cdcformats.v1.change_event_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CELLKIND']._serialized_start=1036
-  _globals['_CELLKIND']._serialized_end=1130
-  _globals['_OP']._serialized_start=1132
-  _globals['_OP']._serialized_end=1246
+  _globals['_CELLKIND']._serialized_start=1222
+  _globals['_CELLKIND']._serialized_end=1316
+  _globals['_OP']._serialized_start=1318
+  _globals['_OP']._serialized_end=1432
   _globals['_CHANGEEVENT']._serialized_start=52
   _globals['_CHANGEEVENT']._serialized_end=341
   _globals['_VALUE']._serialized_start=344
-  _globals['_VALUE']._serialized_end=498
-  _globals['_CELL']._serialized_start=501
-  _globals['_CELL']._serialized_end=659
-  _globals['_IMAGE']._serialized_start=661
-  _globals['_IMAGE']._serialized_end=704
-  _globals['_TABLE']._serialized_start=706
-  _globals['_TABLE']._serialized_end=793
-  _globals['_ENTRY']._serialized_start=795
-  _globals['_ENTRY']._serialized_end=853
-  _globals['_SOURCE']._serialized_start=856
-  _globals['_SOURCE']._serialized_end=1034
+  _globals['_VALUE']._serialized_end=590
+  _globals['_ARRAY']._serialized_start=592
+  _globals['_ARRAY']._serialized_end=636
+  _globals['_STRUCT']._serialized_start=638
+  _globals['_STRUCT']._serialized_end=684
+  _globals['_CELL']._serialized_start=687
+  _globals['_CELL']._serialized_end=845
+  _globals['_IMAGE']._serialized_start=847
+  _globals['_IMAGE']._serialized_end=890
+  _globals['_TABLE']._serialized_start=892
+  _globals['_TABLE']._serialized_end=979
+  _globals['_ENTRY']._serialized_start=981
+  _globals['_ENTRY']._serialized_end=1039
+  _globals['_SOURCE']._serialized_start=1042
+  _globals['_SOURCE']._serialized_end=1220
 # @@protoc_insertion_point(module_scope)

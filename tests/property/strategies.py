@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from cdcformats.codec import ABSENT, ALL_FEATURES, NONEMPTY, OPTIONAL, Codec, Shape
 from cdcformats.codecs._kit import typed_text
 from cdcformats.losses import refused, without
-from cdcformats.model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Op, Source, Table
+from cdcformats.model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table
 
 int64s = st.integers(min_value=INT64_MIN, max_value=INT64_MAX)
 # Short names collide often, which is what exercises repeated columns and duplicate attribute names.
@@ -44,21 +44,43 @@ _VALUE_STRATEGIES = {
 _KIND_FEATURE = {int: "value.int", float: "value.float", bool: "value.bool", Decimal: "value.decimal"}
 
 
-def values(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy:
-    """Every kind of value the format carries."""
+def _scalars(carries: frozenset[str]) -> st.SearchStrategy:
     strategies = [strategy for feature, strategy in _VALUE_STRATEGIES.items() if feature in carries]
     if "value.float" in carries and "value.float_nonfinite" in carries:
         strategies.append(nonfinite_floats)
     return st.one_of(*strategies)
 
 
+_JSON_SCALARS = frozenset({"value.null", "value.bool", "value.int", "value.float", "value.str"})
+
+
+def nested_values(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy:
+    """Arrays and Structs, nested, of the scalars the format carries in them: JSON's, or every kind."""
+    leaves = _scalars(carries if "value.nested_non_json" in carries else carries & _JSON_SCALARS)
+
+    def containers(children: st.SearchStrategy) -> st.SearchStrategy:
+        return st.lists(children, max_size=3).map(tuple) | st.lists(
+            st.tuples(names, children), max_size=3, unique_by=lambda field: field[0]).map(lambda f: Struct(tuple(f)))
+
+    return containers(st.recursive(leaves, containers, max_leaves=6))
+
+
+def values(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy:
+    """Every kind of value the format carries."""
+    scalars = _scalars(carries)
+    return scalars | nested_values(carries) if "value.nested" in carries else scalars
+
+
 def _typed_values(type_name: str | None, carries: frozenset[str]) -> st.SearchStrategy:
-    """Values that a text format writes and types back by ``type_name``: its kind, or text for untyped columns."""
+    """Values that a text format writes and types back by ``type_name``: its kind, or text (and nested values) for
+    untyped columns."""
     kind = typed_text.kind_of(type_name)
     options = ["value.null"] + (["value.str"] if kind is None else [_KIND_FEATURE[kind]])
     strategies = [_VALUE_STRATEGIES[feature] for feature in options if feature in carries]
     if kind is float and "value.float_nonfinite" in carries:
         strategies.append(nonfinite_floats)
+    if kind is None and "value.nested" in carries:
+        strategies.append(nested_values(carries))
     return st.one_of(*strategies) if strategies else st.nothing()
 
 

@@ -15,7 +15,8 @@ from ...errors import DecodeError
 from ...losses import REFUSED, Loss
 from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema, time_units
-from .json_message import SCALAR_TYPES, encode, json_type, scalar
+from .json_message import SCALAR_TYPES, encode, json_type
+from .typed_text import json_form
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
@@ -51,7 +52,7 @@ def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool)
             continue
         seen.add(name)
         if schemas:
-            losses.extend(Loss(feature, f"{path}.value", scalar(value), "written as text in source")
+            losses.extend(Loss(feature, f"{path}.value", json_form(value), "written as text in source")
                           for feature in connect_schema.schema_only_features(value))
     return losses
 
@@ -64,7 +65,7 @@ def canonical_json(value: Value) -> str:
             return encode(msgspec.json.decode(value)).decode()
         except (msgspec.DecodeError, RecursionError):
             pass
-    return encode(scalar(value)).decode()
+    return encode(json_form(value)).decode()
 
 
 def column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
@@ -151,7 +152,7 @@ def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] |
     """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
     if cells is None:
         return None
-    return {cell.name: connect_schema.json_value(cell.value) if schemas else scalar(cell.value) for cell in cells}
+    return {cell.name: connect_schema.json_value(cell.value) if schemas else json_form(cell.value) for cell in cells}
 
 
 def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:

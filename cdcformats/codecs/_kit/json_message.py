@@ -2,13 +2,12 @@
 
 msgspec parses exactly (integers of any size stay integers, so an enormous number is refused by the model's 64-bit
 check instead of being rounded to a float, as some parsers do) and refuses NaN literals and numbers beyond a double.
+
+Values go in with ``value_of`` (arrays as tuples, objects as ``Struct``) and out with ``json_form``.
 """
 
 from __future__ import annotations
 
-import base64
-import math
-from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -16,7 +15,7 @@ import msgspec
 from ...codec import Option
 from ...errors import DecodeError, EncodeError
 from ...model import Table, Value
-from . import typed_text
+from .typed_text import from_json
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # The Python types of a parsed JSON scalar.
@@ -104,12 +103,10 @@ def database_table(format_name: str, database: Any, name: Any) -> Table | None:
     return Table(name, database)
 
 
-def scalar(value: Value) -> Any:
-    """A value as the JSON formats without a schema write it: bytes as base64 text; a decimal, NaN or an infinity as
-    its text, which no JSON number holds exactly."""
-    if type(value) is bytes:
-        return base64.b64encode(value).decode("ascii")
-    if type(value) is Decimal or (type(value) is float and not math.isfinite(value)):
-        return typed_text.render(value)
-    return value
-
+def value_of(parsed: Any, format_name: str, path: str) -> Value:
+    """A parsed JSON value as a cell value (``typed_text.from_json``): an array a tuple, an object a ``Struct``. An
+    integer beyond 64 bits is refused, naming where it is."""
+    try:
+        return from_json(parsed, path)
+    except ValueError as error:
+        raise DecodeError(format_name, str(error), field=path) from None

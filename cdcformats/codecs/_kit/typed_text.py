@@ -5,14 +5,21 @@ kind (``Codec.cell_losses``, ``json_message.scalar``, ``connect_schema``).
 A text value becomes a typed value only when its column's type name says which type, *and* writing the typed value
 back gives the same text: "7" in a BIGINT column becomes 7, but "007" stays the text "007", so a round trip never
 changes a byte. Type names are SQL names, matched without regard to case or parameters ("decimal(10,2)" is DECIMAL).
+
+A nested value (an array or a ``Struct``) has no SQL type here: its text is its JSON (``json_form``), which is also
+how the JSON formats without a schema write it.
 """
 
 from __future__ import annotations
 
+import base64
 import math
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
-from ...model import INT64_MAX, INT64_MIN, Value
+import msgspec
+
+from ...model import INT64_MAX, INT64_MIN, Struct, Value, check_value, is_nested
 
 _KIND_OF_TYPE: dict[str, type] = {
     **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
@@ -30,8 +37,45 @@ def kind_of(type_name: str | None) -> type | None:
     return _KIND_OF_TYPE.get(type_name.split("(", 1)[0].strip().upper())
 
 
+def json_form(value: Value) -> Any:
+    """A value as the JSON formats without a schema write it: an array as a JSON array, a Struct as an object (its
+    fields in order); bytes as base64 text; a decimal, NaN or an infinity as its text, which no JSON number holds
+    exactly."""
+    if type(value) is tuple:
+        return [json_form(item) for item in value]
+    if type(value) is Struct:
+        return {name: json_form(item) for name, item in value.fields}
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii")
+    if type(value) is Decimal or (type(value) is float and not math.isfinite(value)):
+        return render(value)
+    return value
+
+
+def from_json(parsed: Any, where: str = "value") -> Value:
+    """A parsed JSON value as a model value, the inverse of ``json_form`` for JSON values: an array a tuple, an
+    object a ``Struct``, recursively. ``ValueError`` names where an integer beyond 64 bits is."""
+    if type(parsed) is list:
+        return tuple(from_json(item, f"{where}[{index}]") for index, item in enumerate(parsed))
+    if type(parsed) is dict:
+        return Struct(tuple((name, from_json(item, f"{where}.{name}")) for name, item in parsed.items()))
+    check_value(parsed, where)
+    return parsed
+
+
+def is_json(value: Value) -> bool:
+    """Whether ``json_form`` writes ``value`` as it is: no bytes, decimals, NaN or infinities in it."""
+    if type(value) is tuple:
+        return all(is_json(item) for item in value)
+    if type(value) is Struct:
+        return all(is_json(item) for _, item in value.fields)
+    return type(value) not in (bytes, Decimal) and not (type(value) is float and not math.isfinite(value))
+
+
 def render(value: Value) -> str:
-    """The text of a typed value: the form `parse` reads back to the same value."""
+    """The text of a typed value: the form `parse` reads back to the same value; a nested value's is its JSON."""
+    if is_nested(value):
+        return msgspec.json.encode(json_form(value)).decode()
     kind = type(value)
     if kind is bool:
         return "true" if value else "false"
@@ -72,6 +116,8 @@ def carries(value: Value, type_name: str | None) -> bool:
     if value is None:
         return True
     kind = kind_of(type_name)
+    if is_nested(value):
+        return kind is None
     if type(value) is str:
         return kind is None or parse(value, type_name) is value
     return type(value) is kind
