@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import importlib.util
+import io
+import json
 import re
 from pathlib import Path
 
 import fastavro
 
+import cdcformats as cf
 from cdcformats import schemas
-from cdcformats.codec import FEATURES
+from cdcformats.codec import FEATURES, WriterSchema
+from cdcformats.envelopes.avro import record_from_event
+from cdcformats.schema_registry.store import SchemaStore
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,3 +58,26 @@ def test_avro_and_protobuf_enumerate_the_same_ops_and_cell_kinds() -> None:
     cell = avro["fields"][2]["type"]["items"]
     kinds = next(field["type"]["symbols"] for field in cell["fields"] if field["name"] == "kind")
     assert [name.removeprefix("CELL_KIND_") for name in pb.CellKind.keys()] == kinds
+
+
+FIRST_VERSIONS = REPO / "tests" / "fixtures" / "envelopes"
+
+
+def test_a_registry_accepts_each_envelope_over_its_first_version_under_backward(tmp_path: Path) -> None:
+    """Version 2 added nested values; each envelope's first version is kept as it was published."""
+    store = SchemaStore(tmp_path / "registry.sqlite")
+    for format_name, first in (("avro", "change_event.v1.avsc"), ("protobuf", "change_event.v1.proto")):
+        current = cf.codec(format_name).writer_schema()
+        assert current is not None and (FIRST_VERSIONS / first).read_text() != current.text
+        store.set_compatibility("BACKWARD", format_name)
+        store.register(format_name, (FIRST_VERSIONS / first).read_text(), current.schema_type)
+        assert store.register(format_name, current.text, current.schema_type)["version"] == 2
+
+
+def test_an_avro_body_of_the_first_version_reads_into_the_same_event() -> None:
+    first = (FIRST_VERSIONS / "change_event.v1.avsc").read_text()
+    event = cf.ChangeEvent(cf.Op.UPDATE, cf.Table("t"), before=(cf.Cell("id", 1),), after=(cf.Cell("id", 2),),
+                           attributes=(("note", "x"),))
+    body = io.BytesIO()
+    fastavro.schemaless_writer(body, fastavro.parse_schema(json.loads(first)), record_from_event(event))
+    assert cf.codec("avro").decode_written_with(body.getvalue(), WriterSchema("AVRO", first)) == event
