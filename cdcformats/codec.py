@@ -444,10 +444,9 @@ class Codec:
         if feature not in self.carries:
             value = as_text(value)
             losses.append(Loss(feature, f"{path}.value", value, f"{self.name} writes it as text"))
-        elif is_nested(value) and "value.nested_non_json" not in self.carries and not typed_text.is_json(value):
-            value = typed_text.from_json(typed_text.json_form(value))
-            losses.append(Loss("value.nested_non_json", f"{path}.value", value,
-                               f"{self.name} writes bytes, decimals, NaN and infinities in it as text"))
+        elif self._nested_losses(value, path):
+            losses += self._nested_losses(value, path)
+            value = losses[-1].written
         elif type(value) is float and not math.isfinite(value) and "value.float_nonfinite" not in self.carries:
             value = typed_text.render(value)
             losses.append(Loss("value.float_nonfinite", f"{path}.value", value, f"{self.name} writes it as text"))
@@ -469,6 +468,13 @@ class Codec:
                                    "a deleted column is written as the column set to null"))
         return losses
 
+    def _nested_losses(self, value: Value, path: str) -> list[Loss]:
+        """A nested value holding what JSON writes only as text, in a format that writes nested values as JSON."""
+        if is_nested(value) and "value.nested_non_json" not in self.carries and not typed_text.is_json(value):
+            return [Loss("value.nested_non_json", f"{path}.value", typed_text.from_json(typed_text.json_form(value)),
+                         f"{self.name} writes bytes, decimals, NaN and infinities in it as text")]
+        return []
+
     def _field_losses(self, event: ChangeEvent) -> list[Loss]:
         losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path in _field_features(event)
                   if feature not in self.carries]
@@ -486,10 +492,14 @@ class Codec:
                         type(value) is float and not math.isfinite(value)
                         and "value.float_nonfinite" not in self.carries):
                     losses.append(Loss(_VALUE_FEATURE[type(value)], f"source.position[{index}]"))
+                else:
+                    losses += self._nested_losses(value, f"source.position[{index}]")
         for index, (name, value) in enumerate(event.attributes):
             if "attributes" in self.carries:
                 if _VALUE_FEATURE[type(value)] not in self.carries:
                     losses.append(Loss(_VALUE_FEATURE[type(value)], f"attributes[{index}]"))
+                else:
+                    losses += self._nested_losses(value, f"attributes[{index}]")
             elif not owns_attribute(self.own_attributes, name):
                 losses.append(Loss("attributes", f"attributes[{index}]", why=f"{self.name} has no place for {name}"))
         return losses

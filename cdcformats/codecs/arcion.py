@@ -52,9 +52,31 @@ from typing import Any
 from ..codec import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
+from ..model import (
+    INT64_MAX,
+    INT64_MIN,
+    Cell,
+    ChangeEvent,
+    Entries,
+    Image,
+    Op,
+    Source,
+    Table,
+    Value,
+    is_nested,
+    value_key,
+)
 from ._kit import kept_fields, typed_text
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, is_canonical, json_type, load_object, raw
+from ._kit.json_message import (
+    MAX_MESSAGE_BYTES,
+    SCALAR_TYPES,
+    encode,
+    is_canonical,
+    json_type,
+    load_object,
+    raw,
+    value_of,
+)
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "arcion"
@@ -125,7 +147,7 @@ class ArcionCodec(KeyedByColumns):
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
         "key", "before", "after", "cell.type",
         "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal", "value.off_type",
-        "source.position",
+        "value.nested", "source.position",
     })
     shapes: tuple[Shape, ...] = (
         Shape(Op.INSERT, before=OPTIONAL, after=OPTIONAL),
@@ -198,15 +220,10 @@ class ArcionCodec(KeyedByColumns):
         types = self.column_types.for_table(table)
         cells = []
         for column, value in row.items():
-            if type(value) not in SCALAR_TYPES:
-                raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path + column)
             type_name = types.get(column)
             if type_name is not None and type(value) is str:
                 value = typed_text.parse(value, type_name)
-            try:
-                cells.append(Cell(column, value, type_name))
-            except (TypeError, ValueError) as error:
-                raise DecodeError(NAME, str(error), field=path + column) from None
+            cells.append(Cell(column, value_of(value, NAME, path + column), type_name))
         return tuple(cells)
 
     def jvm_decoder(self) -> JvmDecoder:
@@ -403,8 +420,10 @@ def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
 
 def _json_value(cell: Cell) -> Any:
     """The JSON value of a cell: typed values, and values JSON has no number for (a decimal, NaN, an infinity), as
-    their text."""
+    their text; a nested value of an untyped column as nested JSON."""
     value = cell.value
+    if cell.type is None and is_nested(value):
+        return typed_text.json_form(value)
     if value is not None and (cell.type is not None or type(value) not in SCALAR_TYPES
                               or (type(value) is float and not math.isfinite(value))):
         return typed_text.render(value)
@@ -417,7 +436,7 @@ def _read_back(cell: Cell, type_name: str | None) -> Cell:
     value = _json_value(Cell(cell.name, cell.value, type_name))
     if type_name is not None and type(value) is str:
         value = typed_text.parse(value, type_name)
-    return Cell(cell.name, value, type_name)
+    return Cell(cell.name, typed_text.from_json(value), type_name)
 
 
 def _row(cells: Image) -> dict[str, Any]:

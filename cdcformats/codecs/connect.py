@@ -57,7 +57,7 @@ from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Image, Op
 from ._kit import connect_schema
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
 from ._kit.keys import KEY_COLUMNS, KeyColumns
 from ._kit.typed_text import json_form
@@ -85,6 +85,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
     carries = frozenset({
         "op.UPSERT", "op.DELETE", "key", "after", "cell.type", "value.null", "value.bool", "value.int",
         "value.float", "value.str", "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type",
+        "value.nested",
     })
     shapes = (Shape(Op.UPSERT, after=PRESENT), Shape(Op.DELETE))
     options = (SCHEMAS, KEY_COLUMNS, VALUE_SCHEMA_NAME, KEY_SCHEMA_NAME, MAX_MESSAGE_BYTES)
@@ -120,16 +121,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
             document = document["payload"]
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field=f"{part}.payload")
-        cells = []
-        for name, field_value in document.items():
-            if type(field_value) not in SCALAR_TYPES:
-                raise DecodeError(NAME, f"expected a scalar value, got {json_type(field_value)}",
-                                  field=f"{part}.{name}")
-            try:
-                cells.append(Cell(name, field_value))
-            except ValueError as error:  # an integer beyond 64 bits
-                raise DecodeError(NAME, str(error), field=f"{part}.{name}") from None
-        return tuple(cells)
+        return tuple(Cell(name, value_of(value, NAME, f"{part}.{name}")) for name, value in document.items())
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

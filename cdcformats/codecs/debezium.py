@@ -117,7 +117,8 @@ class DebeziumJsonCodec(KeyedByColumns):
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
         "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
-        "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
+        "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time",
+        "source.time.sub_ms",
     })
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE})
     options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)

@@ -106,7 +106,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
         "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
-        "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
+        "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
         *_TYPED_FEATURES,
     })
     own_attributes = frozenset({FIELD_ATTRIBUTE})

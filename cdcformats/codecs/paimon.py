@@ -45,8 +45,9 @@ from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op
 from ..registry import codec_class
 from ._kit.debezium_envelope import CODE_OF_OP, op_losses
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
+from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
+from ._kit.typed_text import json_form
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
@@ -114,18 +115,12 @@ class PaimonLogCodec(KafkaRecordCodec):
         except DecodeError as error:
             error.field = "key"
             raise
-        for name, value in columns.items():
-            if type(value) not in SCALAR_TYPES:
-                raise DecodeError(NAME, f"expected a scalar key value, got {json_type(value)}", field=f"key.{name}")
-        try:
-            return tuple(Cell(name, value) for name, value in columns.items())
-        except ValueError as error:  # an integer beyond 64 bits
-            raise DecodeError(NAME, str(error), field="key") from None
+        return tuple(Cell(name, value_of(value, NAME, f"key.{name}")) for name, value in columns.items())
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        key = encode({cell.name: cell.value for cell in event.key}) if event.key else None
+        key = encode({cell.name: json_form(cell.value) for cell in event.key}) if event.key else None
         if self.upsert and event.op is Op.DELETE:
             return KafkaRecord(key, None)
         return KafkaRecord(key, self.values.encode_event(event))

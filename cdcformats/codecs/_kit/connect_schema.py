@@ -51,9 +51,9 @@ import msgspec
 
 from ...errors import DecodeError
 from ...losses import Loss
-from ...model import Cell, CellKind, ChangeEvent, Value, value_key
+from ...model import Cell, CellKind, ChangeEvent, Struct, Value, is_nested, value_key
 from . import typed_text
-from .json_message import encode, json_type
+from .json_message import encode, json_type, value_of
 
 DECIMAL = "org.apache.kafka.connect.data.Decimal"
 DATE = "org.apache.kafka.connect.data.Date"
@@ -76,6 +76,8 @@ _SQL_TYPES = {
 }
 _DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "double", str: "string",
                     bytes: "bytes", Decimal: DECIMAL}
+_JSON_KINDS = (type(None), bool, int, float, str)
+_NESTED_TYPES = ("array", "map", "struct")
 _NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _SCALE = re.compile(r"-?[0-9]{1,10}")
 _INT32_MAX = 2**31 - 1
@@ -128,9 +130,16 @@ def field_schema(cell: Cell) -> dict[str, Any]:
 
 
 def generated_schema(cell: Cell) -> dict[str, Any]:
-    """The field schema generated from a cell's value and type name."""
+    """The field schema generated from a cell's value and type name (for a nested value, one that ``nested_schema``
+    has)."""
+    if is_nested(cell.value):
+        schema = nested_schema(cell.value)
+        assert schema is not None  # schema_losses: a nested value without one is written as its JSON text
+        if cell.type is not None:
+            schema["parameters"] = {SOURCE_TYPE: cell.type}
+        return {**schema, "field": cell.name}
     kind = connect_type(cell)
-    schema: dict[str, Any] = {"type": _PRIMITIVE_OF[kind], "optional": cell.value is None}
+    schema = {"type": _PRIMITIVE_OF[kind], "optional": cell.value is None}
     parameters: dict[str, str] = {}
     if kind != _PRIMITIVE_OF[kind]:
         schema["name"], schema["version"] = kind, 1
@@ -143,6 +152,36 @@ def generated_schema(cell: Cell) -> dict[str, Any]:
         schema["parameters"] = parameters
     schema["field"] = cell.name
     return schema
+
+
+def nested_schema(value: Value) -> dict[str, Any] | None:
+    """The schema generated for a nested value of JSON values, without ``field``: a Struct a struct of its fields, an
+    array an array of its items' one schema (optional when one is null; an optional string when there is none); None
+    when Connect has none, for an array whose items differ in schema."""
+    if type(value) is Struct:
+        fields = []
+        for name, item in value.fields:
+            schema = _member_schema(item)
+            if schema is None:
+                return None
+            fields.append({**schema, "field": name})
+        return {"type": "struct", "fields": fields, "optional": False}
+    assert type(value) is tuple
+    present = [_member_schema(item) for item in value if item is not None]
+    schemas = [schema for schema in present if schema is not None]
+    if len(schemas) != len(present) or len({encode(schema) for schema in schemas}) > 1:
+        return None
+    items = schemas[0] if schemas else {"type": "string", "optional": True}
+    return {"type": "array", "items": {**items, "optional": items["optional"] or None in value}, "optional": False}
+
+
+def _member_schema(value: Value) -> dict[str, Any] | None:
+    """The schema of a member of a nested value: its kind's, as a cell of that value without a type gets."""
+    if is_nested(value):
+        return nested_schema(value)
+    if type(value) not in _JSON_KINDS:
+        return None
+    return {"type": _DEFAULT_OF_KIND[type(value)], "optional": value is None}
 
 
 def kept_schema(type_name: str | None) -> dict[str, Any] | None:
@@ -174,19 +213,24 @@ def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
     if type(value) is Decimal and not carries_decimal(value):
         return [Loss("value.decimal", f"{path}.value", typed_text.render(value),
                      "a Connect Decimal cannot hold it: written as text")]
+    losses = []
     schema = kept_schema(type_name)
-    if schema is None:
-        return []
-    try:
-        read, read_type = read_value(json_value(value), schema, "", path)
-    except DecodeError:
-        read, read_type = None, None
-    if read_type is None or value_key(read) != value_key(value):
-        return [Loss("value.off_type", f"{path}.type", None, "the value does not fit the Connect schema its type "
-                                                             "keeps: written with a schema of its own")]
-    if read_type != type_name:
-        return [Loss("cell.type", f"{path}.type", read_type, "the Connect schema reads back as this type")]
-    return []
+    if schema is not None:
+        try:
+            read, read_type = read_value(json_value(value), schema, "", path)
+        except DecodeError:
+            read, read_type = None, None
+        if read_type is not None and value_key(read) == value_key(value):
+            if read_type != type_name:
+                return [Loss("cell.type", f"{path}.type", read_type, "the Connect schema reads back as this type")]
+            return []
+        losses.append(Loss("value.off_type", f"{path}.type", None, "the value does not read back through the "
+                                                                   "Connect schema its type keeps: written with a "
+                                                                   "schema of its own"))
+    if is_nested(value) and nested_schema(value) is None:
+        losses.append(Loss("value.nested", f"{path}.value", typed_text.render(value),
+                           "a Connect array's items have one schema, and these differ: written as JSON text"))
+    return losses
 
 
 def json_value(value: Value) -> Any:
@@ -200,6 +244,10 @@ def json_value(value: Value) -> Any:
         return base64.b64encode(unscaled.to_bytes(size, "big", signed=True)).decode("ascii")
     if type(value) is float and not math.isfinite(value):
         return typed_text.render(value)
+    if type(value) is tuple:
+        return [json_value(item) for item in value]
+    if type(value) is Struct:
+        return {name: json_value(item) for name, item in value.fields}
     return value
 
 
@@ -211,7 +259,11 @@ def struct_schema(fields: list[dict[str, Any]], optional: bool, name: str | None
 
 
 def json_field_schema(name: str, value: Any) -> dict[str, Any]:
-    """The schema of a field holding a JSON scalar that is no cell (Debezium's ``source`` and ``transaction``)."""
+    """The schema of a field holding a JSON value that is no cell (Debezium's ``source`` and ``transaction``)."""
+    if type(value) in (list, dict):
+        schema = nested_schema(typed_text.from_json(value))
+        assert schema is not None  # debezium_envelope.position_losses: a value without one is written as text
+        return {**schema, "field": name}
     kind = {bool: "boolean", int: "int64", float: "double"}.get(type(value), "string")
     return {"type": kind, "optional": value is None, "field": name}
 
@@ -300,64 +352,110 @@ def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple
 
 
 def read_value(value: Any, field: dict[str, Any], format_name: str, path: str) -> tuple[Value, str | None]:
-    """A JSON value read through its field schema, and the type name of its cell."""
+    """A JSON value read through its field schema, and the type name of its cell.
+
+    A value that disagrees with its schema (the text "0" in an int32 field, a number in a Decimal field, an object in
+    an unknown type) is read as it was sent, and its cell keeps the whole schema as its type, so that it is written
+    back as it came."""
     primitive, name = field.get("type"), field.get("name")
     if type(primitive) is not str or (name is not None and type(name) is not str):
         raise DecodeError(format_name, "a field schema's type and name are text", field=path)
     kind = name if name in _PRIMITIVE_OF and _PRIMITIVE_OF[name] == primitive else primitive
-    if kind not in _PRIMITIVE_OF:
-        reason = ("nested values are not carried" if primitive in ("struct", "array", "map")
-                  else f"unknown Connect type {primitive!r}")
-        raise DecodeError(format_name, reason, field=path)
     parameters = field.get("parameters") or {}
     if type(parameters) is not dict or any(type(text) is not str for text in parameters.values()):
         raise DecodeError(format_name, "schema parameters must be text", field=path)
-    result = None if value is None else _typed(value, kind, parameters, format_name, path)
-    type_name = parameters[SOURCE_TYPE] if SOURCE_TYPE in parameters else _implied_type(kind, result)
     given = {name: part for name, part in field.items() if name != "field"}
-    if generated_schema(Cell("", result, type_name)) != {**given, "field": ""}:
+    try:
+        result = None if value is None else _typed(value, kind, field, parameters, format_name, path)
+    except _OffType:
+        return value_of(value, format_name, path), encode(given).decode()
+    if SOURCE_TYPE in parameters:
+        type_name = parameters[SOURCE_TYPE]
+    else:
+        type_name = None if kind in _NESTED_TYPES else _implied_type(kind, result)
+    if ((is_nested(result) and nested_schema(result) is None)
+            or generated_schema(Cell("", result, type_name)) != {**given, "field": ""}):
         type_name = encode(given).decode()  # the schema is more than its type: the cell keeps all of it
     return result, type_name
 
 
-def _typed(value: Any, kind: str, parameters: dict[str, str], format_name: str, path: str) -> Value:
-    def refuse(expected: str) -> DecodeError:
-        return DecodeError(format_name, f"expected {expected} for a {kind} field, got {json_type(value)}", field=path)
+class _OffType(Exception):
+    """A value that disagrees with its schema: it is read as it was sent."""
 
+
+def _member(value: Any, schema: Any, format_name: str, path: str) -> Value:
+    """A member of a nested value read through its schema (as a cell's value, its type left to the whole schema)."""
+    if type(schema) is not dict:
+        raise _OffType
+    return read_value(value, schema, format_name, path)[0]
+
+
+def _nested(value: Any, kind: str, field: dict[str, Any], format_name: str, path: str) -> Value:
+    """An array, a map (an object when its keys are text, else an array of [key, value] pairs, as JsonConverter
+    writes them) or a struct (its schema's fields in order, then any the payload adds)."""
+    if kind == "array" and type(value) is list:
+        return tuple(_member(item, field.get("items"), format_name, f"{path}[{index}]")
+                     for index, item in enumerate(value))
+    if kind == "map" and type(value) is dict:
+        return Struct(tuple((key, _member(item, field.get("values"), format_name, f"{path}.{key}"))
+                            for key, item in value.items()))
+    if kind == "map" and type(value) is list and all(type(pair) is list and len(pair) == 2 for pair in value):
+        return tuple((_member(pair[0], field.get("keys"), format_name, f"{path}[{index}][0]"),
+                      _member(pair[1], field.get("values"), format_name, f"{path}[{index}][1]"))
+                     for index, pair in enumerate(value))
+    if kind == "struct" and type(value) is dict and type(field.get("fields")) is list:
+        fields = [member for member in field["fields"] if type(member) is dict and type(member.get("field")) is str]
+        names = [member["field"] for member in fields]
+        if len(set(names)) != len(names):
+            raise _OffType
+        members = [(name, _member(value.get(name), member, format_name, f"{path}.{name}"))
+                   for name, member in zip(names, fields)]
+        members += [(name, value_of(item, format_name, f"{path}.{name}")) for name, item in value.items()
+                    if name not in names]
+        return Struct(tuple(members))
+    raise _OffType
+
+
+def _typed(value: Any, kind: str, field: dict[str, Any], parameters: dict[str, str], format_name: str, path: str
+           ) -> Value:
+    """The value of a JSON value of a Connect type; ``_OffType`` when the value disagrees with the type."""
+    if kind in _NESTED_TYPES:
+        return _nested(value, kind, field, format_name, path)
+    if kind not in _PRIMITIVE_OF:
+        raise _OffType
     primitive = _PRIMITIVE_OF[kind]
     if primitive in _INT_BITS:
         if not _fits(value, primitive):
-            raise refuse(f"an integer of {_INT_BITS[primitive]} bits")
+            raise _OffType
         return value
     if primitive in ("float", "double"):
         if type(value) is str and value in _NONFINITE:
             return _NONFINITE[value]
         if type(value) not in (int, float):
-            raise refuse("a number")
+            raise _OffType
         try:
             number = float(value)
         except OverflowError:
-            raise refuse("a number within a double's range") from None
+            raise _OffType from None
         return _float32(number) if primitive == "float" else number
     if primitive == "boolean":
         if type(value) is not bool:
-            raise refuse("a boolean")
+            raise _OffType
         return value
     if primitive == "string":
         if type(value) is not str:
-            raise refuse("text")
+            raise _OffType
         return value
     if type(value) is not str:
-        raise refuse("base64 text")
+        raise _OffType
     try:
         data = base64.b64decode(value, validate=True)
     except binascii.Error:
-        raise DecodeError(format_name, "not base64 text", field=path) from None
+        raise _OffType from None
     if kind != DECIMAL:
         return data
     scale = parameters.get("scale")
     if scale is None or not _SCALE.fullmatch(scale) or abs(int(scale)) > _INT32_MAX or not data:
-        raise DecodeError(format_name, f"a Decimal needs its unscaled bytes and its scale as a parameter, got scale "
-                                       f"{scale!r}", field=path)
+        raise _OffType  # a Decimal needs its unscaled bytes and its scale as a parameter
     sign, digits, _ = Decimal(int.from_bytes(data, "big", signed=True)).as_tuple()
     return Decimal((sign, digits, -int(scale)))

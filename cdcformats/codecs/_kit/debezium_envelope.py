@@ -13,9 +13,9 @@ import msgspec
 
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss
-from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
-from . import connect_schema, time_units
-from .json_message import SCALAR_TYPES, encode, json_type
+from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value, is_nested
+from . import connect_schema, time_units, typed_text
+from .json_message import encode, json_type, value_of
 from .typed_text import json_form
 
 NAME = "debezium-json"
@@ -54,6 +54,9 @@ def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool)
         if schemas:
             losses.extend(Loss(feature, f"{path}.value", json_form(value), "written as text in source")
                           for feature in connect_schema.schema_only_features(value))
+            if is_nested(value) and connect_schema.nested_schema(value) is None:
+                losses.append(Loss("value.nested", f"{path}.value", typed_text.render(value),
+                                   "a Connect array's items have one schema, and these differ: written as JSON text"))
     return losses
 
 
@@ -69,7 +72,11 @@ def canonical_json(value: Value) -> str:
 
 
 def column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
-    """For the schema wrapper: the Connect schema of each column of ``before`` and ``after``, by name."""
+    """For the schema wrapper: the Connect schema of each column of ``before`` and ``after``, by name. A null schema
+    (what JsonConverter writes for a record without one) describes no column: the payload reads as without the
+    wrapper."""
+    if schema is None:
+        return {}
     if type(schema) is not dict or type(schema.get("fields")) is not list:
         raise DecodeError(NAME, "expected a struct schema with fields", field="schema")
     columns: dict[str, dict[str, Any]] = {}
@@ -89,15 +96,10 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
     cells = []
     for name, value in data.items():
         path = f"{image_name}.{name}"
-        if type(value) not in SCALAR_TYPES:
-            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=path)
-        type_name = None
         if name in columns:
-            value, type_name = connect_schema.read_value(value, columns[name], NAME, path)
-        try:
-            cells.append(Cell(name, value, type_name))
-        except (TypeError, ValueError) as error:
-            raise DecodeError(NAME, str(error), field=path) from None
+            cells.append(Cell(name, *connect_schema.read_value(value, columns[name], NAME, path)))
+        else:
+            cells.append(Cell(name, value_of(value, NAME, path)))
     return tuple(cells)
 
 
@@ -139,13 +141,8 @@ def read_source(source: Any) -> tuple[Table | None, Source]:
     for field, value in source.items():
         if field in structural:
             continue
-        if type(value) not in SCALAR_TYPES:
-            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"source.{field}")
-        position.append((field, value))
-    try:
-        return table, Source(system, tuple(position), read_time(source, "source."))
-    except ValueError as error:  # an integer beyond 64 bits in the position
-        raise DecodeError(NAME, str(error), field="source") from None
+        position.append((field, value_of(value, NAME, f"source.{field}")))
+    return table, Source(system, tuple(position), read_time(source, "source."))
 
 
 def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
