@@ -64,7 +64,6 @@ from ._kit.typed_text import json_form
 
 NAME = "connect-json"
 # What only the schema says: without it these read back as text or untyped.
-_TYPED_FEATURES = frozenset({"cell.type", "value.bytes", "value.decimal", "value.float_nonfinite"})
 
 
 def _optional_name(value: Any) -> str | None:
@@ -95,7 +94,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
         self.key_columns: KeyColumns = self.config["key_columns"]
         self.schemas: bool = self.config["schemas"]
         if not self.schemas:
-            self.carries = self.carries - _TYPED_FEATURES
+            self.carries = self.carries - connect_schema.TYPED_FEATURES
 
     # -- decode ---------------------------------------------------------------------------------------------------
 

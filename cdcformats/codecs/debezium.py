@@ -104,7 +104,6 @@ TRANSACTION_ATTRIBUTE = "debezium.transaction."
 SCHEMA_ATTRIBUTE = "debezium-json.schema."
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
 # What the schema wrapper makes readable: without it bytes and decimals are written as text.
-_TYPED_FEATURES = frozenset({"value.bytes", "value.decimal", "value.float_nonfinite", "cell.type"})
 
 
 SCHEMAS = Option("schemas", "write the schemas.enable=true wrapper {schema, payload} with Debezium's envelope "
@@ -128,7 +127,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         super().__init__(**options)
         self.schemas: bool = self.config["schemas"]
         if self.schemas:
-            self.carries = self.carries | _TYPED_FEATURES
+            self.carries = self.carries | connect_schema.TYPED_FEATURES
 
     # -- decode ---------------------------------------------------------------------------------------------------
 

@@ -94,7 +94,6 @@ _ENVELOPE_FIELDS = ("op", "ts_ms", "ts_us", "before", "after", "source")
 _TABLE_FIELDS = ("db", "namespace", "table")
 _SYSTEM_AND_TIME_FIELDS = ("connector", "ts_ms", "ts_us")  # source fields that are never the position
 # What the wrapper's column schemas make readable; without it these are written as text, or not at all.
-_TYPED_FEATURES = frozenset({"value.bytes", "value.decimal", "value.float_nonfinite", "cell.type"})
 
 SCHEMAS = Option("schemas", "write the documented wrapper {payload, schema}, with a Connect schema that types each "
                             "column; False writes the payload alone", True, flag)
@@ -107,7 +106,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
         "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
-        *_TYPED_FEATURES,
+        *connect_schema.TYPED_FEATURES,
     })
     own_attributes = frozenset({FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
@@ -117,7 +116,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         super().__init__(**options)
         self.schemas: bool = self.config["schemas"]
         if not self.schemas:
-            self.carries = self.carries - _TYPED_FEATURES
+            self.carries = self.carries - connect_schema.TYPED_FEATURES
 
     # -- decode ---------------------------------------------------------------------------------------------------
 

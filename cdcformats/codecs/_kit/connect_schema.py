@@ -55,6 +55,10 @@ from ...model import Cell, CellKind, ChangeEvent, Struct, Value, is_nested, valu
 from . import typed_text
 from .json_message import encode, json_type, value_of
 
+# What a Connect schema lets a format carry beyond the JSON values: a format with a schema wrapper carries these only
+# when it writes the wrapper.
+TYPED_FEATURES = frozenset({"cell.type", "value.bytes", "value.decimal", "value.float_nonfinite",
+                            "value.nested_non_json"})
 DECIMAL = "org.apache.kafka.connect.data.Decimal"
 DATE = "org.apache.kafka.connect.data.Date"
 TIME = "org.apache.kafka.connect.data.Time"
@@ -76,7 +80,6 @@ _SQL_TYPES = {
 }
 _DEFAULT_OF_KIND = {type(None): "string", bool: "boolean", int: "int64", float: "double", str: "string",
                     bytes: "bytes", Decimal: DECIMAL}
-_JSON_KINDS = (type(None), bool, int, float, str)
 _NESTED_TYPES = ("array", "map", "struct")
 _NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _SCALE = re.compile(r"-?[0-9]{1,10}")
@@ -155,7 +158,7 @@ def generated_schema(cell: Cell) -> dict[str, Any]:
 
 
 def nested_schema(value: Value) -> dict[str, Any] | None:
-    """The schema generated for a nested value of JSON values, without ``field``: a Struct a struct of its fields, an
+    """The schema generated for a nested value, without ``field``: a Struct a struct of its fields, an
     array an array of its items' one schema (optional when one is null; an optional string when there is none); None
     when Connect has none, for an array whose items differ in schema."""
     if type(value) is Struct:
@@ -176,12 +179,15 @@ def nested_schema(value: Value) -> dict[str, Any] | None:
 
 
 def _member_schema(value: Value) -> dict[str, Any] | None:
-    """The schema of a member of a nested value: its kind's, as a cell of that value without a type gets."""
+    """The schema of a member of a nested value: the one a cell of that value without a type gets (None for a
+    decimal that no Connect Decimal holds)."""
     if is_nested(value):
         return nested_schema(value)
-    if type(value) not in _JSON_KINDS:
+    if type(value) is Decimal and not carries_decimal(value):
         return None
-    return {"type": _DEFAULT_OF_KIND[type(value)], "optional": value is None}
+    schema = generated_schema(Cell("", value))
+    del schema["field"]
+    return schema
 
 
 def kept_schema(type_name: str | None) -> dict[str, Any] | None:
