@@ -84,7 +84,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
     carries = frozenset({
         "op.UPSERT", "op.DELETE", "key", "after", "cell.type", "value.null", "value.bool", "value.int",
         "value.float", "value.str", "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type",
-        "value.nested",
+        "value.nested", "value.nested_non_json",
     })
     shapes = (Shape(Op.UPSERT, after=PRESENT), Shape(Op.DELETE))
     options = (SCHEMAS, KEY_COLUMNS, VALUE_SCHEMA_NAME, KEY_SCHEMA_NAME, MAX_MESSAGE_BYTES)

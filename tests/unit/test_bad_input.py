@@ -67,7 +67,7 @@ def test_an_integer_text_too_long_to_convert_stays_text() -> None:
     ("lindorm", {}, b'{"op": "Put", "data": [{"name": "a", "value": 18446744073709551615}]}', "data[0].value"),
     ("arcion", {}, b'{"opType": "X", "tableName": {"name": "t"}}', "opType"),
     ("arcion", {}, b'{"opType": "I", "tableName": {"name": 5}}', "tableName.name"),
-    ("arcion", {}, b'{"opType": "I", "tableName": {"name": "t"}, "after": {"c": [1]}}', "after.c"),
+    ("arcion", {}, b'{"opType": "I", "tableName": {"name": "t"}, "after": {"c": [100000000000000000000]}}', "after.c"),
     ("arcion", {}, b'{"opType": "I", "tableName": {"name": "t", "hash": "h"}}', "tableName.hash"),
     ("ots", {"primary_key": ["id"]}, ("k", "c", None, "v", "U"), "timestamp"),
     ("ots", {"primary_key": ["id"]}, ("k", None, None, None, "XX"), "opType"),
