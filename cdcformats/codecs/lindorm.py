@@ -9,10 +9,14 @@ How the message maps onto the canonical event:
   listed column) and ``DeleteColumn`` (every version) are UPDATEs whose after image holds DELETE_VERSION or
   DELETE_ALL_VERSIONS cells. ``DeleteFamily`` (the row) is a DELETE whose ``data`` is the before image.
   ``DeleteFamilyVersion`` (every column at one version) is an UPDATE of DELETE_VERSION cells, told apart from a
-  ``Delete`` by the attribute ``lindorm.op``, which is only set when the op cannot be derived from the event.
+  ``Delete`` by the attribute ``lindorm.op``, which is only set when the op cannot be derived from the event (and
+  then comes first, before ``lindorm.blank_ts`` and the kept fields).
 * ``ts``, the default version, is the time of the mutation (HBase stamps a mutation's cells with it), so it is the
-  commit time (milliseconds). An entry's own ``ts`` is the cell version; blank or absent means "the default version"
-  and stays None, which is written back as no ``ts`` at all (the normal form), so a blank ``ts`` comes back absent.
+  commit time (milliseconds); blank or absent, there is none, and it is written back absent. An entry's own ``ts``
+  is the cell version; blank (``"ts": ""``, as Lindorm writes a cell of the default version) or absent, the cell has
+  no version (None). Which entries had a blank ``ts`` is kept in the attribute ``lindorm.blank_ts``: their positions
+  in ``data``, from 0, as JSON text (``"[0,1,2]"``), set only where there is one; those entries are written back
+  with ``"ts": ""`` and the other entries without a version with no ``ts``.
 * ``keyOnly`` is ``key_only``. Strings are the documented form; JSON booleans and 0/1 are accepted too.
 * Every value is written as text. A value is typed by its entry's ``type`` when, and only when, writing the typed value
   back gives the same text (see ``typed_text``): "7" in a BIGINT column is 7, "007" stays "007". A missing value is
@@ -37,11 +41,15 @@ Written from other formats (each difference a ``Loss`` of ``dropped()``):
   read back as its text (7 in a VARCHAR column, the text "7" losing the type BIGINT); sub-millisecond commit times
   floored to the millisecond; table schema and catalog, source position and system, capture time and other formats'
   attributes have no place.
+* An event without ``lindorm.blank_ts`` (any other format's) is written with no ``ts`` in its entries without a
+  version, so nothing of it is lost there. Where ``lindorm.blank_ts`` does not say what the message gives back (it
+  lists a position that is not an entry without a version, or is not JSON text of an array of integers), it is
+  written as the positions that are such entries, in order, once each, or left out when none is.
 * A TRUNCATE, and an INSERT, READ, UPSERT or UPDATE without an after image (or a DELETE without a before image or a
   key), have no Lindorm mutation: refused (``cf.loss`` lists their shapes).
 
 Normal form (what ``encode`` writes): every scalar as a JSON string, ``keyOnly`` always present, absent fields
-(``table``, ``ts``, an entry's ``type``/``ts``/``value``) left out.
+(``table``, ``ts``, an entry's ``type``/``value``) left out, and an entry's ``ts`` blank or left out as it came.
 """
 
 from __future__ import annotations
@@ -50,16 +58,19 @@ import re
 from dataclasses import replace
 from typing import Any
 
+import msgspec
+
 from ..codec import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, without
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields, time_units, typed_text
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
-from ._kit.keys import KEY_COLUMNS, KeyedByColumns
+from ._kit.keys import KEY_COLUMNS, KeyedByColumns, key_cells_outside
 
 NAME = "lindorm"
 OP_ATTRIBUTE = "lindorm.op"
+BLANK_TS_ATTRIBUTE = "lindorm.blank_ts"
 FIELD_ATTRIBUTE = "lindorm.field."
 
 # Lindorm op -> (canonical op, the image that holds "data", the cell kind of its entries)
@@ -91,7 +102,7 @@ class LindormCodec(KeyedByColumns):
         Shape(Op.UPDATE, after=NONEMPTY, kinds=frozenset({CellKind.DELETE_ALL_VERSIONS})),
         Shape(Op.DELETE, before=PRESENT),
     )
-    own_attributes = frozenset({OP_ATTRIBUTE, FIELD_ATTRIBUTE})
+    own_attributes = frozenset({OP_ATTRIBUTE, BLANK_TS_ATTRIBUTE, FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
 
     # -- decode ---------------------------------------------------------------------------------------------------
@@ -112,8 +123,10 @@ class LindormCodec(KeyedByColumns):
         if key_only is None:
             raise DecodeError(NAME, f"expected \"true\" or \"false\", got {document.get('keyOnly')!r}", field="keyOnly")
         table_key = self.key_columns.for_table(table)
-        image = _cells(document.get("data", []), kind, table_key)
+        image, blank_ts = _cells(document.get("data", []), kind, table_key)
         attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), _DOCUMENTED_FIELDS)
+        if blank_ts:
+            attributes.insert(0, (BLANK_TS_ATTRIBUTE, _positions_text(blank_ts)))
         event = ChangeEvent(
             op=op, table=table, key=self.key_columns.key_of(table, image),
             before=image if image_name == "before" else None, after=image if image_name == "after" else None,
@@ -136,7 +149,8 @@ class LindormCodec(KeyedByColumns):
             from ..envelopes import arrow
 
             return pa.nulls(len(values), arrow.EVENT), values.is_valid()
-        return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere)
+        return lindorm_arrow.decode_arrow(values, self.config["max_message_bytes"], self.key_columns.everywhere,
+                                          BLANK_TS_ATTRIBUTE)
 
     def jvm_decoder(self) -> JvmDecoder:
         """``jvm/LindormDecoder.java``, this decoder in Java."""
@@ -156,7 +170,9 @@ class LindormCodec(KeyedByColumns):
         if event.source.commit_time_us is not None:
             document["ts"] = str(time_units.in_unit(event.source.commit_time_us, time_units.MILLISECOND))
         document["keyOnly"] = "true" if event.key_only else "false"
-        document["data"] = [_entry(cell) for cell in getattr(event, image_name)]
+        image = getattr(event, image_name)
+        blank_ts = _blank_ts(event.attribute(BLANK_TS_ATTRIBUTE), image)
+        document["data"] = [_entry(cell, index in blank_ts) for index, cell in enumerate(image)]
         document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS))
         return encode(document)
 
@@ -168,10 +184,19 @@ class LindormCodec(KeyedByColumns):
         return "before" if event.op is Op.DELETE else "after"
 
     def keyed_by_row(self, event: ChangeEvent) -> list[Loss]:
-        """As written: also, in an UPDATE that only deletes columns (a Delete or DeleteColumn), the entries of the
+        """As written: the entries that lindorm.blank_ts names move by as many places as key entries are written in
+        front of them; also, in an UPDATE that only deletes columns (a Delete or DeleteColumn), the entries of the
         event's key that key_columns does not name are written as row key entries, which read back with the
         mutation's kind: without key_columns naming them, nothing tells them from the deleted columns."""
         losses = super().keyed_by_row(event)
+        in_front = len(key_cells_outside(event.key, getattr(event, self.row_image_name(event))))
+        if in_front:
+            for index, (name, value) in enumerate(event.attributes):
+                listed = _listed_positions(value) if name == BLANK_TS_ATTRIBUTE else set()
+                if listed:
+                    moved = sorted(position + in_front for position in listed if position >= 0)
+                    losses.append(Loss("key", f"attributes[{index}].value", _positions_text(moved),
+                                       "the key entries written in front of the row move the entries it names"))
         after = without(event, losses).after
         if event.op is not Op.UPDATE or after is None:
             return losses
@@ -253,7 +278,7 @@ class LindormCodec(KeyedByColumns):
         """Entries of key columns read back as PUT cells, every other entry with the mutation's kind; the attributes
         as decoding gives them."""
         key_columns = self.key_columns.for_table(event.table)
-        attributes = _attributes_as_decoded(event, key_columns)
+        attributes = _attributes_as_decoded(event, key_columns, getattr(event, self.row_image_name(event)))
         op_name = (attributes[0][1] if attributes and attributes[0][0] == OP_ATTRIBUTE
                    else _derived_op(event, key_columns))
         assert isinstance(op_name, str)  # _attributes_as_decoded keeps lindorm.op only where it names an op (_fits)
@@ -271,20 +296,25 @@ class LindormCodec(KeyedByColumns):
         losses += self.dropped_key(event, tuple(image))
         if event.attributes != attributes:
             losses.append(Loss("attributes", "attributes", attributes,
-                               "lindorm.op first, only where the op cannot be derived; then lindorm.field.* once "
-                               "each, as JSON text"))
+                               "lindorm.op first, only where the op cannot be derived; then lindorm.blank_ts, the "
+                               "positions of entries without a version that are written with a blank ts; then "
+                               "lindorm.field.* once each, as JSON text"))
         return losses
 
 
-def _attributes_as_decoded(event: ChangeEvent, key_columns: tuple[str, ...]) -> Entries:
+def _attributes_as_decoded(event: ChangeEvent, key_columns: tuple[str, ...], image: Image) -> Entries:
     """The attributes that decoding this event's message would give: those of a round trip. ``lindorm.op`` first,
-    where it names an op that writes the event and that cannot be derived from it; then the kept fields."""
+    where it names an op that writes the event and that cannot be derived from it; then ``lindorm.blank_ts``, as the
+    entries of ``image`` (the one written) that it makes blank; then the kept fields."""
 
     def group_of(name: str, value: Value) -> tuple[int, Value] | None:
         if name == OP_ATTRIBUTE:
             fits = value != _derived_op(event, key_columns) and _fits(value, event, key_columns)
             return (0, value) if fits else None
-        return (1, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS) else None
+        if name == BLANK_TS_ATTRIBUTE:
+            blank_ts = _blank_ts(value, image)
+            return (1, _positions_text(blank_ts)) if blank_ts else None
+        return (2, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS) else None
 
     return kept_fields.as_decoded(event.attributes, group_of)
 
@@ -346,11 +376,37 @@ def _to_microseconds(milliseconds: int) -> int:
     return microseconds
 
 
-def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> Image:
-    """The cells of ``data``; entries of key columns identify the row, so they are PUT cells whatever the op."""
+def _listed_positions(value: Value) -> set[int]:
+    """The positions a ``lindorm.blank_ts`` of ``value`` lists: JSON text of an array of integers; else none."""
+    if type(value) is not str:
+        return set()
+    try:
+        listed = msgspec.json.decode(value)
+    except msgspec.DecodeError:
+        return set()
+    if type(listed) is not list:
+        return set()
+    return {item for item in listed if type(item) is int}  # not true or 1.0, which equal 1 in Python
+
+
+def _blank_ts(value: Value, image: Image) -> list[int]:
+    """The positions of the entries that a ``lindorm.blank_ts`` of ``value`` writes with a blank ``ts``: those it
+    lists that are entries of ``image`` without a version; in order."""
+    listed = _listed_positions(value)
+    return [index for index, cell in enumerate(image) if cell.version is None and index in listed]
+
+
+def _positions_text(positions: list[int]) -> str:
+    return encode(positions).decode()
+
+
+def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> tuple[Image, list[int]]:
+    """The cells of ``data``, and the positions of the entries whose ``ts`` is blank; entries of key columns
+    identify the row, so they are PUT cells whatever the op."""
     if type(data) is not list:
         raise DecodeError(NAME, f"expected an array, got {json_type(data)}", field="data")
     cells = []
+    blank_ts = []
     for index, entry in enumerate(data):
         path = f"data[{index}]"
         if type(entry) is not dict:
@@ -371,20 +427,24 @@ def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> Image:
         elif type(value) in (dict, list):
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"{path}.value")
         version = _version(entry.get("ts"), f"{path}.ts")
+        if entry.get("ts") == "":
+            blank_ts.append(index)
         try:
             cells.append(Cell(name, value, type_name, version, CellKind.PUT if name in key_columns else kind))
         except (TypeError, ValueError) as error:
             raise DecodeError(NAME, str(error), field=f"{path}.value") from None
-    return tuple(cells)
+    return tuple(cells), blank_ts
 
 
-def _entry(cell: Cell) -> dict[str, Any]:
+def _entry(cell: Cell, blank_ts: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {}
     if cell.type is not None:
         entry["type"] = cell.type
     entry["name"] = cell.name
     if cell.version is not None:
         entry["ts"] = str(cell.version)
+    elif blank_ts:
+        entry["ts"] = ""
     if cell.value is not None:
         entry["value"] = typed_text.render(cell.value)
     return entry

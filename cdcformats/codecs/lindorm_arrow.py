@@ -1,12 +1,12 @@
 """Lindorm Streams JSON decoded a whole Arrow batch at a time: the fast path of ``LindormCodec.decode_arrow``.
 
 The batch is joined into one buffer of JSON lines and parsed by Arrow's JSON reader against the documented layout, and
-every canonicalization step of ``lindorm.py`` (ops, versions, typing values by their column type) is then done with
-Arrow compute kernels over whole columns. Anything this path cannot do *exactly* as ``LindormCodec.decode_message``
-does is not guessed at: the row is flagged undecided and the reference decoder takes it. That covers every malformed
-message (so errors are always the reference's), and the rare shapes of valid ones: fields beyond the documented
-five, ``DeleteFamilyVersion``, a ``DeleteColumn`` that deletes no column, integers written as JSON numbers, and
-``key_columns`` given per table.
+every canonicalization step of ``lindorm.py`` (ops, versions, entries with a blank ``ts``, typing values by their
+column type) is then done with Arrow compute kernels over whole columns. Anything this path cannot do *exactly* as
+``LindormCodec.decode_message`` does is not guessed at: the row is flagged undecided and the reference decoder takes
+it. That covers every malformed message (so errors are always the reference's), and the rare shapes of valid ones:
+fields beyond the documented five, ``DeleteFamilyVersion``, a ``DeleteColumn`` that deletes no column, integers
+written as JSON numbers, and ``key_columns`` given per table.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ _DECIMAL_WITH_EXPONENT = r"^-?0\.(0{6,}[1-9]|0{7,}$)"  # 0.0000001 reads back as
 _MILLISECONDS_LIMIT = INT64_MAX // time_units.MILLISECOND  # beyond it, microseconds overflow 64 bits
 
 
-def decode_arrow(values: pa.Array, max_message_bytes: int, key_columns: tuple[str, ...] = ()
+def decode_arrow(values: pa.Array, max_message_bytes: int, key_columns: tuple[str, ...], blank_ts_attribute: str
                  ) -> tuple[pa.StructArray, pa.BooleanArray]:
     """The events of a batch of messages, and which rows were left undecided (null messages stay null rows).
-    ``key_columns`` are the key column names of every table."""
+    ``key_columns`` are the key column names of every table; ``blank_ts_attribute`` names the attribute that lists
+    the entries with a blank ``ts`` (``lindorm.BLANK_TS_ATTRIBUTE``, which this module cannot import)."""
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         values = values.cast(pa.binary() if pa.types.is_string(values.type) else pa.large_binary())
     length = len(values)
@@ -57,7 +58,7 @@ def decode_arrow(values: pa.Array, max_message_bytes: int, key_columns: tuple[st
                        _valid_utf8(values)).fill_null(False)
     rows = pc.indices_nonzero(parsable)
     parsed, failed = _parse(_one_line_each(values.take(rows)))
-    events, undecided = _canonical(parsed, key_columns)
+    events, undecided = _canonical(parsed, key_columns, blank_ts_attribute)
     undecided = pc.or_(undecided, failed)
     if len(rows) == length:
         return events, undecided
@@ -176,7 +177,8 @@ def _null_rows(count: int) -> pa.Table:
 
 # -- canonicalization -------------------------------------------------------------------------------------------------
 
-def _canonical(parsed: pa.StructArray, key_columns: tuple[str, ...]) -> tuple[pa.StructArray, pa.BooleanArray]:
+def _canonical(parsed: pa.StructArray, key_columns: tuple[str, ...], blank_ts_attribute: str
+               ) -> tuple[pa.StructArray, pa.BooleanArray]:
     length = len(parsed)
     op_index = pc.index_in(parsed.field("op"), value_set=_OP_NAMES)
     data = parsed.field("data")
@@ -210,7 +212,7 @@ def _canonical(parsed: pa.StructArray, key_columns: tuple[str, ...]) -> tuple[pa
         pa.StructArray.from_arrays([null_strings, no_entries, pc.multiply(commit_ms, time_units.MILLISECOND),
                                     pa.nulls(length, pa.int64())], fields=list(arrow.SOURCE)),
         pc.equal(key_only_text, "true"),
-        no_entries,
+        _blank_ts_attributes(data, parents, offsets, blank_ts_attribute),
         pa.nulls(length, arrow.ERROR),
     ], fields=list(arrow.EVENT), mask=undecided)
     return events, undecided
@@ -243,6 +245,29 @@ def _keys(cells: pa.StructArray, parents: pa.Array, length: int, key_columns: tu
         counts[row] = count
     offsets = pa.concat_arrays([pa.array([0], pa.int64()), pc.cumulative_sum(pa.array(counts, pa.int64()))])
     return pa.ListArray.from_arrays(offsets.cast(pa.int32()), cells.take(picked.column("cell").combine_chunks()))
+
+
+def _blank_ts_attributes(data: pa.ListArray, parents: pa.Array, offsets: pa.Array, attribute: str
+                         ) -> pa.ListArray:
+    """Each row's attributes: ``attribute`` (``lindorm.blank_ts``), the positions in ``data`` of the entries whose
+    ``ts`` is blank as JSON text (``[0,2]``), where there are any. ``parents`` is the row of each entry, ``offsets``
+    are ``_offsets(data)``."""
+    blank = pc.equal(data.flatten().field("ts"), "").fill_null(False)
+    row_starts = offsets.cast(pa.int64())
+    positions = pc.subtract(pa.array(range(len(blank)), pa.int64()), row_starts.take(parents))
+    # Blank entries before each row's first entry: where each row's blank positions start among them all.
+    blank_before = pa.concat_arrays([pa.array([0], pa.int64()), pc.cumulative_sum(blank.cast(pa.int64()))])
+    blank_offsets = blank_before.take(row_starts)
+    texts = pc.binary_join(pa.ListArray.from_arrays(blank_offsets.cast(pa.int32()),
+                                                    pc.filter(positions, blank).cast(pa.string())), ",")
+    has_blank = pc.greater(pc.subtract(blank_offsets.slice(1), blank_offsets.slice(0, len(blank_offsets) - 1)), 0)
+    texts = pc.filter(pc.binary_join_element_wise("[", texts, "]", ""), has_blank)
+    values = pa.StructArray.from_arrays([pa.nulls(len(texts), field.type) if field.name != "string" else texts
+                                         for field in arrow.VALUE], fields=list(arrow.VALUE))
+    entries = pa.StructArray.from_arrays([pa.array([attribute] * len(texts), pa.string()), values],
+                                         fields=list(arrow.ENTRY))
+    entry_offsets = pa.concat_arrays([pa.array([0], pa.int64()), pc.cumulative_sum(has_blank.cast(pa.int64()))])
+    return pa.ListArray.from_arrays(entry_offsets.cast(pa.int32()), entries)
 
 
 def _offsets(lists: pa.ListArray) -> pa.Array:
@@ -304,6 +329,7 @@ def _typed_values(texts: pa.Array, types: pa.Array) -> pa.StructArray:
         "string": pc.if_else(plain, texts, None),
         "bytes": pa.nulls(length, pa.binary()),
         "decimal": pc.if_else(is_decimal, texts, None),
+        "nested": pa.nulls(length, pa.string()),  # a text entry is never a nested value
     }
     if pc.any(by_python).as_py():
         _type_in_python(members, texts, types, by_python)

@@ -18,6 +18,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
  */
 public final class LindormDecoder implements MessageDecoder {
     private static final String OP_ATTRIBUTE = "lindorm.op";
+    private static final String BLANK_TS_ATTRIBUTE = "lindorm.blank_ts";
     private static final String FIELD_PREFIX = "lindorm.field.";
     private static final Set<String> DOCUMENTED_FIELDS = Set.of("op", "table", "ts", "keyOnly", "data");
     private static final Set<String> ENTRY_FIELDS = Set.of("type", "name", "ts", "value");
@@ -69,8 +70,12 @@ public final class LindormDecoder implements MessageDecoder {
         Object data = document.containsKey("data") ? document.get("data") : List.of();
         List<String> names = new ArrayList<>();
         List<String> kinds = new ArrayList<>();
-        List<InternalRow> image = cells(data, CELL_KINDS[op], keyColumns, names, kinds);
+        List<String> blankTs = new ArrayList<>();
+        List<InternalRow> image = cells(data, CELL_KINDS[op], keyColumns, names, kinds, blankTs);
         List<Map.Entry<String, Object>> attributes = Messages.keptFields(FIELD_PREFIX, document, DOCUMENTED_FIELDS);
+        if (!blankTs.isEmpty()) {
+            attributes.add(0, Messages.pair(BLANK_TS_ATTRIBUTE, "[" + String.join(",", blankTs) + "]"));
+        }
         String canonicalOp = CANONICAL_OPS[op];
         if (!derivedOp(canonicalOp, keyColumns, names, kinds).equals(opName)) {
             attributes.add(0, Messages.pair(OP_ATTRIBUTE, opName));
@@ -143,8 +148,12 @@ public final class LindormDecoder implements MessageDecoder {
         return (Long) number;
     }
 
+    /**
+     * The cells of {@code data}; the name and kind of each go into {@code names} and {@code kinds}, and the position
+     * of each entry whose ts is blank into {@code blankTs}.
+     */
     private static List<InternalRow> cells(Object data, String kind, List<?> keyColumns, List<String> names,
-                                           List<String> kinds)
+                                           List<String> kinds, List<String> blankTs)
             throws DecodeException {
         if (!(data instanceof List)) {
             throw new DecodeException("expected an array, got " + Json.typeName(data), "data");
@@ -189,6 +198,9 @@ public final class LindormDecoder implements MessageDecoder {
                     + " is outside the signed 64-bit range", path + ".value");
             }
             Long version = version(entry.get("ts"), path + ".ts");
+            if ("".equals(entry.get("ts"))) {
+                blankTs.add(Integer.toString(index));
+            }
             String cellKind = keyColumns.contains(name) ? Events.PUT : kind;
             names.add((String) name);
             kinds.add(cellKind);
