@@ -41,7 +41,9 @@ How the message maps onto the canonical event:
   ``BYTES`` column's text is base64: it becomes bytes where it is base64 exactly as it would be written back, and
   stays text otherwise. Nested objects or arrays as values are refused.
 * ``schema.primaryKey``: the key is the cells of those columns, in that order, read out of the row the op is read
-  from; a key column missing from that row is refused.
+  from. A key column that row lacks has no cell to hold it (DataWorks may leave columns out of a row): the key holds
+  the cells that are there, and the attribute ``aliyun.primaryKey`` keeps the whole list as JSON text
+  (``["id","region"]``), set only where it names such a column, so that it is written back as it came.
 * ``schema.source``: ``dbType`` is the source system; ``tableName`` the table, in ``schemaName`` (then ``dbName``
   is the catalog, as for PostgreSQL or Oracle) or else in ``dbName`` (as for MySQL). Without a ``tableName`` there
   is no table, and ``dbName`` / ``schemaName`` are kept as unknown fields.
@@ -52,8 +54,9 @@ How the message maps onto the canonical event:
   ``payload.sequenceId`` in the source position, verbatim and in order.
 * Every other field is kept verbatim as JSON text, by where it is: ``aliyun.field.<name>`` (top level, such as
   ``version``), ``aliyun.schema.<name>``, ``aliyun.source.<name>`` (in ``schema.source``, such as ``dbVersion``) and
-  ``aliyun.payload.<name>`` (such as ``ddl``). Not kept: other keys of a ``dataColumn`` entry or of an image
-  object, a repeated ``dataColumn`` entry, and schema columns that no image read has.
+  ``aliyun.payload.<name>`` (such as ``ddl``), in that order, after ``aliyun.primaryKey``. Not kept: other keys of a
+  ``dataColumn`` entry or of an image object, a repeated ``dataColumn`` entry, and schema columns that no image read
+  has.
 
 Written from other formats (what Paimon's aliyun-json reader takes them for):
 
@@ -63,7 +66,9 @@ Written from other formats (what Paimon's aliyun-json reader takes them for):
   ``UPDATE_AFTER``; one with neither image has no form, nor has a TRUNCATE: refused, and ``cf.loss`` lists them.
 * The key is read out of the row by ``schema.primaryKey``: key cells the row lacks (a Tablestore primary key, kept
   outside the row image) go into the row, first; a key cell that disagrees with the row's cell of its name comes back
-  as the row's.
+  as the row's. ``schema.primaryKey`` names the key's columns, or is ``aliyun.primaryKey`` where that lists the key's
+  columns in order with columns the row lacks among them; an ``aliyun.primaryKey`` that does not (or names no column
+  the row lacks) is dropped. A format that has no place for it loses the names of the key columns the row lacked.
 * Bytes are base64 text, which reads back as bytes only in a ``BYTES`` column (and base64 text in a ``BYTES`` column
   reads back as bytes); decimals, NaN and infinities are their text. Cell versions fall away; a deleted column (a
   Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in one image keeps its
@@ -75,7 +80,7 @@ Written from other formats (what Paimon's aliyun-json reader takes them for):
 
 Normal form (what ``encode`` writes): ``schema`` then ``payload`` then the kept top-level fields. ``schema`` holds
 ``dataColumn`` (the columns of ``before`` in order, then those only ``after`` has; ``type`` only where there is
-one), ``primaryKey`` (always, ``[]`` without a key), ``source`` (``dbType``, ``dbName``, ``schemaName``,
+one), ``primaryKey`` (always, as it came; ``[]`` without one), ``source`` (``dbType``, ``dbName``, ``schemaName``,
 ``tableName`` where there are such, then the kept fields), then the kept schema fields. ``payload`` holds
 ``before`` and ``after`` (null where the op does not read them), ``sequenceId`` when there is one, ``timestamp``
 (``eventTime`` and ``systemTime``, -1 when unknown, then the rest of the position), ``op``, then the kept payload
@@ -88,6 +93,8 @@ import base64
 import binascii
 from dataclasses import replace
 from typing import Any
+
+import msgspec
 
 from ..codec import (
     ABSENT,
@@ -105,14 +112,16 @@ from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
 from ._kit import kept_fields, time_units
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object, scalar
+from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
+from ._kit.typed_text import json_form
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
 SCHEMA_ATTRIBUTE = "aliyun.schema."
 SOURCE_ATTRIBUTE = "aliyun.source."
 PAYLOAD_ATTRIBUTE = "aliyun.payload."
+PRIMARY_KEY_ATTRIBUTE = "aliyun.primaryKey"
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"
 # The image each op is read from (as Paimon reads it); an UPDATE_AFTER may carry the old row in "before" too.
@@ -146,7 +155,8 @@ class AliyunJsonCodec(Codec):
     })
     shapes = (Shape(Op.INSERT, after=PRESENT), Shape(Op.DELETE, before=PRESENT),
               Shape(Op.UPDATE, before=OPTIONAL, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=ABSENT))
-    own_attributes = frozenset({FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE, SOURCE_ATTRIBUTE, PAYLOAD_ATTRIBUTE})
+    own_attributes = frozenset({PRIMARY_KEY_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE, SOURCE_ATTRIBUTE,
+                                PAYLOAD_ATTRIBUTE})
     options = (SPLIT_UPDATES, MAX_MESSAGE_BYTES)
 
     # -- decode ---------------------------------------------------------------------------------------------------
@@ -247,7 +257,7 @@ class AliyunJsonCodec(Codec):
         for feature, field in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
             if getattr(event.source, field) == _UNKNOWN_TIME * time_units.MILLISECOND:
                 losses.append(Loss(feature, f"source.{field}", None, "-1 ms means an unknown time"))
-        losses += _attribute_losses(event)
+        losses += _attribute_losses(event, {cell.name for cell in row})
         return losses
 
 
@@ -298,10 +308,11 @@ def _event(document: dict[str, Any]) -> ChangeEvent:
     for image_name in ("before", "after") if code == UPDATE_AFTER else (_IMAGE_OF_OP[code],):
         images[image_name] = _image(payload.get(image_name), f"payload.{image_name}", types,
                                     required=image_name == _IMAGE_OF_OP[code])
-    key = _key(schema.get("primaryKey"), images[_IMAGE_OF_OP[code]] or ())
+    key, primary_key = _key(schema.get("primaryKey"), images[_IMAGE_OF_OP[code]] or ())
     table, system, source_fields = _source(schema.get("source"))
     commit_time, capture_time, position = _position(payload)
-    attributes = [*kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
+    attributes = [*primary_key,
+                  *kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
                   *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
                   *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
                   *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
@@ -385,16 +396,18 @@ def _bytes_of(text: str) -> bytes | None:
     return data if base64.b64encode(data).decode("ascii") == text else None
 
 
-def _key(primary_key: Any, image: Image) -> Image:
+def _key(primary_key: Any, image: Image) -> tuple[Image, list[tuple[str, str]]]:
+    """The key cells of ``image`` in ``schema.primaryKey`` order, and the attribute ``aliyun.primaryKey`` that keeps
+    the list where it names a column the image lacks (none otherwise)."""
     if primary_key is None:
-        return ()
+        return (), []
     if type(primary_key) is not list or not all(type(name) is str for name in primary_key):
         raise DecodeError(NAME, "expected an array of column names", field="schema.primaryKey")
     by_name = {cell.name: cell for cell in image}
-    for index, name in enumerate(primary_key):
-        if name not in by_name:
-            raise DecodeError(NAME, f"key column {name!r} is not in the row", field=f"schema.primaryKey[{index}]")
-    return tuple(by_name[name] for name in primary_key)
+    key = tuple(by_name[name] for name in primary_key if name in by_name)
+    if len(key) == len(primary_key):
+        return key, []
+    return key, [(PRIMARY_KEY_ATTRIBUTE, encode(primary_key).decode())]
 
 
 def _source(source: Any) -> tuple[Table | None, str | None, list[tuple[str, Any]]]:
@@ -456,7 +469,12 @@ def _schema(event: ChangeEvent) -> dict[str, Any]:
     columns = []
     for name, type_name in _columns(event.before, event.after).items():
         columns.append({"name": name} if type_name is None else {"name": name, "type": type_name})
-    return {"dataColumn": columns, "primaryKey": [cell.name for cell in event.key], "source": _source_fields(event),
+    key_names = [cell.name for cell in event.key]
+    row = event.before if event.op is Op.DELETE or event.after is None else event.after
+    primary_key = _primary_key_kept(event.attribute(PRIMARY_KEY_ATTRIBUTE), key_names,
+                                    {cell.name for cell in row or ()})
+    return {"dataColumn": columns, "primaryKey": key_names if primary_key is None else primary_key,
+            "source": _source_fields(event),
             **kept_fields.write(NAME, event.attributes, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
 
 
@@ -495,7 +513,7 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
     for image_name in image_names:
         image = getattr(event, image_name)
         if image is not None:
-            payload[image_name] = {"dataColumn": {cell.name: scalar(cell.value) for cell in image}}
+            payload[image_name] = {"dataColumn": {cell.name: json_form(cell.value) for cell in image}}
     position = list(event.source.position)
     if position and position[0][0] == _SEQUENCE_ID:
         payload[_SEQUENCE_ID] = position.pop(0)[1]
@@ -512,6 +530,22 @@ def _milliseconds(microseconds: int | None) -> int:
     return _UNKNOWN_TIME if microseconds is None else time_units.in_unit(microseconds, time_units.MILLISECOND)
 
 
+def _primary_key_kept(value: Value, key_names: list[str], row_names: set[str]) -> list[str] | None:
+    """The ``schema.primaryKey`` that an ``aliyun.primaryKey`` of ``value`` keeps for a key of ``key_names`` read out
+    of a row of ``row_names``: JSON text of a list of column names that reads back as that key and names a column
+    the row lacks; None where it is not one."""
+    if type(value) is not str:
+        return None
+    try:
+        listed = msgspec.json.decode(value)
+    except msgspec.DecodeError:
+        return None
+    if type(listed) is not list or not all(type(name) is str for name in listed):
+        return None
+    in_row = [name for name in listed if name in row_names]
+    return listed if in_row == key_names and len(in_row) < len(listed) else None
+
+
 def _has_key(image: Image, key: Image) -> bool:
     names = {cell.name for cell in image}
     return all(cell.name in names for cell in key)
@@ -526,7 +560,7 @@ def _as_decoded(image: Image, types: dict[str, str | None]) -> Image:
     cells = []
     for name, type_name in types.items():
         if name in by_name:
-            value = scalar(by_name[name].value)
+            value = json_form(by_name[name].value)
             if type_name == _BYTES_TYPE and type(value) is str:
                 data = _bytes_of(value)
                 value = value if data is None else data
@@ -559,24 +593,31 @@ def _position_as_decoded(position: Entries) -> Entries:
     """``sequenceId`` when it comes first, then the first of each timestamp field other than the times, as JSON
     scalars."""
     entries = list(position)
-    first = [(_SEQUENCE_ID, scalar(entries.pop(0)[1]))] if entries and entries[0][0] == _SEQUENCE_ID else []
+    first = [(_SEQUENCE_ID, json_form(entries.pop(0)[1]))] if entries and entries[0][0] == _SEQUENCE_ID else []
     fields: dict[str, Any] = {}
     for name, value in entries:
         if name not in _TIMES:
-            fields.setdefault(name, scalar(value))
+            fields.setdefault(name, json_form(value))
     return (*first, *fields.items())
 
 
-def _attribute_losses(event: ChangeEvent) -> list[Loss]:
-    """The attributes a message keeps as fields: ``aliyun.field.*``, ``.schema.*``, ``.source.*``, ``.payload.*``,
-    each once, as JSON text, not naming a field of the format; decoded in that order."""
+def _attribute_losses(event: ChangeEvent, row_names: set[str]) -> list[Loss]:
+    """The attributes a message keeps: ``aliyun.primaryKey`` where it is ``schema.primaryKey`` for the key read out of
+    the row (of ``row_names``, as written), as JSON text; then as fields ``aliyun.field.*``, ``.schema.*``,
+    ``.source.*``, ``.payload.*``, each once, as JSON text, not naming a field of the format; decoded in that
+    order."""
     groups = ((FIELD_ATTRIBUTE, _TOP_FIELDS), (SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS),
               (SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)), (PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    key_names = [cell.name for cell in event.key]
 
     def group_of(name: str, value: Value) -> tuple[int, Value] | None:
-        for group, (prefix, reserved) in enumerate(groups):
+        if name == PRIMARY_KEY_ATTRIBUTE:
+            primary_key = _primary_key_kept(value, key_names, row_names)
+            return None if primary_key is None else (0, encode(primary_key).decode())
+        for group, (prefix, reserved) in enumerate(groups, 1):
             if kept_fields.is_kept_field(name, value, prefix, reserved):
                 return group, value
         return None
 
-    return kept_fields.losses(event.attributes, group_of, NAME, "aliyun.field.*, .schema.*, .source.*, .payload.*")
+    return kept_fields.losses(event.attributes, group_of, NAME,
+                              "aliyun.primaryKey, then aliyun.field.*, .schema.*, .source.*, .payload.*")

@@ -75,8 +75,16 @@ def documents(draw: st.DrawFn, op: str | None = None) -> dict[str, Any]:
     op = op or draw(st.sampled_from(OPS))
     read = READ_IMAGE[op]
     read_row = draw(rows(column_names))
-    primary_key = draw(st.lists(st.sampled_from(sorted(read_row["dataColumn"])), unique=True, max_size=2)
-                       if read_row["dataColumn"] else st.just([]))
+    # The key's columns are the row's; in every other message, any column may be among them, which the row may lack
+    # (DataWorks leaves columns out of a row).
+    row_columns = sorted(read_row["dataColumn"])
+    any_column = st.sampled_from(column_names) | names if column_names else names
+    if draw(st.booleans()):
+        primary_key = draw(st.lists(st.sampled_from(row_columns) | any_column if row_columns else any_column,
+                                    unique=True, max_size=3))
+    else:
+        primary_key = draw(st.lists(st.sampled_from(row_columns), unique=True, max_size=2) if row_columns
+                           else st.just([]))
     if op == "UPDATE_AFTER":
         other = draw(_optional(st.none() | rows(column_names, primary_key)))
     else:  # ignored by the decoder, whatever it is
@@ -195,9 +203,11 @@ def _normal(document: dict[str, Any], op: str, before: Any, after: Any, columns_
             **{name: value for name, value in document.items() if name not in ("schema", "payload")}}
 
 
-def _has_key(document: dict[str, Any], image: dict[str, Any]) -> bool:
-    """Whether an update's old row can be written as an UPDATE_BEFORE, which reads the key from it."""
-    return all(name in image["dataColumn"] for name in document["schema"].get("primaryKey") or [])
+def _has_key(document: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether an update's old row can be written as an UPDATE_BEFORE, which reads the key from it: it has the key
+    columns that the new row, which the key is read from, has."""
+    return all(name in before["dataColumn"] for name in document["schema"].get("primaryKey") or []
+               if name in after["dataColumn"])
 
 
 def normal_form(messages: list[bytes], split_updates: bool = False) -> list[bytes]:
@@ -210,7 +220,7 @@ def normal_form(messages: list[bytes], split_updates: bool = False) -> list[byte
         op = payload["op"]
         if index + 1 < len(documents_in) and _joined(document, documents_in[index + 1]):
             before, after = payload["before"], documents_in[index + 1]["payload"]["after"]
-            if split_updates and _has_key(document, before):
+            if split_updates and _has_key(document, before, after):
                 normal += [_normal(document, "UPDATE_BEFORE", before, None, [before, after]),
                            _normal(documents_in[index + 1], "UPDATE_AFTER", None, after, [before, after])]
             else:
@@ -218,7 +228,7 @@ def normal_form(messages: list[bytes], split_updates: bool = False) -> list[byte
             index += 2
             continue
         if op == "UPDATE_AFTER" and payload.get("before") is not None and split_updates and _has_key(
-                document, payload["before"]):
+                document, payload["before"], payload["after"]):
             before, after = payload["before"], payload["after"]
             normal += [_normal(document, "UPDATE_BEFORE", before, None, [before, after]),
                        _normal(document, "UPDATE_AFTER", None, after, [before, after])]
@@ -246,7 +256,7 @@ def _broken(document: dict[str, Any], damage: str) -> dict[str, Any]:
     elif damage == "huge":
         payload["sequenceId"] = 2**70
     elif damage == "key":
-        return {**document, "schema": {**document["schema"], "primaryKey": ["\x00missing"]}, "payload": payload}
+        return {**document, "schema": {**document["schema"], "primaryKey": ["id", 7]}, "payload": payload}
     return {**document, "payload": payload}
 
 

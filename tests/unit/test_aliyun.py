@@ -129,7 +129,7 @@ def _message(**changes: object) -> bytes:
     (_message(payload__after=None), "payload.after"),
     (_message(payload__after={"dataColumn": {"id": 2, "extra": 1}}), "payload.after.dataColumn.extra"),
     (_message(payload__after={"dataColumn": {"id": {"nested": 1}}}), "payload.after.dataColumn.id"),
-    (_message(schema__primaryKey=["name", "nope"]), "schema.primaryKey[1]"),
+    (_message(schema__primaryKey=["name", 7]), "schema.primaryKey"),
     (_message(payload__timestamp={"eventTime": "soon"}), "payload.timestamp.eventTime"),
     (_message(schema__source={"tableName": 7}), "schema.source.tableName"),
     (_message(schema__dataColumn={"id": "LONG"}), "schema.dataColumn"),
@@ -232,3 +232,56 @@ def test_an_update_pair_is_a_pair_whatever_columns_without_values_its_schemas_li
     assert [(event.op, event.before, event.after) for event in events] == [(cf.Op.UPDATE, (), ())]
     normal = list(codec.encode(events))
     assert list(codec.encode(codec.decode(normal))) == normal
+
+
+def test_a_key_column_the_row_lacks_is_kept_and_written_back() -> None:
+    """Issue 14: a primaryKey naming a column that the row does not hold was refused. The key holds the cells that are
+    there; aliyun.primaryKey keeps the list, so the message is written back as it came, and through the envelopes."""
+    message = _message(schema__primaryKey=["region", "id"])
+    codec = cf.codec("aliyun-json")
+    [event] = codec.decode([message])
+    assert event.key == (Cell("id", 2, "LONG"),)
+    assert event.attributes == (("aliyun.primaryKey", '["region","id"]'), *KEPT)
+    assert [json.loads(written) for written in codec.encode([event])] == [json.loads(message)]
+    avro = list(cf.convert([message], codec, "avro"))
+    assert [json.loads(written) for written in cf.convert(avro, "avro", codec)] == [json.loads(message)]
+
+
+def test_other_formats_lose_the_names_of_key_columns_the_row_lacks_and_say_so() -> None:
+    [event] = cf.codec("aliyun-json").decode([_message(schema__primaryKey=["region", "id"])])
+    assert "attributes.aliyun.primaryKey" in cf.loss("aliyun-json", "debezium-json")
+    assert cf.Loss("attributes", "attributes[0]", None, "debezium-json has no place for aliyun.primaryKey") in (
+        cf.codec("debezium-json").dropped(event))
+
+
+@pytest.mark.parametrize("value", [
+    '["id"]',  # names no column the row lacks: the key says it all
+    '["region"]',  # leaves out the key column id
+    '["id","id","region"]',  # would read the key back twice
+    '["region", 1]', "not json", 1,
+])
+def test_an_aliyun_primary_key_that_is_not_the_key_read_back_is_dropped(value: object) -> None:
+    event = ChangeEvent(Op.INSERT, Table("t"), key=(Cell("id", 1),), after=(Cell("id", 1),),
+                        attributes=(("aliyun.primaryKey", value),))
+    [message], back = written(event)
+    assert message["schema"]["primaryKey"] == ["id"] and back.attributes == ()
+    assert cf.codec("aliyun-json").dropped(event) == [cf.Loss(
+        "attributes", "attributes[0]", None, "aliyun.primaryKey has no place of its own in a aliyun-json message")]
+
+
+def test_an_aliyun_primary_key_in_another_form_is_written_as_json_text() -> None:
+    event = ChangeEvent(Op.INSERT, Table("t"), key=(Cell("id", 1),), after=(Cell("id", 1),),
+                        attributes=(("aliyun.primaryKey", '[ "id", "region" ]'),))
+    [message], back = written(event)
+    assert message["schema"]["primaryKey"] == ["id", "region"]
+    assert back.attributes == (("aliyun.primaryKey", '["id","region"]'),)
+
+
+def test_the_key_cells_put_into_the_row_count_as_in_the_row() -> None:
+    """A key kept outside the row goes into it, so aliyun.primaryKey may name it among the columns the row has."""
+    event = ChangeEvent(Op.INSERT, Table("t"), key=(Cell("id", 1),), after=(Cell("name", "a"),),
+                        attributes=(("aliyun.primaryKey", '["region","id"]'),))
+    [message], back = written(event)
+    assert message["schema"]["primaryKey"] == ["region", "id"]
+    assert message["payload"]["after"]["dataColumn"] == {"id": 1, "name": "a"}
+    assert back.key == (Cell("id", 1),) and back.attributes == event.attributes
