@@ -70,10 +70,10 @@ SOURCE_TYPES = ["VARCHAR", "INT", "integer", "BIGINT", "TINYINT", "FLOAT", "DOUB
 
 
 @st.composite
-def fields(draw: st.DrawFn) -> tuple[dict[str, Any], Any, bool]:
-    """A field schema, its JSON value, and whether the payload writes it (a field left out reads as null)."""
+def primitive_schema(draw: st.DrawFn) -> dict[str, Any]:
+    """The schema of a Connect primitive or logical type, without its field name."""
     kind = draw(st.sampled_from(list(CONNECT_TYPES)))
-    primitive, logical, values = CONNECT_TYPES[kind]
+    primitive, logical, _ = CONNECT_TYPES[kind]
     schema: dict[str, Any] = {"type": primitive, "optional": draw(st.booleans())}
     parameters: dict[str, str] = {}
     if logical is not None:
@@ -90,9 +90,47 @@ def fields(draw: st.DrawFn) -> tuple[dict[str, Any], Any, bool]:
         schema["parameters"] = parameters
     if draw(st.integers(0, 5)) == 0:
         schema["doc"] = "not kept"
-    schema["field"] = draw(names)
-    value = None if draw(st.integers(0, 4)) == 0 else draw(values)
-    return schema, value, draw(st.integers(0, 5)) > 0
+    return schema
+
+
+@st.composite
+def column_schema(draw: st.DrawFn) -> dict[str, Any]:
+    """A column's schema: mostly a primitive, else an array, a map with text keys or a struct of primitives (a
+    Postgres array, a composite type, Debezium's geometry)."""
+    shape = draw(st.sampled_from(["primitive"] * 5 + ["array", "map", "struct"]))
+    if shape == "primitive":
+        return draw(primitive_schema())
+    optional = draw(st.booleans())
+    if shape == "array":
+        return {"type": "array", "items": draw(primitive_schema()), "optional": optional}
+    if shape == "map":
+        return {"type": "map", "keys": {"type": "string", "optional": False}, "values": draw(primitive_schema()),
+                "optional": optional}
+    members = draw(st.lists(primitive_schema(), max_size=3))
+    return {"type": "struct", "fields": [{**member, "field": f"f{index}"} for index, member in enumerate(members)],
+            "optional": optional}
+
+
+def values_of(schema: dict[str, Any]) -> st.SearchStrategy:
+    """JSON values a producer sends for a column of ``schema``: mostly of its type, sometimes null, and sometimes
+    any JSON value at all (a producer that breaks its own schema: "0" in an int32 column, a number in a Decimal)."""
+    if schema["type"] == "array":
+        typed = st.lists(values_of(schema["items"]), max_size=3)
+    elif schema["type"] == "map":
+        typed = st.dictionaries(names, values_of(schema["values"]), max_size=3)
+    elif schema["type"] == "struct":
+        typed = st.fixed_dictionaries({member["field"]: values_of(member) for member in schema["fields"]})
+    else:
+        kind = schema["name"] if schema.get("name") in CONNECT_TYPES else schema["type"]
+        typed = CONNECT_TYPES[kind][2]
+    return st.one_of(typed, typed, typed, st.none(), native.json_values)
+
+
+@st.composite
+def fields(draw: st.DrawFn) -> tuple[dict[str, Any], Any, bool]:
+    """A field schema, its JSON value, and whether the payload writes it (a field left out reads as null)."""
+    schema = {**draw(column_schema()), "field": draw(names)}
+    return schema, draw(values_of(schema)), draw(st.integers(0, 5)) > 0
 
 
 @st.composite
@@ -108,7 +146,7 @@ def struct_records(draw: st.DrawFn, max_fields: int = 5) -> bytes:
 
 scalars = st.one_of(st.none(), st.booleans(), int64s, st.floats(allow_nan=False, allow_infinity=False),
                     native.text_values)
-maps = st.dictionaries(names, scalars, max_size=5)
+maps = st.dictionaries(names, scalars | native.json_values, max_size=5)
 schemaless_enveloped = maps.map(lambda payload: msgspec.json.encode({"schema": None, "payload": payload}))
 
 
@@ -142,6 +180,28 @@ def float32(value: float) -> float:
         return single
     texts = (f"{single:.{precision}e}" for precision in range(9))
     return next(float(text) for text in texts if single_precision(float(text)) == single)
+
+
+def reads(field: dict[str, Any], value: Any) -> bool:
+    """Whether a JSON value agrees with its field's Connect type (else it is kept as it was sent)."""
+    kind = field["name"] if field.get("name") in (DECIMAL, DATE, TIME, TIMESTAMP) else field["type"]
+    if kind in ("array", "map", "struct"):
+        return type(value) is {"array": list, "map": dict, "struct": dict}[kind]
+    primitive = PRIMITIVE_OF[kind]
+    if primitive in INT_BITS:
+        return type(value) is int and -(2 ** (INT_BITS[primitive] - 1)) <= value < 2 ** (INT_BITS[primitive] - 1)
+    if primitive in ("float", "double"):
+        return (type(value) is str and value in NONFINITE) or (
+            type(value) in (int, float) and math.isfinite(float(value)))
+    if primitive == "boolean":
+        return type(value) is bool
+    if primitive == "string":
+        return type(value) is str
+    try:
+        data = base64.b64decode(value, validate=True)
+    except (TypeError, ValueError):
+        return False
+    return kind != DECIMAL or bool(data)
 
 
 def read(field: dict[str, Any], value: Any) -> tuple[Any, str | None]:
@@ -200,8 +260,37 @@ def written(name: str, value: Any, type_name: str | None) -> tuple[dict[str, Any
 
 
 def json_of(field: dict[str, Any], value: Any) -> Any:
-    """A field's JSON value as written back: what it reads as, in JsonConverter's JSON."""
-    return written(field["field"], read(field, value)[0], None)[1]
+    """A field's JSON value as written back: what it reads as, in JsonConverter's JSON; a value that disagrees with
+    its type as it was sent; a nested value member by member (a struct's fields in the schema's order, then any the
+    payload adds)."""
+    if value is None or not reads(field, value):
+        return value
+    if field["type"] == "array":
+        return [json_of(field["items"], item) for item in value]
+    if field["type"] == "map":
+        return {key: json_of(field["values"], item) for key, item in value.items()}
+    if field["type"] == "struct":
+        members = {member["field"]: json_of(member, value.get(member["field"])) for member in field["fields"]}
+        return {**members, **{key: item for key, item in value.items() if key not in members}}
+    return written("", read(field, value)[0], None)[1]
+
+
+def generated(value: Any) -> dict[str, Any] | None:
+    """The schema JsonConverter's writer gets for a JSON value read without one (without its field name), None where
+    Connect has none: an array whose items differ in schema."""
+    if type(value) is dict:
+        members = {key: generated(item) for key, item in value.items()}
+        if None in members.values():
+            return None
+        return {"type": "struct", "fields": [{**member, "field": key} for key, member in members.items()
+                                             if member is not None], "optional": False}
+    if type(value) is list:
+        items = [generated(item) for item in value if item is not None]
+        if None in items or len({msgspec.json.encode(item) for item in items}) > 1:
+            return None
+        first = items[0] if items and items[0] is not None else {"type": "string", "optional": True}
+        return {"type": "array", "items": {**first, "optional": first["optional"] or None in value}, "optional": False}
+    return {"type": DEFAULT_OF_KIND[type(value)], "optional": value is None}
 
 
 def struct_normal_form(message: bytes, schema_name: str | None) -> dict[str, Any]:
@@ -214,8 +303,14 @@ def struct_normal_form(message: bytes, schema_name: str | None) -> dict[str, Any
     payload = {}
     if document["schema"] is None:
         for name, value in document["payload"].items():
-            field, payload[name] = written(name, value, None)
-            schema["fields"].append(field)
+            if type(value) in (list, dict):
+                nested = generated(value)
+                field = {"type": "string", "optional": False} if nested is None else nested
+                payload[name] = msgspec.json.encode(value).decode() if nested is None else value
+                schema["fields"].append({**field, "field": name})
+            else:
+                field, payload[name] = written(name, value, None)
+                schema["fields"].append(field)
     else:
         schema["fields"] = document["schema"]["fields"]
         payload = {field["field"]: json_of(field, document["payload"].get(field["field"]))
@@ -282,8 +377,9 @@ def _struct(fields: list[dict[str, Any]], optional: bool, name: str | None, fiel
 @st.composite
 def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     """A Debezium envelope in the schema wrapper: one row schema of typed columns (int8 .. int64, float, Decimals
-    with their scale and maybe precision, optional or not, named or not) for ``before`` and ``after``, each row
-    holding every column; the envelope and row structs optional or not, named or not, versioned or not."""
+    with their scale and maybe precision, arrays, maps, structs, optional or not, named or not) for ``before`` and
+    ``after``, each row holding every column (values of its type, or sometimes any JSON value);
+    the envelope and row structs optional or not, named or not, versioned or not."""
     document = draw(native.debezium_documents)
     columns = [field for field, _, _ in draw(st.lists(fields(), max_size=4, unique_by=lambda f: f[0]["field"]))]
     for field in columns:
@@ -293,11 +389,7 @@ def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     def row() -> dict[str, Any] | None:
         if draw(st.integers(0, 3)) == 0:
             return None
-        values = {}
-        for field in columns:
-            kind = field["name"] if field.get("name") in CONNECT_TYPES else field["type"]
-            values[field["field"]] = None if draw(st.integers(0, 4)) == 0 else draw(CONNECT_TYPES[kind][2])
-        return values
+        return {field["field"]: draw(values_of(field)) for field in columns}
 
     def header(field: str | None) -> dict[str, Any]:
         struct: dict[str, Any] = {"type": "struct", "fields": columns if field else [],

@@ -40,7 +40,6 @@ survives. Decimals that Connect cannot hold (NaN, infinities, negative zero, a s
 from __future__ import annotations
 
 import base64
-import binascii
 import math
 import re
 import struct
@@ -112,6 +111,8 @@ def schema_only_features(value: Value) -> list[str]:
         return ["value.decimal"]
     if type(value) is float and not math.isfinite(value):
         return ["value.float_nonfinite"]
+    if is_nested(value) and not typed_text.is_json(value):
+        return ["value.nested_non_json"]
     return []
 
 
@@ -456,7 +457,7 @@ def _typed(value: Any, kind: str, field: dict[str, Any], parameters: dict[str, s
         raise _OffType
     try:
         data = base64.b64decode(value, validate=True)
-    except binascii.Error:
+    except ValueError:  # binascii.Error, or text that is not ASCII
         raise _OffType from None
     if kind != DECIMAL:
         return data

@@ -52,8 +52,9 @@ def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool)
             continue
         seen.add(name)
         if schemas:
-            losses.extend(Loss(feature, f"{path}.value", json_form(value), "written as text in source")
-                          for feature in connect_schema.schema_only_features(value))
+            for feature in connect_schema.schema_only_features(value):
+                value = typed_text.from_json(json_form(value))
+                losses.append(Loss(feature, f"{path}.value", value, "written as text in source"))
             if is_nested(value) and connect_schema.nested_schema(value) is None:
                 losses.append(Loss("value.nested", f"{path}.value", typed_text.render(value),
                                    "a Connect array's items have one schema, and these differ: written as JSON text"))
