@@ -12,7 +12,8 @@ How the message maps onto the canonical event:
 
 * One message holds the rows of one binlog event: ``data`` is an array of rows, and a message with N rows is N
   events (none when ``data`` is null or empty).
-* ``type`` INSERT, UPDATE, DELETE is the op. INSERT's row is the after image, DELETE's the before image. For an
+* ``type`` INSERT, UPDATE, DELETE is the op, and INIT (a row of an initial snapshot, as Flink CDC writes it and Flink
+  reads it) a READ. INSERT's and INIT's row is the after image, DELETE's the before image. For an
   UPDATE, ``old[i]`` holds the previous values of the columns that changed in ``data[i]``: the after image is the
   row, the before image the row with those columns replaced, then any ``old`` column the row does not have (in
   ``old``'s order). ``old`` must have one entry per row.
@@ -43,12 +44,12 @@ updated columns over all rows of a message); such an entry says nothing, and the
 
 Written from other formats (what Flink's and Paimon's canal-json readers take them for):
 
-* An UPSERT or a snapshot READ is an INSERT (the row as it now is). An INSERT or a DELETE without the row its type
-  needs writes its key cells as the row (none: an empty row), and drops the image it does not use. An UPDATE without
-  its before image has an ``old`` entry with no columns, which Flink reads as "nothing changed": its before image is
-  its after image. An UPDATE without its after image has no form (Canal's ``data`` is the new row; writing the old
-  one there would tell a sink the row is back to its old values): refused, and ``cf.loss`` lists that shape. A
-  TRUNCATE has no rows, so its images and key are dropped.
+* An UPSERT is an INSERT (the row as it now is); a snapshot READ is an INIT. An INSERT, INIT or DELETE without the
+  row its type needs writes its key cells as the row (none: an empty row), and drops the image it does not use. An
+  UPDATE without its before image has an ``old`` entry with no columns, which Flink reads as "nothing changed": its
+  before image is its after image. An UPDATE without its after image has no form (Canal's ``data`` is the new row;
+  writing the old one there would tell a sink the row is back to its old values): refused, and ``cf.loss`` lists that
+  shape. A TRUNCATE has no rows, so its images and key are dropped.
 * The key is read out of the row by ``pkNames``: key cells that the row lacks (a Tablestore primary key, kept
   outside the row image) go into the row, first; a key cell that disagrees with the row's cell of its name comes back
   as the row's.
@@ -116,7 +117,10 @@ _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", 
            "ts", "type")
 _POSITION_FIELDS = ("id", "gtid")
 
-_OP_OF_TYPE = {"INSERT": Op.INSERT, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "TRUNCATE": Op.TRUNCATE}
+# INIT is a row of an initial snapshot (what Flink CDC's canal-json writes for it, and Flink reads as an insert).
+_OP_OF_TYPE = {"INSERT": Op.INSERT, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "TRUNCATE": Op.TRUNCATE,
+               "INIT": Op.READ}
+_TYPE_OF_OP = {op: type_name for type_name, op in _OP_OF_TYPE.items()}
 # Canal's other event types: schema changes, statements and markers, none of which changes a row.
 _NO_ROW_TYPES = frozenset({"CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX", "DINDEX", "GTID", "XACOMMIT",
                            "XAROLLBACK", "MHEARTBEAT"})
@@ -130,12 +134,14 @@ class CanalJsonCodec(Codec):
     name = NAME
     description = "Alibaba Canal flat messages (canal-json), as Flink and Paimon read them"
     carries = frozenset({
-        "op.INSERT", "op.UPDATE", "op.DELETE", "op.TRUNCATE", "table", "table.schema", "key", "before", "after",
+        "op.INSERT", "op.UPDATE", "op.DELETE", "op.TRUNCATE", "op.READ", "table", "table.schema", "key", "before",
+        "after",
         "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal",
         "value.float_nonfinite", "source.position", "source.commit_time", "source.capture_time",
     })
     shapes = (Shape(Op.INSERT, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=PRESENT),
-              Shape(Op.DELETE, before=PRESENT), Shape(Op.TRUNCATE, before=ABSENT, after=ABSENT))
+              Shape(Op.DELETE, before=PRESENT), Shape(Op.TRUNCATE, before=ABSENT, after=ABSENT),
+              Shape(Op.READ, after=PRESENT))
     own_attributes = frozenset({SQL_ATTRIBUTE, SQL_TYPE_ATTRIBUTE, FIELD_ATTRIBUTE})
     options = (SKIP_DDL, MAX_MESSAGE_BYTES)
 
@@ -217,7 +223,7 @@ class CanalJsonCodec(Codec):
                 document[name] = position[name]
         document.update({"isDdl": op is Op.TRUNCATE, "mysqlType": types or None, "old": old, "pkNames": key_names,
                          "sql": "", "sqlType": None, "table": table.name if table else None,
-                         "ts": _milliseconds(source.capture_time_us), "type": op.value})
+                         "ts": _milliseconds(source.capture_time_us), "type": _TYPE_OF_OP[op]})
         for index, (name, value) in enumerate(event.attributes):
             if name == SQL_ATTRIBUTE:
                 document["sql"] = value
@@ -252,14 +258,14 @@ class CanalJsonCodec(Codec):
         return losses
 
     def reshaped(self, event: ChangeEvent) -> list[Loss]:
-        """An UPSERT or a READ is the row as it now is: an INSERT. A row Canal's type needs and the event lacks is
+        """An UPSERT is the row as it now is: an INSERT. A row Canal's type needs and the event lacks is
         its key cells (an INSERT or DELETE of a key: Flink and Paimon key the row by pkNames); an UPDATE without its
         before image has an ``old`` entry with no columns (Flink: nothing changed); an UPDATE without its after
         image has no ``data`` row, so no form; a TRUNCATE lists no rows."""
         losses: list[Loss] = []
         op = event.op
-        if op in (Op.UPSERT, Op.READ):
-            losses.append(Loss(f"op.{op.value}", "op", Op.INSERT, "Canal writes the row as it now is as an INSERT"))
+        if op is Op.UPSERT:
+            losses.append(Loss("op.UPSERT", "op", Op.INSERT, "Canal writes the row as it now is as an INSERT"))
             op = Op.INSERT
         if op is Op.UPDATE:
             if event.after is None:
@@ -274,8 +280,9 @@ class CanalJsonCodec(Codec):
                 if getattr(event, image_name) is not None:
                     losses.append(Loss(image_name, image_name, None, "a TRUNCATE lists no rows"))
             return losses
-        return losses + one_row_losses(event, op, f"Canal writes an {op.value} with its row: the key cells are all "
-                                                  "it has", f"Canal writes an {op.value} with one row")
+        type_name = _TYPE_OF_OP[op]
+        return losses + one_row_losses(event, op, f"Canal writes an {type_name} with its row: the key cells are all "
+                                                  "it has", f"Canal writes an {type_name} with one row")
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []

@@ -24,7 +24,7 @@ from .native import (
 )
 from .strategies import TYPE_NAMES, int64s, names
 
-ROW_TYPES = ("INSERT", "UPDATE", "DELETE")
+ROW_TYPES = ("INSERT", "UPDATE", "DELETE", "INIT")
 NO_ROW_TYPES = ("CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX", "DINDEX", "GTID", "XACOMMIT", "XAROLLBACK",
                 "MHEARTBEAT")
 CANAL_FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType",
