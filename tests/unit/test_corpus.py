@@ -4,7 +4,8 @@ tests/fixtures/corpus (see its README.md and each source's PROVENANCE.md).
 ``manifest.json`` there names every file the corpus reads, relative to the corpus directory (a few are the examples
 already kept beside the format's own tests), with the format that reads it, the codec options, the file's layout
 (``lines``: one message per line, the default; ``file``: the whole file is one message) and what it holds
-(``expect``: row changes, the default, or ``"not a row change"``: DDL, logical-decoding messages, markers).
+(``expect``: row changes, the default; ``"not a row change"``: DDL, logical-decoding messages, markers; or
+``"refused"``: a message beyond what the canonical model holds, with the ``field`` the refusal names and ``why``).
 
 Every row change must decode to at least one event, come back as the same events after encode and decode, and
 convert to debezium-json, Avro and Protobuf without an error. A message that is not a row change by design must be
@@ -30,6 +31,7 @@ TARGETS = ("debezium-json", "avro", "protobuf")
 
 ROW_FILES = sorted(name for name, entry in MANIFEST.items() if entry.get("expect", "row changes") == "row changes")
 OTHER_FILES = sorted(name for name, entry in MANIFEST.items() if entry.get("expect") == NOT_A_ROW_CHANGE)
+REFUSED_FILES = sorted(name for name, entry in MANIFEST.items() if entry.get("expect") == "refused")
 
 
 def messages(name: str) -> Iterator[tuple[str, bytes]]:
@@ -83,7 +85,8 @@ def test_the_manifest_names_every_corpus_file_and_only_existing_ones() -> None:
     assert sorted(name for name in MANIFEST if not (CORPUS / name).is_file()) == [], "missing files"
     for name, entry in MANIFEST.items():
         assert entry["format"] in cf.formats(), name
-        assert entry.get("expect", "row changes") in {"row changes", NOT_A_ROW_CHANGE}, name
+        assert entry.get("expect", "row changes") in {"row changes", NOT_A_ROW_CHANGE, "refused"}, name
+        assert entry.get("expect") != "refused" or (entry.get("field") and entry.get("why")), name
 
 
 # -- row changes ------------------------------------------------------------------------------------------------------
@@ -130,5 +133,17 @@ def test_what_is_not_a_row_change_is_refused_with_a_reason(name: str) -> None:
             assert error.reason.strip(), "refused without a reason"
             return
         raise AssertionError(f"expected a DecodeError, decoded to {len(events)} event(s): {events}")
+
+    check_each(name, check)
+
+
+@pytest.mark.parametrize("name", REFUSED_FILES)
+def test_what_the_model_cannot_hold_is_refused_naming_the_field(name: str) -> None:
+    entry = MANIFEST[name]
+
+    def check(where: str, message: bytes) -> None:
+        with pytest.raises(DecodeError) as error:
+            decoded(name, message)
+        assert (error.value.format, error.value.field) == (entry["format"], entry["field"]), entry["why"]
 
     check_each(name, check)
