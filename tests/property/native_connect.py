@@ -415,7 +415,9 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
     wrapper, the envelope and row structs keep their own schemas (name, version, optional), and each column its
     whole schema, its values read through it."""
     given: dict[str, Any] = {}
-    if "payload" in document:
+    if "payload" in document and document["schema"] is None:  # JsonConverter's wrapper of a schemaless record
+        document = {**document["payload"]}
+    elif "payload" in document:
         given = {"envelope": document["schema"], **{field["field"]: field for field in document["schema"]["fields"]
                                                     if field["field"] in ("before", "after")}}
         document = {**document["payload"]}
@@ -460,7 +462,9 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
 
 def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
     if configuration == "debezium-json+schemas":
-        return st.lists((native.debezium_documents | debezium_wrapped()).map(msgspec.json.encode), max_size=4)
+        null_schema = native.debezium_documents.map(lambda document: {"schema": None, "payload": document})
+        return st.lists((native.debezium_documents | debezium_wrapped() | null_schema).map(msgspec.json.encode),
+                        max_size=4)
     if configuration == "connect-json+schemaless":
         return records(maps.map(msgspec.json.encode))
     return messages
