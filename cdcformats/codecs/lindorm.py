@@ -15,8 +15,8 @@ How the message maps onto the canonical event:
   commit time (milliseconds); blank or absent, there is none, and it is written back absent. An entry's own ``ts``
   is the cell version; blank (``"ts": ""``, as Lindorm writes a cell of the default version) or absent, the cell has
   no version (None). Which entries had a blank ``ts`` is kept in the attribute ``lindorm.blank_ts``: their positions
-  in ``data``, from 0, as JSON text (``"[0,1,2]"``), set only where there is one; those entries are written back
-  with ``"ts": ""`` and the other entries without a version with no ``ts``.
+  in ``data``, from 0, as JSON text (``"[0,1,2]"``), set only where there is such an entry; those entries are
+  written back with ``"ts": ""``, the other entries without a version with no ``ts``.
 * ``keyOnly`` is ``key_only``. Strings are the documented form; JSON booleans and 0/1 are accepted too.
 * Every value is written as text. A value is typed by its entry's ``type`` when, and only when, writing the typed value
   back gives the same text (see ``typed_text``): "7" in a BIGINT column is 7, "007" stays "007". A missing value is
@@ -42,9 +42,9 @@ Written from other formats (each difference a ``Loss`` of ``dropped()``):
   floored to the millisecond; table schema and catalog, source position and system, capture time and other formats'
   attributes have no place.
 * An event without ``lindorm.blank_ts`` (any other format's) is written with no ``ts`` in its entries without a
-  version, so nothing of it is lost there. Where ``lindorm.blank_ts`` does not say what the message gives back (it
-  lists a position that is not an entry without a version, or is not JSON text of an array of integers), it is
-  written as the positions that are such entries, in order, once each, or left out when none is.
+  version, so nothing of it is lost there. A ``lindorm.blank_ts`` is written as what decoding gives back: of the
+  integers its JSON text lists, the positions of entries without a version, in order, once each (left out where
+  there is none); key entries written in front of the row (above) move them by as many places.
 * A TRUNCATE, and an INSERT, READ, UPSERT or UPDATE without an after image (or a DELETE without a before image or a
   key), have no Lindorm mutation: refused (``cf.loss`` lists their shapes).
 
