@@ -167,18 +167,11 @@ public final class ArcionDecoder implements MessageDecoder {
         List<InternalRow> cells = new ArrayList<>(row.size());
         for (Map.Entry<String, Object> column : row.entrySet()) {
             Object value = column.getValue();
-            if (value instanceof Map || value instanceof List) {
-                throw new DecodeException("expected a scalar value, got " + Json.typeName(value),
-                    path + column.getKey());
-            }
-            if (value instanceof BigInteger) {
-                throw new DecodeException("cell " + Python.repr(column.getKey()) + " value: integer " + value
-                    + " is outside the signed 64-bit range", path + column.getKey());
-            }
             String typeName = (String) types.get(column.getKey());
             if (typeName != null && value instanceof String) {
                 value = TypedText.parse((String) value, typeName);
             }
+            value = Messages.valueOf(value, path + column.getKey());
             names.add(column.getKey());
             cells.add(Events.cell(column.getKey(), value, typeName, null, Events.PUT));
         }

@@ -4,11 +4,15 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
 import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -53,7 +57,22 @@ public final class ConnectSchema {
         }
     }
 
-    /** {@code read_value}: a JSON value read through its field schema. */
+    /** A value that disagrees with its schema ({@code _OffType}): it is read as it was sent. */
+    private static final class OffType extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        OffType() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static final OffType OFF_TYPE = new OffType();
+    private static final List<String> NESTED_TYPES = List.of("array", "map", "struct");
+
+    /**
+     * {@code read_value}: a JSON value read through its field schema. A value that disagrees with its schema is read
+     * as it was sent ({@link Messages#valueOf}), its cell keeping the whole schema as its type.
+     */
     public static Read readValue(Object value, Map<?, ?> field, String path) throws DecodeException {
         Object primitive = field.get("type");
         Object name = field.get("name");
@@ -61,10 +80,6 @@ public final class ConnectSchema {
             throw new DecodeException("a field schema's type and name are text", path);
         }
         String kind = name instanceof String && primitive.equals(PRIMITIVE_OF.get(name)) ? (String) name : (String) primitive;
-        if (!PRIMITIVE_OF.containsKey(kind)) {
-            throw new DecodeException(primitive.equals("struct") || primitive.equals("array") || primitive.equals("map")
-                ? "nested values are not carried" : "unknown Connect type " + Python.repr(primitive), path);
-        }
         Object parametersField = field.get("parameters");
         Map<?, ?> parameters = Python.isTruthy(parametersField) ? null : Map.of();
         if (parameters == null) {
@@ -78,25 +93,124 @@ public final class ConnectSchema {
                 }
             }
         }
-        Object result = Json.isNull(value) ? null : typed(value, kind, parameters, path);
-        String typeName = parameters.containsKey(SOURCE_TYPE) ? (String) parameters.get(SOURCE_TYPE)
-            : impliedType(kind, result);
         Map<Object, Object> given = new LinkedHashMap<>(field);
         given.remove("field");
+        Object result;
+        try {
+            result = Json.isNull(value) ? null : typed(value, kind, field, parameters, path);
+        } catch (OffType offType) {
+            return new Read(Messages.valueOf(value, path), Json.write(given));
+        }
+        String typeName;
+        if (parameters.containsKey(SOURCE_TYPE)) {
+            typeName = (String) parameters.get(SOURCE_TYPE);
+        } else {
+            typeName = NESTED_TYPES.contains(kind) ? null : impliedType(kind, result);
+        }
         Map<Object, Object> expected = new LinkedHashMap<>(given);
         expected.put("field", "");
-        if (!Python.equal(generatedSchema(result, typeName), expected)) {
+        if ((isNested(result) && nestedSchema(result) == null)
+                || !Python.equal(generatedSchema(result, typeName), expected)) {
             typeName = Json.write(given); // the schema is more than its type: the cell keeps all of it
         }
         return new Read(result, typeName);
     }
 
-    private static Object typed(Object value, String kind, Map<?, ?> parameters, String path)
-            throws DecodeException {
+    static boolean isNested(Object value) {
+        return value instanceof List || value instanceof Map;
+    }
+
+    /** {@code _member}: a member of a nested value read through its schema. */
+    private static Object member(Object value, Object schema, String path) throws DecodeException, OffType {
+        if (!(schema instanceof Map)) {
+            throw OFF_TYPE;
+        }
+        return readValue(value, (Map<?, ?>) schema, path).value;
+    }
+
+    /**
+     * {@code _nested}: an array, a map (an object, or an array of [key, value] pairs) or a struct (its schema's fields
+     * in order, then any the payload adds).
+     */
+    private static Object nested(Object value, String kind, Map<?, ?> field, String path)
+            throws DecodeException, OffType {
+        if (kind.equals("array") && value instanceof List) {
+            List<?> items = (List<?>) value;
+            List<Object> result = new ArrayList<>(items.size());
+            for (int index = 0; index < items.size(); index++) {
+                result.add(member(items.get(index), field.get("items"), path + "[" + index + "]"));
+            }
+            return result;
+        }
+        if (kind.equals("map") && value instanceof Map) {
+            Map<String, Object> result = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
+                String key = (String) entry.getKey();
+                result.put(key, member(entry.getValue(), field.get("values"), path + "." + key));
+            }
+            return result;
+        }
+        if (kind.equals("map") && value instanceof List && pairs((List<?>) value)) {
+            List<?> pairs = (List<?>) value;
+            List<Object> result = new ArrayList<>(pairs.size());
+            for (int index = 0; index < pairs.size(); index++) {
+                List<?> pair = (List<?>) pairs.get(index);
+                Object key = member(pair.get(0), field.get("keys"), path + "[" + index + "][0]");
+                Object item = member(pair.get(1), field.get("values"), path + "[" + index + "][1]");
+                result.add(new ArrayList<>(Arrays.asList(key, item)));
+            }
+            return result;
+        }
+        if (kind.equals("struct") && value instanceof Map && field.get("fields") instanceof List) {
+            Map<?, ?> payload = (Map<?, ?>) value;
+            List<Map<?, ?>> members = new ArrayList<>();
+            Set<String> names = new HashSet<>();
+            for (Object member : (List<?>) field.get("fields")) {
+                if (member instanceof Map && ((Map<?, ?>) member).get("field") instanceof String) {
+                    members.add((Map<?, ?>) member);
+                    if (!names.add((String) ((Map<?, ?>) member).get("field"))) {
+                        throw OFF_TYPE;
+                    }
+                }
+            }
+            Map<String, Object> result = new LinkedHashMap<>();
+            for (Map<?, ?> member : members) {
+                String name = (String) member.get("field");
+                result.put(name, member(payload.get(name), member, path + "." + name));
+            }
+            for (Map.Entry<?, ?> entry : payload.entrySet()) {
+                String name = (String) entry.getKey();
+                if (!names.contains(name)) {
+                    result.put(name, Messages.valueOf(entry.getValue(), path + "." + name));
+                }
+            }
+            return result;
+        }
+        throw OFF_TYPE;
+    }
+
+    private static boolean pairs(List<?> value) {
+        for (Object pair : value) {
+            if (!(pair instanceof List) || ((List<?>) pair).size() != 2) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code _typed}: the value of a JSON value of a Connect type; {@link OffType} when it disagrees. */
+    private static Object typed(Object value, String kind, Map<?, ?> field, Map<?, ?> parameters, String path)
+            throws DecodeException, OffType {
+        if (NESTED_TYPES.contains(kind)) {
+            return nested(value, kind, field, path);
+        }
+        if (!PRIMITIVE_OF.containsKey(kind)) {
+            throw OFF_TYPE;
+        }
         String primitive = PRIMITIVE_OF.get(kind);
         if (INT_BITS.containsKey(primitive)) {
             if (!fits(value, primitive)) {
-                throw refuse("an integer of " + INT_BITS.get(primitive) + " bits", kind, value, path);
+                throw OFF_TYPE;
             }
             return value;
         }
@@ -118,30 +232,27 @@ public final class ConnectSchema {
             } else if (value instanceof BigInteger) {
                 number = ((BigInteger) value).doubleValue();
                 if (Double.isInfinite(number)) {
-                    throw refuse("a number within a double's range", kind, value, path);
+                    throw OFF_TYPE;
                 }
             } else {
-                throw refuse("a number", kind, value, path);
+                throw OFF_TYPE;
             }
             return primitive.equals("float") ? float32(number) : number;
         }
         if (primitive.equals("boolean")) {
             if (!(value instanceof Boolean)) {
-                throw refuse("a boolean", kind, value, path);
+                throw OFF_TYPE;
             }
             return value;
         }
         if (primitive.equals("string")) {
             if (!(value instanceof String)) {
-                throw refuse("text", kind, value, path);
+                throw OFF_TYPE;
             }
             return value;
         }
-        if (!(value instanceof String)) {
-            throw refuse("base64 text", kind, value, path);
-        }
-        if (!BASE64.matcher((String) value).matches()) {
-            throw new DecodeException("not base64 text", path);
+        if (!(value instanceof String) || !BASE64.matcher((String) value).matches()) {
+            throw OFF_TYPE;
         }
         byte[] data = Base64.getDecoder().decode((String) value);
         if (!kind.equals(DECIMAL)) {
@@ -150,16 +261,10 @@ public final class ConnectSchema {
         Object scale = parameters.get("scale");
         if (!(scale instanceof String) || !SCALE.matcher((String) scale).matches()
                 || Math.abs(Long.parseLong((String) scale)) > Integer.MAX_VALUE || data.length == 0) {
-            throw new DecodeException("a Decimal needs its unscaled bytes and its scale as a parameter, got scale "
-                + Python.repr(scale), path);
+            throw OFF_TYPE; // a Decimal needs its unscaled bytes and its scale as a parameter
         }
         return new TypedText.DecimalText(new BigDecimal(new BigInteger(data), Integer.parseInt((String) scale))
             .toString());
-    }
-
-    private static DecodeException refuse(String expected, String kind, Object value, String path) {
-        return new DecodeException("expected " + expected + " for a " + kind + " field, got " + Json.typeName(value),
-            path);
     }
 
     /** {@code _fits}: whether a value is written as {@code kind} and read back unchanged. */
@@ -219,6 +324,16 @@ public final class ConnectSchema {
 
     /** {@code generated_schema} of a cell named "": the field schema generated from its value and type name. */
     private static Map<Object, Object> generatedSchema(Object value, String typeName) {
+        if (isNested(value)) {
+            Map<Object, Object> schema = nestedSchema(value); // readValue: only for a nested value that has one
+            if (typeName != null) {
+                Map<Object, Object> parameters = new LinkedHashMap<>();
+                parameters.put(SOURCE_TYPE, typeName);
+                schema.put("parameters", parameters);
+            }
+            schema.put("field", "");
+            return schema;
+        }
         String wanted = typeName != null && PRIMITIVE_OF.containsKey(typeName) ? typeName : sqlType(typeName);
         String kind = wanted != null && fits(value, wanted) ? wanted : defaultOfKind(value);
         Map<Object, Object> schema = new LinkedHashMap<>();
@@ -241,6 +356,87 @@ public final class ConnectSchema {
         }
         schema.put("field", "");
         return schema;
+    }
+
+    /**
+     * {@code nested_schema}: the schema generated for a nested value, without {@code field}: a Struct a struct of its
+     * fields, an array an array of its items' one schema (optional when one is null; an optional string when there is
+     * none); null when Connect has none, for an array whose items differ in schema.
+     */
+    static Map<Object, Object> nestedSchema(Object value) {
+        if (value instanceof Map) {
+            List<Object> fields = new ArrayList<>();
+            for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
+                Map<Object, Object> schema = memberSchema(field.getValue());
+                if (schema == null) {
+                    return null;
+                }
+                schema.put("field", field.getKey());
+                fields.add(schema);
+            }
+            Map<Object, Object> schema = new LinkedHashMap<>();
+            schema.put("type", "struct");
+            schema.put("fields", fields);
+            schema.put("optional", false);
+            return schema;
+        }
+        Map<Object, Object> items = null;
+        String itemsText = null;
+        boolean hasNull = false;
+        for (Object item : (List<?>) value) {
+            if (Json.isNull(item)) {
+                hasNull = true;
+                continue;
+            }
+            Map<Object, Object> schema = memberSchema(item);
+            if (schema == null) {
+                return null;
+            }
+            String text = Json.write(schema);
+            if (items == null) {
+                items = schema;
+                itemsText = text;
+            } else if (!text.equals(itemsText)) {
+                return null;
+            }
+        }
+        if (items == null) {
+            items = new LinkedHashMap<>();
+            items.put("type", "string");
+            items.put("optional", true);
+        }
+        items.put("optional", Boolean.TRUE.equals(items.get("optional")) || hasNull);
+        Map<Object, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "array");
+        schema.put("items", items);
+        schema.put("optional", false);
+        return schema;
+    }
+
+    /** {@code _member_schema}: a cell's generated schema for a member, without a type (null: a decimal no Connect Decimal holds). */
+    private static Map<Object, Object> memberSchema(Object value) {
+        if (isNested(value)) {
+            return nestedSchema(value);
+        }
+        if (value instanceof TypedText.DecimalText && !carriesDecimal(((TypedText.DecimalText) value).text)) {
+            return null;
+        }
+        Map<Object, Object> schema = generatedSchema(Json.isNull(value) ? null : value, null);
+        schema.remove("field");
+        return schema;
+    }
+
+    /** {@code carries_decimal}: finite, not negative zero, a scale within 32 bits. */
+    private static boolean carriesDecimal(String text) {
+        if (text.contains("N") || text.contains("I")) {
+            return false;
+        }
+        int exponentAt = text.indexOf('E');
+        String digits = exponentAt < 0 ? text : text.substring(0, exponentAt);
+        if (digits.startsWith("-") && digits.replaceAll("[-.0]", "").isEmpty()) {
+            return false;
+        }
+        return Math.abs(scale(text)) <= Integer.MAX_VALUE;
     }
 
     /**
@@ -273,6 +469,9 @@ public final class ConnectSchema {
 
     /** The struct-schema check of {@code column_schemas}: the field schemas of before and after, by column name. */
     public static Map<String, Map<String, Map<?, ?>>> columnSchemas(Object schema) throws DecodeException {
+        if (Json.isNull(schema)) { // a null schema describes no column: the payload reads as without the wrapper
+            return Map.of();
+        }
         if (!(schema instanceof Map) || !(((Map<?, ?>) schema).get("fields") instanceof List)) {
             throw new DecodeException("expected a struct schema with fields", "schema");
         }

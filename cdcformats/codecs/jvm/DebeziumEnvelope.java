@@ -1,6 +1,5 @@
 package cdcformats.codecs.jvm;
 
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,18 +36,13 @@ public final class DebeziumEnvelope {
             String name = (String) column.getKey();
             String path = imageName + "." + name;
             Object value = column.getValue();
-            if (value instanceof Map || value instanceof List) {
-                throw new DecodeException("expected a scalar value, got " + Json.typeName(value), path);
-            }
             String typeName = null;
             if (columns != null && columns.containsKey(name)) {
                 ConnectSchema.Read read = ConnectSchema.readValue(value, columns.get(name), path);
                 value = read.value;
                 typeName = read.typeName;
-            }
-            if (value instanceof BigInteger) {
-                throw new DecodeException("cell " + Python.repr(name) + " value: integer " + value
-                    + " is outside the signed 64-bit range", path);
+            } else {
+                value = Messages.valueOf(value, path);
             }
             names.add(name);
             cells.add(Events.cell(name, value, typeName, null, Events.PUT));
@@ -109,20 +103,9 @@ public final class DebeziumEnvelope {
                 if (structural.contains(name)) {
                     continue;
                 }
-                Object value = entry.getValue();
-                if (value instanceof Map || value instanceof List) {
-                    throw new DecodeException("expected a scalar value, got " + Json.typeName(value),
-                        "source." + name);
-                }
-                position.add(Messages.pair(name, value));
+                position.add(Messages.pair(name, Messages.valueOf(entry.getValue(), "source." + name)));
             }
             commitTimeUs = readTime(source, "source.");
-            for (Map.Entry<String, Object> entry : position) {
-                if (entry.getValue() instanceof BigInteger) {
-                    throw new DecodeException("source position " + Python.repr(entry.getKey()) + ": integer "
-                        + entry.getValue() + " is outside the signed 64-bit range", "source");
-                }
-            }
         }
 
         /** A string or null, as the table's parts are. */

@@ -68,7 +68,7 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
             : (List<?>) keyColumns.forTable(source.table[0], source.table[1], source.table[2]);
         List<InternalRow> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
             keyFromBefore ? before : after);
-        if (schema != null) {
+        if (!Json.isNull(schema)) { // a null schema: the bare payload
             keptHeaders((Map<?, ?>) schema, source, attributes);
         }
         InternalRow table = source.table == null ? null

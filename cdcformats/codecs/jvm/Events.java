@@ -1,7 +1,9 @@
 package cdcformats.codecs.jvm;
 
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -14,11 +16,13 @@ import org.apache.spark.unsafe.types.UTF8String;
  * EVENT  = op, table TABLE, key [CELL], before [CELL], after [CELL], source SOURCE, key_only, attributes [ENTRY], error
  * TABLE  = catalog, schema, name          SOURCE = system, position [ENTRY], commit_time_us, capture_time_us
  * CELL   = name, value VALUE, type, version, kind                 ENTRY = name, value VALUE
- * VALUE  = boolean, long, double, string, bytes, decimal (exactly one set; the whole value null for a null)
+ * VALUE  = boolean, long, double, string, bytes, decimal, nested (exactly one set; the whole value null for a null)
  * ERROR  = format, reason, field, message, raw
  * </pre>
  * Values are Java objects: {@code Boolean}, {@code Long}, {@code Double}, {@code String}, {@code byte[]},
- * {@link TypedText.DecimalText}, or null.
+ * {@link TypedText.DecimalText}, or null ({@link Json#NULL} too); a nested value is a {@code List} (the model's
+ * array) or a {@code Map} with text keys in order (its Struct) of such values, written to {@code nested} as the tagged
+ * JSON text of {@code arrow.value_row}, byte for byte.
  */
 public final class Events {
     private Events() {
@@ -37,7 +41,7 @@ public final class Events {
         if (Json.isNull(value)) {
             return null;
         }
-        Object[] members = new Object[6];
+        Object[] members = new Object[7];
         if (value instanceof Boolean) {
             members[0] = value;
         } else if (value instanceof Long) {
@@ -50,10 +54,78 @@ public final class Events {
             members[4] = value;
         } else if (value instanceof TypedText.DecimalText) {
             members[5] = UTF8String.fromString(((TypedText.DecimalText) value).text);
+        } else if (value instanceof List || value instanceof Map) {
+            StringBuilder out = new StringBuilder();
+            tagged(value, out);
+            members[6] = UTF8String.fromString(out.toString());
         } else {
             throw new IllegalArgumentException("not a change-event value: " + value.getClass().getName());
         }
         return new GenericInternalRow(members);
+    }
+
+    private static final Set<String> TAGS = Set.of("$binary", "$decimal", "$double", "$struct");
+
+    /**
+     * {@code arrow._tagged}, written as msgspec.json.encode writes it: arrays and objects as they are, floats as
+     * msgspec writes them, and what JSON has no form for as an object of one tag: {@code {"$binary": base64}},
+     * {@code {"$decimal": text}}, {@code {"$double": "NaN"}}; a Struct whose only field is named as a tag inside
+     * {@code {"$struct": ...}}.
+     */
+    static void tagged(Object value, StringBuilder out) {
+        if (Json.isNull(value)) {
+            out.append("null");
+        } else if (value instanceof List) {
+            out.append('[');
+            boolean first = true;
+            for (Object item : (List<?>) value) {
+                if (!first) {
+                    out.append(',');
+                }
+                first = false;
+                tagged(item, out);
+            }
+            out.append(']');
+        } else if (value instanceof Map) {
+            Map<?, ?> fields = (Map<?, ?>) value;
+            boolean wrapped = fields.size() == 1 && TAGS.contains(fields.keySet().iterator().next());
+            if (wrapped) {
+                out.append("{\"$struct\":");
+            }
+            out.append('{');
+            boolean first = true;
+            for (Map.Entry<?, ?> field : fields.entrySet()) {
+                if (!first) {
+                    out.append(',');
+                }
+                first = false;
+                Json.writeString((String) field.getKey(), out);
+                out.append(':');
+                tagged(field.getValue(), out);
+            }
+            out.append('}');
+            if (wrapped) {
+                out.append('}');
+            }
+        } else if (value instanceof byte[]) {
+            out.append("{\"$binary\":\"").append(Base64.getEncoder().encodeToString((byte[]) value)).append("\"}");
+        } else if (value instanceof TypedText.DecimalText) {
+            out.append("{\"$decimal\":");
+            Json.writeString(((TypedText.DecimalText) value).text, out);
+            out.append('}');
+        } else if (value instanceof Double && !Double.isFinite((Double) value)) {
+            double number = (Double) value;
+            out.append("{\"$double\":\"").append(Double.isNaN(number) ? "NaN" : number > 0 ? "Infinity" : "-Infinity")
+                .append("\"}");
+        } else if (value instanceof Double) {
+            out.append(Numbers.msgspecText((Double) value));
+        } else if (value instanceof String) {
+            Json.writeString((String) value, out);
+        } else if (value instanceof Boolean || value instanceof Long) {
+            out.append(value);
+        } else {
+            throw new IllegalArgumentException("not a change-event value: " + value.getClass().getName());
+        }
     }
 
     public static InternalRow cell(String name, Object value, String type, Long version, String kind) {

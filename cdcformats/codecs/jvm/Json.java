@@ -439,7 +439,7 @@ public final class Json {
         }
     }
 
-    private static void writeString(String value, StringBuilder out) {
+    static void writeString(String value, StringBuilder out) {
         out.append('"');
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);

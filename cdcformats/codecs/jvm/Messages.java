@@ -1,5 +1,6 @@
 package cdcformats.codecs.jvm;
 
+import java.math.BigInteger;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,6 +61,43 @@ public final class Messages {
             }
         }
         return kept;
+    }
+
+    /**
+     * {@code json_message.value_of}: a parsed JSON value as a cell value. An array is the model's array and an object
+     * its Struct as they are (a {@code List}, a {@code LinkedHashMap}); an integer beyond 64 bits anywhere in it is
+     * refused, the message naming where it is and the field being {@code path}.
+     */
+    public static Object valueOf(Object parsed, String path) throws DecodeException {
+        String outside = outside64Bits(parsed, path);
+        if (outside != null) {
+            throw new DecodeException(outside, path);
+        }
+        return parsed;
+    }
+
+    /** {@code typed_text.from_json}'s refusal: the ValueError text for the first integer beyond 64 bits, or null. */
+    private static String outside64Bits(Object parsed, String where) {
+        if (parsed instanceof BigInteger) {
+            return where + ": integer " + parsed + " is outside the signed 64-bit range";
+        }
+        if (parsed instanceof List) {
+            List<?> items = (List<?>) parsed;
+            for (int index = 0; index < items.size(); index++) {
+                String outside = outside64Bits(items.get(index), where + "[" + index + "]");
+                if (outside != null) {
+                    return outside;
+                }
+            }
+        } else if (parsed instanceof Map) {
+            for (Map.Entry<?, ?> field : ((Map<?, ?>) parsed).entrySet()) {
+                String outside = outside64Bits(field.getValue(), where + "." + field.getKey());
+                if (outside != null) {
+                    return outside;
+                }
+            }
+        }
+        return null;
     }
 
     /** A map of names to values, given in turn, that keeps their order (Map.of does not). */
