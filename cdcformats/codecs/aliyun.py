@@ -67,8 +67,9 @@ Written from other formats (what Paimon's aliyun-json reader takes them for):
 * The key is read out of the row by ``schema.primaryKey``: key cells the row lacks (a Tablestore primary key, kept
   outside the row image) go into the row, first; a key cell that disagrees with the row's cell of its name comes back
   as the row's. ``schema.primaryKey`` names the key's columns, or is ``aliyun.primaryKey`` where that lists the key's
-  columns in order with columns the row lacks among them; an ``aliyun.primaryKey`` that does not (or names no column
-  the row lacks) is dropped. A format that has no place for it loses the names of the key columns the row lacked.
+  columns in order with columns the row lacks among them (it reads back as compact JSON text); an
+  ``aliyun.primaryKey`` that does not (or names no column the row lacks) is dropped. A format that has no place for
+  it loses the names of the key columns the row lacked.
 * Bytes are base64 text, which reads back as bytes only in a ``BYTES`` column (and base64 text in a ``BYTES`` column
   reads back as bytes); decimals, NaN and infinities are their text. Cell versions fall away; a deleted column (a
   Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in one image keeps its
