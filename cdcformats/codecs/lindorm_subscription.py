@@ -105,8 +105,8 @@ class LindormSubscriptionCodec(KeyedByColumns):
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
         "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
-        "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
-        *connect_schema.TYPED_FEATURES,
+        "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time",
+        "source.time.sub_ms", *connect_schema.TYPED_FEATURES,
     })
     own_attributes = frozenset({FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
