@@ -420,9 +420,9 @@ def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
 
 def _json_value(cell: Cell) -> Any:
     """The JSON value of a cell: typed values, and values JSON has no number for (a decimal, NaN, an infinity), as
-    their text; a nested value of an untyped column as nested JSON."""
+    their text; a nested value as nested JSON, whatever its column's type (typing reads text only)."""
     value = cell.value
-    if cell.type is None and is_nested(value):
+    if is_nested(value):
         return typed_text.json_form(value)
     if value is not None and (cell.type is not None or type(value) not in SCALAR_TYPES
                               or (type(value) is float and not math.isfinite(value))):

@@ -37,10 +37,11 @@ Written from other formats (each difference a ``Loss`` of ``dropped()``):
 * Key cells that the event keeps outside the row image (Tablestore's primary key) are written in front of the row,
   so the row key is in ``data``; the key then reads back as ``key_columns`` names it. In a Delete, an entry of the
   event's key that ``key_columns`` does not name reads back as a deletion, like the other entries.
-* Values are written as text and typed back by their entry's type: bytes as base64 text; a value its type would not
-  read back as its text (7 in a VARCHAR column, the text "7" losing the type BIGINT); sub-millisecond commit times
-  floored to the millisecond; table schema and catalog, source position and system, capture time and other formats'
-  attributes have no place.
+* Values are written as text and typed back by their entry's type: bytes as base64 text, a nested value (an array or
+  a struct, which Lindorm's text values do not have: an entry whose value is a JSON array or object is refused) as its
+  JSON text; a value its type would not read back as its text (7 in a VARCHAR column, the text "7" losing the type
+  BIGINT); sub-millisecond commit times floored to the millisecond; table schema and catalog, source position and
+  system, capture time and other formats' attributes have no place.
 * An event without ``lindorm.blank_ts`` (any other format's) is written with no ``ts`` in its entries without a
   version, so nothing of it is lost there. A ``lindorm.blank_ts`` is written as what decoding gives back: of the
   integers its JSON text lists, the positions of entries without a version, in order, once each (left out where
@@ -63,7 +64,20 @@ import msgspec
 from ..codec import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, without
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ..model import (
+    INT64_MAX,
+    INT64_MIN,
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Entries,
+    Image,
+    Op,
+    Source,
+    Table,
+    Value,
+    is_nested,
+)
 from ._kit import kept_fields, time_units, typed_text
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns, key_cells_outside
@@ -220,13 +234,18 @@ class LindormCodec(KeyedByColumns):
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         """Every value is written as text and typed back by its entry's type: bytes, whose form is not documented,
-        are written as base64 text; a text that its type would retype loses the type; any other value that its type
-        does not read back is written as its text, typed back as far as the type reads it."""
+        are written as base64 text, a nested value as its JSON text; a text that its type would retype loses the
+        type; any other value that its type does not read back is written as its text, typed back as far as the type
+        reads it."""
         losses = []
         value = cell.value
         if type(value) is bytes:
             value = as_text(value)
             losses.append(Loss("value.bytes", f"{path}.value", value, "lindorm writes bytes as base64 text"))
+        elif is_nested(value):
+            value = as_text(value)
+            losses.append(Loss("value.nested", f"{path}.value", value,
+                               "lindorm writes a nested value as its JSON text"))
         if not typed_text.carries(value, cell.type):
             if type(value) is str:
                 losses.append(Loss("value.off_type", f"{path}.type", None,

@@ -84,7 +84,8 @@ def lindorm_normal_form(document: dict[str, Any]) -> dict[str, Any]:
 # -- Arcion -----------------------------------------------------------------------------------------------------------
 
 arcion_rows = st.dictionaries(names.filter(lambda name: name != "opType"),
-                              st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats), max_size=5)
+                              st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats, json_values),
+                              max_size=5)
 arcion_realtime = st.fixed_dictionaries({
     "tableName": st.fixed_dictionaries(
         {"name": st.sampled_from(["region", "nation", ""]) | st.text(max_size=8)},
@@ -119,8 +120,9 @@ def arcion_normal_form(document: dict[str, Any]) -> dict[str, Any]:
 
 # -- Debezium ---------------------------------------------------------------------------------------------------------
 
-debezium_rows = st.dictionaries(names, st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats),
-                                max_size=5)
+# Values of every kind a producer sends, nested ones too (a Postgres array, a MySQL JSON column, a document).
+debezium_rows = st.dictionaries(names, st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats,
+                                                 json_values), max_size=5)
 microseconds = st.integers(-(2**63) + 1000, 2**63 - 1000)
 
 
