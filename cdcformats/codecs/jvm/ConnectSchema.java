@@ -6,7 +6,6 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,9 +41,6 @@ public final class ConnectSchema {
         Map.entry("NUMERIC", DECIMAL), Map.entry("VARCHAR", "string"), Map.entry("CHAR", "string"),
         Map.entry("TEXT", "string"), Map.entry("BINARY", "bytes"), Map.entry("VARBINARY", "bytes"));
     private static final Pattern SCALE = Pattern.compile("-?[0-9]{1,10}");
-    // What base64.b64decode(validate=True) takes: the alphabet, whole quads, padding only at the end.
-    private static final Pattern BASE64 =
-        Pattern.compile("([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?");
 
     /** A read value and its cell's type name. */
     public static final class Read {
@@ -251,10 +247,10 @@ public final class ConnectSchema {
             }
             return value;
         }
-        if (!(value instanceof String) || !BASE64.matcher((String) value).matches()) {
+        byte[] data = value instanceof String ? base64((String) value) : null;
+        if (data == null) {
             throw OFF_TYPE;
         }
-        byte[] data = Base64.getDecoder().decode((String) value);
         if (!kind.equals(DECIMAL)) {
             return data;
         }
@@ -265,6 +261,59 @@ public final class ConnectSchema {
         }
         return new TypedText.DecimalText(new BigDecimal(new BigInteger(data), Integer.parseInt((String) scale))
             .toString());
+    }
+
+    /**
+     * {@code base64.b64decode(text, validate=True)} as Python 3.11 decodes (binascii's strict mode), or null where it
+     * raises: only the alphabet and '='; no leading padding, nothing but '=' once padding started, nothing after
+     * the padding that completes a quad; padding in excess at a quad's start is passed over ("eAIA=" is 3 bytes).
+     */
+    static byte[] base64(String text) {
+        if (!text.isEmpty() && text.charAt(0) == '=') {
+            return null;
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(text.length() * 3 / 4);
+        int quadPos = 0;
+        int leftChar = 0;
+        int pads = 0;
+        boolean paddingStarted = false;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '=') {
+                paddingStarted = true;
+                if (quadPos >= 2 && quadPos + ++pads >= 4) {
+                    return i + 1 < text.length() ? null : out.toByteArray();
+                }
+                continue;
+            }
+            int digit = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                : c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+            if (digit < 0 || paddingStarted) {
+                return null;
+            }
+            pads = 0;
+            switch (quadPos) {
+                case 0:
+                    quadPos = 1;
+                    leftChar = digit;
+                    break;
+                case 1:
+                    quadPos = 2;
+                    out.write((leftChar << 2) | (digit >> 4));
+                    leftChar = digit & 0x0f;
+                    break;
+                case 2:
+                    quadPos = 3;
+                    out.write((leftChar << 4) | (digit >> 2));
+                    leftChar = digit & 0x03;
+                    break;
+                default:
+                    quadPos = 0;
+                    out.write((leftChar << 6) | digit);
+                    leftChar = 0;
+            }
+        }
+        return quadPos == 0 ? out.toByteArray() : null;
     }
 
     /** {@code _fits}: whether a value is written as {@code kind} and read back unchanged. */
