@@ -363,8 +363,19 @@ messages = records(struct_records() | schemaless_enveloped)
 # -- debezium-json with schemas ---------------------------------------------------------------------------------------
 
 def _json_field(name: str, value: Any) -> dict[str, Any]:
+    if type(value) in (list, dict):
+        return {**generated(value), "field": name}
     kind = {bool: "boolean", int: "int64", float: "double"}.get(type(value), "string")
     return {"type": kind, "optional": value is None, "field": name}
+
+
+def _with_schema(values: dict[str, Any] | None) -> dict[str, Any] | None:
+    """JSON values without a schema as the wrapper writes them: a nested one Connect has no schema for (an array
+    whose items differ) as its JSON text."""
+    if values is None:
+        return None
+    return {name: msgspec.json.encode(value).decode() if type(value) in (list, dict) and generated(value) is None
+            else value for name, value in values.items()}
 
 
 def _struct(fields: list[dict[str, Any]], optional: bool, name: str | None, field: str) -> dict[str, Any]:
@@ -426,6 +437,9 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
             if document.get(image) is not None:
                 document[image] = {name: json_of(columns[name], value) for name, value in document[image].items()}
     payload = native.debezium_normal_form(document)
+    for name in ("before", "after", "source"):
+        if name not in given:
+            payload[name] = _with_schema(payload[name])
     source = payload["source"]
     server = source.get("name") if type(source.get("name")) is str else None
     table_schema = (source["schema"] if "schema" in source else source.get("db")) if "table" in source else None
