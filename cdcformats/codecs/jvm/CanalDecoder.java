@@ -26,7 +26,8 @@ public final class CanalDecoder implements MessageDecoder {
     private static final List<String> POSITION_FIELDS = List.of("id", "gtid");
     // In the order an error message lists them.
     private static final Map<String, String> OP_OF_TYPE =
-        Messages.inOrder("INSERT", "INSERT", "UPDATE", "UPDATE", "DELETE", "DELETE", "TRUNCATE", "TRUNCATE");
+        Messages.inOrder("INSERT", "INSERT", "UPDATE", "UPDATE", "DELETE", "DELETE", "TRUNCATE", "TRUNCATE",
+            "INIT", "READ"); // INIT: a row of an initial snapshot (Flink CDC), its row the after image
     // Canal's other event types: schema changes, statements and markers, none of which changes a row.
     private static final Set<String> NO_ROW_TYPES = Set.of("CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX",
         "DINDEX", "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT");
@@ -100,7 +101,8 @@ public final class CanalDecoder implements MessageDecoder {
                 key.add(cells.get(name));
             }
         }
-        return Events.event(op, table, key, op.equals("INSERT") ? null : new ArrayList<>(before.values()),
+        return Events.event(op, table, key, op.equals("INSERT") || op.equals("READ") ? null
+            : new ArrayList<>(before.values()),
             op.equals("DELETE") ? null : row, null, position, commitTimeUs, captureTimeUs, false, attributes);
     }
 
