@@ -191,3 +191,15 @@ def test_a_schema_wrapped_message_through_an_envelope_and_back_is_the_same_messa
         '{"type":"struct","fields":[],"optional":false,"name":"dbserver1.inventory.products.Envelope","version":1}')
     back = list(cf.convert(cf.convert([message], codec, envelope, strict=True), envelope, codec, strict=True))
     assert [json.loads(written) for written in back] == [ISSUE_13_MESSAGE]
+
+
+def test_an_array_whose_items_differ_is_read_under_the_wrapper_and_written_as_its_json_text() -> None:
+    """Connect has no schema for it: the envelope's schema describes it as the text it is written as (this raised an
+    AssertionError, found by the JVM decoder's property)."""
+    codec = cf.codec("debezium-json", schemas=True)
+    message = (b'{"schema":{"type":"struct","fields":[]},'
+               b'"payload":{"op":"c","after":{"a":[1,"x"]},"source":{"p":[1,"x"]}}}')
+    event, = codec.decode([message])
+    assert event.after == (cf.Cell("a", (1, "x")),) and event.source.position == (("p", (1, "x")),)
+    written = json.loads(next(iter(codec.encode([event]))))
+    assert written["payload"]["after"] == {"a": '[1,"x"]'} and written["payload"]["source"]["p"] == '[1,"x"]'
