@@ -441,12 +441,13 @@ class Codec:
         losses: list[Loss] = []
         value = cell.value
         feature = _VALUE_FEATURE[type(value)]
+        nested_losses = self._nested_losses(value, path)
         if feature not in self.carries:
             value = as_text(value)
             losses.append(Loss(feature, f"{path}.value", value, f"{self.name} writes it as text"))
-        elif self._nested_losses(value, path):
-            losses += self._nested_losses(value, path)
-            value = losses[-1].written
+        elif nested_losses:
+            losses += nested_losses
+            value = nested_losses[0].written
         elif type(value) is float and not math.isfinite(value) and "value.float_nonfinite" not in self.carries:
             value = typed_text.render(value)
             losses.append(Loss("value.float_nonfinite", f"{path}.value", value, f"{self.name} writes it as text"))

@@ -9,12 +9,14 @@ from decimal import Decimal
 
 import pytest
 
-from cdcformats import Cell, CellKind, ChangeEvent, Op, Source, Table
+from cdcformats import Cell, CellKind, ChangeEvent, Op, Source, Struct, Table
 
 
 @pytest.mark.parametrize("left, right", [
     (True, 1), (False, 0), (1, 1.0), (0.0, -0.0), (Decimal("1.10"), Decimal("1.1")), (Decimal("1"), 1),
     ("1", 1), (b"a", "a"), (None, ""), (Decimal("NaN"), float("nan")),
+    ((1,), (1.0,)), ((), Struct()), (Struct((("a", 1), ("b", 2))), Struct((("b", 2), ("a", 1)))),
+    (Struct((("a", (True,)),)), Struct((("a", (1,)),))),
 ])
 def test_values_that_python_confuses_are_different_values(left: object, right: object) -> None:
     assert Cell("c", left) != Cell("c", right)
@@ -33,6 +35,14 @@ def test_images_keep_order_and_repeated_columns() -> None:
     a1, a2 = Cell("a", "v1", version=1), Cell("a", "v2", version=2)
     assert ChangeEvent(Op.UPSERT, after=(a1, a2)) != ChangeEvent(Op.UPSERT, after=(a2, a1))
     assert ChangeEvent(Op.UPSERT, after=(a1, a2)).after == (a1, a2)
+
+
+def test_a_struct_keeps_its_fields_in_order_and_names_each_once() -> None:
+    point = Struct((("x", 1.0), ("y", (2, None)), ("wkb", b"\x01")))
+    assert [name for name, _ in point.fields] == ["x", "y", "wkb"]
+    assert point.get("y") == (2, None) and point.get("srid") is None
+    assert Cell("c", point) == Cell("c", Struct([("x", 1.0), ("y", (2, None)), ("wkb", b"\x01")]))
+    assert len({Cell("c", point), Cell("c", point)}) == 1
 
 
 def test_absent_image_is_not_an_empty_image() -> None:
@@ -59,6 +69,10 @@ def test_lists_become_tuples_and_events_are_immutable() -> None:
     (lambda: ChangeEvent(Op.INSERT, key_only=1), "key_only: expected a bool"),
     (lambda: Source(position=[("p", object())]), "source position 'p': object is not a change-event value"),
     (lambda: Table(None), "table name: expected a str"),
+    (lambda: Cell("c", [1]), "cell 'c' value: list is not a change-event value"),
+    (lambda: Cell("c", (1, (2, 2**64))), r"cell 'c' value\[1\]\[1\]: integer 18446744073709551616 is outside"),
+    (lambda: Cell("c", Struct((("a", 1), ("a", 2)))), "struct field 'a' twice"),
+    (lambda: Struct((("a", object()),)), "struct field 'a': object is not a change-event value"),
 ])
 def test_bad_values_are_refused_where_they_are_built(build, message: str) -> None:
     with pytest.raises((TypeError, ValueError), match=message):
