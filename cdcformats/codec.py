@@ -441,7 +441,7 @@ class Codec:
         losses: list[Loss] = []
         value = cell.value
         feature = _VALUE_FEATURE[type(value)]
-        nested_losses = self._nested_losses(value, path)
+        nested_losses = self._nested_losses(value, path) if feature == "value.nested" else []
         if feature not in self.carries:
             value = as_text(value)
             losses.append(Loss(feature, f"{path}.value", value, f"{self.name} writes it as text"))

@@ -106,6 +106,9 @@ def database_table(format_name: str, database: Any, name: Any) -> Table | None:
 def value_of(parsed: Any, format_name: str, path: str) -> Value:
     """A parsed JSON value as a cell value (``typed_text.from_json``): an array a tuple, an object a ``Struct``. An
     integer beyond 64 bits is refused, naming where it is."""
+    kind = type(parsed)
+    if kind is not list and kind is not dict and kind is not int:  # text, a float, a boolean or null: as it is
+        return parsed
     try:
         return from_json(parsed, path)
     except ValueError as error:

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from ...model import INT64_MAX, INT64_MIN, Struct, Value, check_value, is_nested
+from ...model import INT64_MAX, INT64_MIN, Struct, Value, check_value
 
 _KIND_OF_TYPE: dict[str, type] = {
     **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
@@ -74,9 +74,9 @@ def is_json(value: Value) -> bool:
 
 def render(value: Value) -> str:
     """The text of a typed value: the form `parse` reads back to the same value; a nested value's is its JSON."""
-    if is_nested(value):
-        return msgspec.json.encode(json_form(value)).decode()
     kind = type(value)
+    if kind is tuple or kind is Struct:  # not is_nested(): this runs for every value a text format writes
+        return msgspec.json.encode(json_form(value)).decode()
     if kind is bool:
         return "true" if value else "false"
     if type(value) is float:  # not kind: mypy narrows value on this form
@@ -116,8 +116,8 @@ def carries(value: Value, type_name: str | None) -> bool:
     if value is None:
         return True
     kind = kind_of(type_name)
-    if is_nested(value):
-        return kind is None
     if type(value) is str:
         return kind is None or parse(value, type_name) is value
+    if type(value) is tuple or type(value) is Struct:  # a nested value's text is JSON, which no SQL type reads
+        return kind is None
     return type(value) is kind
