@@ -30,6 +30,9 @@ SCALAR_TYPES: tuple[type, ...] = (type(None), bool, int, float, str, bytes, Deci
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
+# How deep nested values may go (an array in an array is 2 levels): far beyond what producers send, and within what
+# every envelope writes (Protobuf's parsers stop at 100 messages deep, two per level here) and Python's recursion.
+MAX_NESTING = 32
 
 
 class Op(enum.Enum):
@@ -58,6 +61,8 @@ def check_value(value: object, where: str) -> None:
         if not INT64_MIN <= value <= INT64_MAX:
             raise ValueError(f"{where}: integer {value} is outside the signed 64-bit range")
     elif type(value) is tuple:
+        if nesting(value) > MAX_NESTING:
+            raise ValueError(f"{where}: nested deeper than {MAX_NESTING} levels")
         for index, item in enumerate(value):
             check_value(item, f"{where}[{index}]")
     elif kind not in SCALAR_TYPES and kind is not Struct:  # a Struct checked its fields when it was built
@@ -68,6 +73,15 @@ def check_value(value: object, where: str) -> None:
 def is_nested(value: object) -> bool:
     """Whether ``value`` is an array or a Struct."""
     return type(value) is tuple or type(value) is Struct
+
+
+def nesting(value: object) -> int:
+    """How many levels of arrays and Structs ``value`` is: 0 for a scalar."""
+    if type(value) is tuple:
+        return 1 + max(map(nesting, value), default=0)
+    if type(value) is Struct:
+        return value.depth
+    return 0
 
 
 _NAN_KEY = ("float", "nan")
@@ -96,6 +110,7 @@ class Struct:
     name each member once)."""
 
     fields: tuple[tuple[str, Value], ...] = ()
+    depth: int = field(init=False, repr=False, compare=False)  # its nesting(), found once as it is built
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", _entries(self.fields, "struct field"))
@@ -103,6 +118,9 @@ class Struct:
         if len(set(names)) != len(names):
             repeated = next(name for index, name in enumerate(names) if name in names[:index])
             raise ValueError(f"struct field {repeated!r} twice: a struct names each field once")
+        object.__setattr__(self, "depth", 1 + max((nesting(value) for _, value in self.fields), default=0))
+        if self.depth > MAX_NESTING:
+            raise ValueError(f"struct: nested deeper than {MAX_NESTING} levels")
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not Struct:

@@ -44,20 +44,21 @@ updated columns over all rows of a message); such an entry says nothing, and the
 
 Written from other formats (what Flink's and Paimon's canal-json readers take them for):
 
-* An UPSERT is an INSERT (the row as it now is); a snapshot READ is an INIT. An INSERT, INIT or DELETE without the
-  row its type needs writes its key cells as the row (none: an empty row), and drops the image it does not use. An
-  UPDATE without its before image has an ``old`` entry with no columns, which Flink reads as "nothing changed": its
-  before image is its after image. An UPDATE without its after image has no form (Canal's ``data`` is the new row;
-  writing the old one there would tell a sink the row is back to its old values): refused, and ``cf.loss`` lists that
-  shape. A TRUNCATE has no rows, so its images and key are dropped.
+* An UPSERT is an INSERT (the row as it now is). A snapshot READ is an INSERT too by default (Paimon's reader knows no
+  INIT), or, with the option ``read_type="INIT"``, an INIT, so that Flink CDC's snapshot rows are written back as they
+  came. An INSERT, INIT or DELETE without the row its type needs writes its key cells as the row (none: an empty row),
+  and drops the image it does not use. An UPDATE without its before image has an ``old`` entry with no columns, which
+  Flink reads as "nothing changed": its before image is its after image. An UPDATE without its after image has no form
+  (Canal's ``data`` is the new row; writing the old one there would tell a sink the row is back to its old values):
+  refused, and ``cf.loss`` lists that shape. A TRUNCATE has no rows, so its images and key are dropped.
 * The key is read out of the row by ``pkNames``: key cells that the row lacks (a Tablestore primary key, kept
   outside the row image) go into the row, first; a key cell that disagrees with the row's cell of its name comes back
   as the row's.
 * Every value is written as its text (``typed_text.render``; bytes as ISO-8859-1 text, which is how Canal writes
-  binary columns) and read back typed by its ``mysqlType`` only where that gives the same text: a value of another
-  kind than its column's type implies (7 in an untyped column) comes back as its text. Cell versions fall away; a
-  deleted column (a Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in
-  one image keeps its first cell.
+  binary columns; a nested value as its JSON text, as Canal writes a JSON column) and read back typed by its
+  ``mysqlType`` only where that gives the same text: a value of another kind than its column's type implies (7 in an
+  untyped column) comes back as its text. Cell versions fall away; a deleted column (a Lindorm Delete or
+  DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in one image keeps its first cell.
 * An UPDATE's ``old`` holds the before cells whose text differs from the after image's, then the before cells the
   after image lacks, and ``mysqlType`` types a column once for both: a before image in another column order, with
   fewer columns, or typed differently from the after image comes back in that form.
@@ -78,7 +79,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..codec import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
+from ..codec import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import (
@@ -91,6 +92,7 @@ from ..model import (
     Image,
     Op,
     Source,
+    Struct,
     Value,
     value_key,
 )
@@ -126,6 +128,9 @@ _NO_ROW_TYPES = frozenset({"CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDE
                            "XAROLLBACK", "MHEARTBEAT"})
 
 
+READ_TYPE = Option("read_type", "the type a snapshot READ is written as: INSERT, which every reader takes, or INIT, "
+                                "as Flink CDC writes snapshot rows (Flink reads it, Paimon does not)", "INSERT",
+                   one_of("INSERT", "INIT"))
 SKIP_DDL = Option("skip_ddl", "skip messages that change no row (CREATE, ALTER, QUERY...) instead of refusing them",
                   False, flag)
 
@@ -134,16 +139,21 @@ class CanalJsonCodec(Codec):
     name = NAME
     description = "Alibaba Canal flat messages (canal-json), as Flink and Paimon read them"
     carries = frozenset({
-        "op.INSERT", "op.UPDATE", "op.DELETE", "op.TRUNCATE", "op.READ", "table", "table.schema", "key", "before",
-        "after",
+        "op.INSERT", "op.UPDATE", "op.DELETE", "op.TRUNCATE", "table", "table.schema", "key", "before", "after",
         "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal",
         "value.float_nonfinite", "source.position", "source.commit_time", "source.capture_time",
     })
-    shapes = (Shape(Op.INSERT, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=PRESENT),
-              Shape(Op.DELETE, before=PRESENT), Shape(Op.TRUNCATE, before=ABSENT, after=ABSENT),
-              Shape(Op.READ, after=PRESENT))
+    shapes: tuple[Shape, ...] = (
+        Shape(Op.INSERT, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=PRESENT),
+        Shape(Op.DELETE, before=PRESENT), Shape(Op.TRUNCATE, before=ABSENT, after=ABSENT))
     own_attributes = frozenset({SQL_ATTRIBUTE, SQL_TYPE_ATTRIBUTE, FIELD_ATTRIBUTE})
-    options = (SKIP_DDL, MAX_MESSAGE_BYTES)
+    options = (SKIP_DDL, READ_TYPE, MAX_MESSAGE_BYTES)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if self.config["read_type"] == "INIT":  # else a READ is reshaped into an INSERT
+            self.carries = self.carries | {"op.READ"}
+            self.shapes = (*self.shapes, Shape(Op.READ, after=PRESENT))
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -251,21 +261,22 @@ class CanalJsonCodec(Codec):
             losses.append(Loss("cell.version", f"{path}.version", None, "a Canal row has no cell versions"))
         read_back = _read_back(value, cell.type)
         if value_key(read_back) != value_key(value):
-            feature = "value.bytes" if type(value) is bytes else "value.off_type"
+            feature = {bytes: "value.bytes", tuple: "value.nested", Struct: "value.nested"}.get(type(value),
+                                                                                             "value.off_type")
             column = "an untyped column" if cell.type is None else f"a {cell.type} column"
             losses.append(Loss(feature, f"{path}.value", read_back,
                                f"Canal writes every value as text, which reads back as text in {column}"))
         return losses
 
     def reshaped(self, event: ChangeEvent) -> list[Loss]:
-        """An UPSERT is the row as it now is: an INSERT. A row Canal's type needs and the event lacks is
-        its key cells (an INSERT or DELETE of a key: Flink and Paimon key the row by pkNames); an UPDATE without its
-        before image has an ``old`` entry with no columns (Flink: nothing changed); an UPDATE without its after
-        image has no ``data`` row, so no form; a TRUNCATE lists no rows."""
+        """An UPSERT (and a READ, unless ``read_type`` is INIT) is the row as it now is: an INSERT. A row Canal's
+        type needs and the event lacks is its key cells (an INSERT or DELETE of a key: Flink and Paimon key the row
+        by pkNames); an UPDATE without its before image has an ``old`` entry with no columns (Flink: nothing
+        changed); an UPDATE without its after image has no ``data`` row, so no form; a TRUNCATE lists no rows."""
         losses: list[Loss] = []
         op = event.op
-        if op is Op.UPSERT:
-            losses.append(Loss("op.UPSERT", "op", Op.INSERT, "Canal writes the row as it now is as an INSERT"))
+        if op is Op.UPSERT or (op is Op.READ and "op.READ" not in self.carries):
+            losses.append(Loss(f"op.{op.value}", "op", Op.INSERT, "Canal writes the row as it now is as an INSERT"))
             op = Op.INSERT
         if op is Op.UPDATE:
             if event.after is None:

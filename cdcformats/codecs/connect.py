@@ -63,7 +63,6 @@ from ._kit.keys import KEY_COLUMNS, KeyColumns
 from ._kit.typed_text import json_form
 
 NAME = "connect-json"
-# What only the schema says: without it these read back as text or untyped.
 
 
 def _optional_name(value: Any) -> str | None:

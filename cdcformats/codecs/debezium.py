@@ -103,7 +103,6 @@ from ._kit.typed_text import json_form
 TRANSACTION_ATTRIBUTE = "debezium.transaction."
 SCHEMA_ATTRIBUTE = "debezium-json.schema."
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
-# What the schema wrapper makes readable: without it bytes and decimals are written as text.
 
 
 SCHEMAS = Option("schemas", "write the schemas.enable=true wrapper {schema, payload} with Debezium's envelope "

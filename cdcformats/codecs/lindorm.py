@@ -185,7 +185,7 @@ class LindormCodec(KeyedByColumns):
             document["ts"] = str(time_units.in_unit(event.source.commit_time_us, time_units.MILLISECOND))
         document["keyOnly"] = "true" if event.key_only else "false"
         image = getattr(event, image_name)
-        blank_ts = _blank_ts(event.attribute(BLANK_TS_ATTRIBUTE), image)
+        blank_ts = set(_blank_ts(event.attribute(BLANK_TS_ATTRIBUTE), image))
         document["data"] = [_entry(cell, index in blank_ts) for index, cell in enumerate(image)]
         document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS))
         return encode(document)

@@ -93,7 +93,6 @@ _CODE_OF_OP = {**{op: code for code, op in _OP_OF_CODE.items()}, Op.UPSERT: "c"}
 _ENVELOPE_FIELDS = ("op", "ts_ms", "ts_us", "before", "after", "source")
 _TABLE_FIELDS = ("db", "namespace", "table")
 _SYSTEM_AND_TIME_FIELDS = ("connector", "ts_ms", "ts_us")  # source fields that are never the position
-# What the wrapper's column schemas make readable; without it these are written as text, or not at all.
 
 SCHEMAS = Option("schemas", "write the documented wrapper {payload, schema}, with a Connect schema that types each "
                             "column; False writes the payload alone", True, flag)

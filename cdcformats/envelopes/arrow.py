@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 
 from ..codecs._kit import typed_text
 from ..errors import CodecError, DecodeError, EncodeError
-from ..model import Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value, is_nested
+from ..model import MAX_NESTING, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value, is_nested
 from ..options import error_mode
 
 VALUE = pa.struct([
@@ -91,10 +91,12 @@ def _tagged(value: Value) -> Any:
     return value
 
 
-def _untagged(member: Any, where: str) -> Value:
-    """The value of a member of ``nested`` text: the inverse of ``_tagged``."""
+def _untagged(member: Any, where: str, depth: int) -> Value:
+    """The value of a member of ``nested`` text, ``depth`` levels deep: the inverse of ``_tagged``."""
+    if type(member) in (list, dict) and depth == MAX_NESTING:
+        raise EncodeError("arrow", f"nested deeper than {MAX_NESTING} levels", field=where)
     if type(member) is list:
-        return tuple(_untagged(item, f"{where}[{index}]") for index, item in enumerate(member))
+        return tuple(_untagged(item, f"{where}[{index}]", depth + 1) for index, item in enumerate(member))
     if type(member) is not dict:
         return member
     if len(member) == 1:
@@ -103,7 +105,7 @@ def _untagged(member: Any, where: str) -> Value:
             member = tagged
         elif tag in _TAGS and type(tagged) is str:
             return _tag_value(tag, tagged, where)
-    return Struct(tuple((name, _untagged(item, f"{where}.{name}")) for name, item in member.items()))
+    return Struct(tuple((name, _untagged(item, f"{where}.{name}", depth + 1)) for name, item in member.items()))
 
 
 def _tag_value(tag: str, text: str, where: str) -> Value:
@@ -195,9 +197,12 @@ def _value(row: dict[str, Any] | None, where: str) -> Value:
             raise EncodeError("arrow", f"not a decimal: {value!r}", field=where) from None
     if name == "nested":
         try:
-            return _untagged(msgspec.json.decode(value), where)
+            nested = _untagged(msgspec.json.decode(value), where, 0)
         except (msgspec.DecodeError, RecursionError) as error:
             raise EncodeError("arrow", f"nested is not JSON: {error}", field=where) from None
+        if not is_nested(nested):
+            raise EncodeError("arrow", f"nested holds an array or an object, not {value!r}", field=where)
+        return nested
     return value
 
 

@@ -60,8 +60,8 @@ class AvroCodec(Codec):
         assert isinstance(record, dict)  # the top level of the change-event schema is a record
         try:
             return event_from_record(record)
-        except (TypeError, ValueError, InvalidOperation) as error:
-            raise DecodeError(self.name, str(error)) from None
+        except (TypeError, ValueError, InvalidOperation, RecursionError) as error:  # RecursionError: deep values
+            raise DecodeError(self.name, str(error) or type(error).__name__) from None
 
     @classmethod
     def writer_schema(cls) -> WriterSchema:
@@ -84,8 +84,8 @@ class AvroCodec(Codec):
         assert isinstance(record, dict)  # the top level of the change-event schema is a record
         try:
             return event_from_record(record)
-        except (TypeError, ValueError, InvalidOperation) as error:
-            raise DecodeError(self.name, str(error)) from None
+        except (TypeError, ValueError, InvalidOperation, RecursionError) as error:  # RecursionError: deep values
+            raise DecodeError(self.name, str(error) or type(error).__name__) from None
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         try:

@@ -84,8 +84,9 @@ INTEROP = {
     }.items()},
     "canal-json": Configuration("canal-json", {}, native_canal.messages, native_canal.normal_form,
                                 native_canal.garbage),
-    "canal-json+skip_ddl": Configuration("canal-json", dict(skip_ddl=True), native_canal.messages_with_ddl,
-                                         native_canal.normal_form, native_canal.garbage),
+    "canal-json+skip_ddl+init": Configuration(
+        "canal-json", dict(skip_ddl=True, read_type="INIT"), native_canal.messages_with_ddl,
+        partial(native_canal.normal_form, read_type="INIT"), native_canal.garbage),
     **{name: Configuration("maxwell-json", {"key_columns": list(key_columns)} if key_columns else {},
                            native_maxwell.messages_for(key_columns),
                            partial(native_maxwell.normal_form, key_columns=key_columns), native_maxwell.garbage,

@@ -102,22 +102,24 @@ def _text(value: Any) -> str | None:
     return repr(value)
 
 
-def _normal_row(document: dict[str, Any], data: Any, old: Any, types: Any, key_names: Any) -> bytes:
+def _normal_row(document: dict[str, Any], data: Any, old: Any, types: Any, key_names: Any,
+                read_type: str = "INSERT") -> bytes:
     normal: dict[str, Any] = {"data": data, "database": document.get("database"), "es": document.get("es")}
     for field in ("gtid", "id"):
         if field in document:
             normal[field] = document[field]
     normal.update({"isDdl": document["type"] == "TRUNCATE", "mysqlType": types, "old": old, "pkNames": key_names,
                    "sql": document.get("sql") or "", "sqlType": document.get("sqlType"),
-                   "table": document.get("table"), "ts": document.get("ts"), "type": document["type"]})
+                   "table": document.get("table"), "ts": document.get("ts"),
+                   "type": read_type if document["type"] == "INIT" else document["type"]})
     normal.update((name, value) for name, value in document.items() if name not in CANAL_FIELDS)
     return encode_json(normal)
 
 
-def normal_form(messages: list[bytes]) -> list[bytes]:
+def normal_form(messages: list[bytes], read_type: str = "INSERT") -> list[bytes]:
     """One message per row; an UPDATE's ``old`` keeps the columns whose value differs from the row's (in the row's
     order), then those the row lacks; ``mysqlType`` and ``pkNames`` keep the columns the message still has, and
-    ``pkNames`` names each once."""
+    ``pkNames`` names each once; an INIT row (a snapshot READ) is written with the type ``read_type``."""
     normal = []
     for message in messages:
         document = decode_json(message)
@@ -140,7 +142,7 @@ def normal_form(messages: list[bytes]) -> list[bytes]:
                 written_columns += [name for name in changed if name not in row]
             types = {name: all_types[name] for name in written_columns if name in all_types}
             key_names = list(dict.fromkeys(name for name in document.get("pkNames") or [] if name in row))
-            normal.append(_normal_row(document, [row], old, types or None, key_names or None))
+            normal.append(_normal_row(document, [row], old, types or None, key_names or None, read_type))
     return normal
 
 

@@ -28,7 +28,7 @@ SOURCES = ["lindorm", "arcion", "ots", "ots-json", "debezium-json", "connect-jso
            "aliyun-json", "lindorm-subscription", "paimon-log", "avro"]
 
 # Each format as a target, and the configurations that write differently: keyed by columns, with Connect schemas,
-# schemaless, Paimon's upsert log, aliyun's split updates.
+# schemaless, Paimon's upsert log, aliyun's split updates, Canal's snapshot rows as INIT.
 TARGETS: dict[str, tuple[str, dict[str, Any]]] = {
     "lindorm": ("lindorm", {}),
     "lindorm+keys": ("lindorm", {"key_columns": ["id", "name"]}),
@@ -40,6 +40,7 @@ TARGETS: dict[str, tuple[str, dict[str, Any]]] = {
     "connect-json": ("connect-json", {}),
     "connect-json+schemaless": ("connect-json", {"schemas": False}),
     "canal-json": ("canal-json", {}),
+    "canal-json+init": ("canal-json", {"read_type": "INIT"}),
     "maxwell-json": ("maxwell-json", {}),
     "aliyun-json": ("aliyun-json", {}),
     "aliyun-json+split": ("aliyun-json", {"split_updates": True}),

@@ -50,7 +50,7 @@ import msgspec
 
 from ...errors import DecodeError
 from ...losses import Loss
-from ...model import Cell, CellKind, ChangeEvent, Struct, Value, is_nested, value_key
+from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Struct, Value, is_nested, value_key
 from . import typed_text
 from .json_message import encode, json_type, value_of
 
@@ -359,12 +359,14 @@ def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple
     return tuple(cells)
 
 
-def read_value(value: Any, field: dict[str, Any], format_name: str, path: str) -> tuple[Value, str | None]:
+def read_value(value: Any, field: dict[str, Any], format_name: str, path: str, depth: int = 0
+               ) -> tuple[Value, str | None]:
     """A JSON value read through its field schema, and the type name of its cell.
 
     A value that disagrees with its schema (the text "0" in an int32 field, a number in a Decimal field, an object in
     an unknown type) is read as it was sent, and its cell keeps the whole schema as its type, so that it is written
-    back as it came."""
+    back as it came. ``depth``: the levels of nested values around it (a member of a nested value is read here too).
+    """
     primitive, name = field.get("type"), field.get("name")
     if type(primitive) is not str or (name is not None and type(name) is not str):
         raise DecodeError(format_name, "a field schema's type and name are text", field=path)
@@ -374,9 +376,9 @@ def read_value(value: Any, field: dict[str, Any], format_name: str, path: str) -
         raise DecodeError(format_name, "schema parameters must be text", field=path)
     given = {name: part for name, part in field.items() if name != "field"}
     try:
-        result = None if value is None else _typed(value, kind, field, parameters, format_name, path)
+        result = None if value is None else _typed(value, kind, field, parameters, format_name, path, depth)
     except _OffType:
-        return value_of(value, format_name, path), encode(given).decode()
+        return value_of(value, format_name, path, depth), encode(given).decode()
     if SOURCE_TYPE in parameters:
         type_name = parameters[SOURCE_TYPE]
     else:
@@ -391,44 +393,48 @@ class _OffType(Exception):
     """A value that disagrees with its schema: it is read as it was sent."""
 
 
-def _member(value: Any, schema: Any, format_name: str, path: str) -> Value:
+def _member(value: Any, schema: Any, format_name: str, path: str, depth: int) -> Value:
     """A member of a nested value read through its schema (as a cell's value, its type left to the whole schema)."""
     if type(schema) is not dict:
         raise _OffType
-    return read_value(value, schema, format_name, path)[0]
+    return read_value(value, schema, format_name, path, depth)[0]
 
 
-def _nested(value: Any, kind: str, field: dict[str, Any], format_name: str, path: str) -> Value:
+def _nested(value: Any, kind: str, field: dict[str, Any], format_name: str, path: str, depth: int) -> Value:
     """An array, a map (an object when its keys are text, else an array of [key, value] pairs, as JsonConverter
-    writes them) or a struct (its schema's fields in order, then any the payload adds)."""
+    writes them) or a struct (its schema's fields in order, then any the payload adds), ``depth`` levels deep."""
+    if type(value) in (list, dict) and depth == MAX_NESTING:
+        raise DecodeError(format_name, f"{path}: nested deeper than {MAX_NESTING} levels", field=path)
     if kind == "array" and type(value) is list:
-        return tuple(_member(item, field.get("items"), format_name, f"{path}[{index}]")
+        return tuple(_member(item, field.get("items"), format_name, f"{path}[{index}]", depth + 1)
                      for index, item in enumerate(value))
     if kind == "map" and type(value) is dict:
-        return Struct(tuple((key, _member(item, field.get("values"), format_name, f"{path}.{key}"))
+        return Struct(tuple((key, _member(item, field.get("values"), format_name, f"{path}.{key}", depth + 1))
                             for key, item in value.items()))
     if kind == "map" and type(value) is list and all(type(pair) is list and len(pair) == 2 for pair in value):
-        return tuple((_member(pair[0], field.get("keys"), format_name, f"{path}[{index}][0]"),
-                      _member(pair[1], field.get("values"), format_name, f"{path}[{index}][1]"))
+        if value and depth + 1 == MAX_NESTING:  # each pair is a level of its own
+            raise DecodeError(format_name, f"{path}[0]: nested deeper than {MAX_NESTING} levels", field=path)
+        return tuple((_member(pair[0], field.get("keys"), format_name, f"{path}[{index}][0]", depth + 2),
+                      _member(pair[1], field.get("values"), format_name, f"{path}[{index}][1]", depth + 2))
                      for index, pair in enumerate(value))
     if kind == "struct" and type(value) is dict and type(field.get("fields")) is list:
         fields = [member for member in field["fields"] if type(member) is dict and type(member.get("field")) is str]
         names = [member["field"] for member in fields]
         if len(set(names)) != len(names):
             raise _OffType
-        members = [(name, _member(value.get(name), member, format_name, f"{path}.{name}"))
+        members = [(name, _member(value.get(name), member, format_name, f"{path}.{name}", depth + 1))
                    for name, member in zip(names, fields)]
-        members += [(name, value_of(item, format_name, f"{path}.{name}")) for name, item in value.items()
+        members += [(name, value_of(item, format_name, f"{path}.{name}", depth + 1)) for name, item in value.items()
                     if name not in names]
         return Struct(tuple(members))
     raise _OffType
 
 
-def _typed(value: Any, kind: str, field: dict[str, Any], parameters: dict[str, str], format_name: str, path: str
-           ) -> Value:
+def _typed(value: Any, kind: str, field: dict[str, Any], parameters: dict[str, str], format_name: str, path: str,
+           depth: int) -> Value:
     """The value of a JSON value of a Connect type; ``_OffType`` when the value disagrees with the type."""
     if kind in _NESTED_TYPES:
-        return _nested(value, kind, field, format_name, path)
+        return _nested(value, kind, field, format_name, path, depth)
     if kind not in _PRIMITIVE_OF:
         raise _OffType
     primitive = _PRIMITIVE_OF[kind]

@@ -103,13 +103,14 @@ def database_table(format_name: str, database: Any, name: Any) -> Table | None:
     return Table(name, database)
 
 
-def value_of(parsed: Any, format_name: str, path: str) -> Value:
+def value_of(parsed: Any, format_name: str, path: str, depth: int = 0) -> Value:
     """A parsed JSON value as a cell value (``typed_text.from_json``): an array a tuple, an object a ``Struct``. An
-    integer beyond 64 bits is refused, naming where it is."""
+    integer beyond 64 bits, or nesting deeper than the model holds (``depth``: the levels around it already), is
+    refused, naming where it is."""
     kind = type(parsed)
     if kind is not list and kind is not dict and kind is not int:  # text, a float, a boolean or null: as it is
         return parsed
     try:
-        return from_json(parsed, path)
+        return from_json(parsed, path, depth)
     except ValueError as error:
         raise DecodeError(format_name, str(error), field=path) from None

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from ...model import INT64_MAX, INT64_MIN, Struct, Value, check_value
+from ...model import INT64_MAX, INT64_MIN, MAX_NESTING, Struct, Value, check_value
 
 _KIND_OF_TYPE: dict[str, type] = {
     **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
@@ -52,13 +52,16 @@ def json_form(value: Value) -> Any:
     return value
 
 
-def from_json(parsed: Any, where: str = "value") -> Value:
+def from_json(parsed: Any, where: str = "value", depth: int = 0) -> Value:
     """A parsed JSON value as a model value, the inverse of ``json_form`` for JSON values: an array a tuple, an
-    object a ``Struct``, recursively. ``ValueError`` names where an integer beyond 64 bits is."""
+    object a ``Struct``, recursively. ``ValueError`` names where an integer beyond 64 bits is, or the first array or
+    object deeper than the model's ``MAX_NESTING`` (found on the way down, before Python's recursion runs out)."""
+    if (type(parsed) is list or type(parsed) is dict) and depth == MAX_NESTING:
+        raise ValueError(f"{where}: nested deeper than {MAX_NESTING} levels")
     if type(parsed) is list:
-        return tuple(from_json(item, f"{where}[{index}]") for index, item in enumerate(parsed))
+        return tuple(from_json(item, f"{where}[{index}]", depth + 1) for index, item in enumerate(parsed))
     if type(parsed) is dict:
-        return Struct(tuple((name, from_json(item, f"{where}.{name}")) for name, item in parsed.items()))
+        return Struct(tuple((name, from_json(item, f"{where}.{name}", depth + 1)) for name, item in parsed.items()))
     check_value(parsed, where)
     return parsed
 

@@ -70,6 +70,11 @@ public final class ConnectSchema {
      * as it was sent ({@link Messages#valueOf}), its cell keeping the whole schema as its type.
      */
     public static Read readValue(Object value, Map<?, ?> field, String path) throws DecodeException {
+        return readValue(value, field, path, 0);
+    }
+
+    /** {@code read_value} at {@code depth} levels of nested values (a member of a nested value). */
+    private static Read readValue(Object value, Map<?, ?> field, String path, int depth) throws DecodeException {
         Object primitive = field.get("type");
         Object name = field.get("name");
         if (!(primitive instanceof String) || (!Json.isNull(name) && !(name instanceof String))) {
@@ -93,9 +98,9 @@ public final class ConnectSchema {
         given.remove("field");
         Object result;
         try {
-            result = Json.isNull(value) ? null : typed(value, kind, field, parameters, path);
+            result = Json.isNull(value) ? null : typed(value, kind, field, parameters, path, depth);
         } catch (OffType offType) {
-            return new Read(Messages.valueOf(value, path), Json.write(given));
+            return new Read(Messages.valueOf(value, path, depth), Json.write(given));
         }
         String typeName;
         if (parameters.containsKey(SOURCE_TYPE)) {
@@ -117,24 +122,28 @@ public final class ConnectSchema {
     }
 
     /** {@code _member}: a member of a nested value read through its schema. */
-    private static Object member(Object value, Object schema, String path) throws DecodeException, OffType {
+    private static Object member(Object value, Object schema, String path, int depth)
+            throws DecodeException, OffType {
         if (!(schema instanceof Map)) {
             throw OFF_TYPE;
         }
-        return readValue(value, (Map<?, ?>) schema, path).value;
+        return readValue(value, (Map<?, ?>) schema, path, depth).value;
     }
 
     /**
      * {@code _nested}: an array, a map (an object, or an array of [key, value] pairs) or a struct (its schema's fields
-     * in order, then any the payload adds).
+     * in order, then any the payload adds), {@code depth} levels deep.
      */
-    private static Object nested(Object value, String kind, Map<?, ?> field, String path)
+    private static Object nested(Object value, String kind, Map<?, ?> field, String path, int depth)
             throws DecodeException, OffType {
+        if ((value instanceof List || value instanceof Map) && depth == Messages.MAX_NESTING) {
+            throw new DecodeException(path + ": nested deeper than " + Messages.MAX_NESTING + " levels", path);
+        }
         if (kind.equals("array") && value instanceof List) {
             List<?> items = (List<?>) value;
             List<Object> result = new ArrayList<>(items.size());
             for (int index = 0; index < items.size(); index++) {
-                result.add(member(items.get(index), field.get("items"), path + "[" + index + "]"));
+                result.add(member(items.get(index), field.get("items"), path + "[" + index + "]", depth + 1));
             }
             return result;
         }
@@ -142,17 +151,20 @@ public final class ConnectSchema {
             Map<String, Object> result = new LinkedHashMap<>();
             for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
                 String key = (String) entry.getKey();
-                result.put(key, member(entry.getValue(), field.get("values"), path + "." + key));
+                result.put(key, member(entry.getValue(), field.get("values"), path + "." + key, depth + 1));
             }
             return result;
         }
         if (kind.equals("map") && value instanceof List && pairs((List<?>) value)) {
             List<?> pairs = (List<?>) value;
+            if (!pairs.isEmpty() && depth + 1 == Messages.MAX_NESTING) { // each pair is a level of its own
+                throw new DecodeException(path + "[0]: nested deeper than " + Messages.MAX_NESTING + " levels", path);
+            }
             List<Object> result = new ArrayList<>(pairs.size());
             for (int index = 0; index < pairs.size(); index++) {
                 List<?> pair = (List<?>) pairs.get(index);
-                Object key = member(pair.get(0), field.get("keys"), path + "[" + index + "][0]");
-                Object item = member(pair.get(1), field.get("values"), path + "[" + index + "][1]");
+                Object key = member(pair.get(0), field.get("keys"), path + "[" + index + "][0]", depth + 2);
+                Object item = member(pair.get(1), field.get("values"), path + "[" + index + "][1]", depth + 2);
                 result.add(new ArrayList<>(Arrays.asList(key, item)));
             }
             return result;
@@ -172,12 +184,12 @@ public final class ConnectSchema {
             Map<String, Object> result = new LinkedHashMap<>();
             for (Map<?, ?> member : members) {
                 String name = (String) member.get("field");
-                result.put(name, member(payload.get(name), member, path + "." + name));
+                result.put(name, member(payload.get(name), member, path + "." + name, depth + 1));
             }
             for (Map.Entry<?, ?> entry : payload.entrySet()) {
                 String name = (String) entry.getKey();
                 if (!names.contains(name)) {
-                    result.put(name, Messages.valueOf(entry.getValue(), path + "." + name));
+                    result.put(name, Messages.valueOf(entry.getValue(), path + "." + name, depth + 1));
                 }
             }
             return result;
@@ -195,10 +207,10 @@ public final class ConnectSchema {
     }
 
     /** {@code _typed}: the value of a JSON value of a Connect type; {@link OffType} when it disagrees. */
-    private static Object typed(Object value, String kind, Map<?, ?> field, Map<?, ?> parameters, String path)
-            throws DecodeException, OffType {
+    private static Object typed(Object value, String kind, Map<?, ?> field, Map<?, ?> parameters, String path,
+            int depth) throws DecodeException, OffType {
         if (NESTED_TYPES.contains(kind)) {
-            return nested(value, kind, field, path);
+            return nested(value, kind, field, path, depth);
         }
         if (!PRIMITIVE_OF.containsKey(kind)) {
             throw OFF_TYPE;

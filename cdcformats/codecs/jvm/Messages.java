@@ -65,35 +65,50 @@ public final class Messages {
 
     /**
      * {@code json_message.value_of}: a parsed JSON value as a cell value. An array is the model's array and an object
-     * its Struct as they are (a {@code List}, a {@code LinkedHashMap}); an integer beyond 64 bits anywhere in it is
-     * refused, the message naming where it is and the field being {@code path}.
+     * its Struct as they are (a {@code List}, a {@code LinkedHashMap}); an integer beyond 64 bits anywhere in it, or
+     * nesting deeper than {@link #MAX_NESTING}, is refused, the message naming where it is and the field being
+     * {@code path}.
      */
     public static Object valueOf(Object parsed, String path) throws DecodeException {
-        String outside = outside64Bits(parsed, path);
-        if (outside != null) {
-            throw new DecodeException(outside, path);
+        return valueOf(parsed, path, 0);
+    }
+
+    /** {@link #valueOf(Object, String)} for a value {@code depth} levels inside a nested value. */
+    public static Object valueOf(Object parsed, String path, int depth) throws DecodeException {
+        String refusal = refusal(parsed, path, depth);
+        if (refusal != null) {
+            throw new DecodeException(refusal, path);
         }
         return parsed;
     }
 
-    /** {@code typed_text.from_json}'s refusal: the ValueError text for the first integer beyond 64 bits, or null. */
-    private static String outside64Bits(Object parsed, String where) {
+    /** The model's {@code MAX_NESTING}: how many levels of arrays and objects a value may hold. */
+    public static final int MAX_NESTING = 32;
+
+    /**
+     * {@code typed_text.from_json}'s refusal, in its order: the ValueError text for the first integer beyond 64 bits
+     * or array or object deeper than {@link #MAX_NESTING}, or null.
+     */
+    private static String refusal(Object parsed, String where, int depth) {
         if (parsed instanceof BigInteger) {
             return where + ": integer " + parsed + " is outside the signed 64-bit range";
+        }
+        if ((parsed instanceof List || parsed instanceof Map) && depth == MAX_NESTING) {
+            return where + ": nested deeper than " + MAX_NESTING + " levels";
         }
         if (parsed instanceof List) {
             List<?> items = (List<?>) parsed;
             for (int index = 0; index < items.size(); index++) {
-                String outside = outside64Bits(items.get(index), where + "[" + index + "]");
-                if (outside != null) {
-                    return outside;
+                String refusal = refusal(items.get(index), where + "[" + index + "]", depth + 1);
+                if (refusal != null) {
+                    return refusal;
                 }
             }
         } else if (parsed instanceof Map) {
             for (Map.Entry<?, ?> field : ((Map<?, ?>) parsed).entrySet()) {
-                String outside = outside64Bits(field.getValue(), where + "." + field.getKey());
-                if (outside != null) {
-                    return outside;
+                String refusal = refusal(field.getValue(), where + "." + field.getKey(), depth + 1);
+                if (refusal != null) {
+                    return refusal;
                 }
             }
         }
