@@ -162,7 +162,8 @@ def generated_schema(cell: Cell) -> dict[str, Any]:
 def nested_schema(value: Value) -> dict[str, Any] | None:
     """The schema generated for a nested value, without ``field``: a Struct a struct of its fields, an
     array an array of its items' one schema (optional when one is null; an optional string when there is none); None
-    when Connect has none, for an array whose items differ in schema."""
+    when Connect has none: for an array whose items differ in schema, or a member that is a decimal no Connect Decimal
+    holds."""
     if type(value) is Struct:
         fields = []
         for name, item in value.fields:
@@ -221,7 +222,7 @@ def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
     if type(value) is Decimal and not carries_decimal(value):
         return [Loss("value.decimal", f"{path}.value", typed_text.render(value),
                      "a Connect Decimal cannot hold it: written as text")]
-    losses = []
+    found = []
     schema = kept_schema(type_name)
     if schema is not None:
         try:
@@ -232,13 +233,19 @@ def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
             if read_type != type_name:
                 return [Loss("cell.type", f"{path}.type", read_type, "the Connect schema reads back as this type")]
             return []
-        losses.append(Loss("value.off_type", f"{path}.type", None, "the value does not read back through the "
-                                                                   "Connect schema its type keeps: written with a "
-                                                                   "schema of its own"))
+        found.append(Loss("value.off_type", f"{path}.type", None, "the value does not read back through the "
+                                                                  "Connect schema its type keeps: written with a "
+                                                                  "schema of its own"))
+    return found + nested_text_losses(value, f"{path}.value")
+
+
+def nested_text_losses(value: Value, path: str) -> list[Loss]:
+    """A nested value that no Connect schema holds (``nested_schema`` is None) is written as its JSON text."""
     if is_nested(value) and nested_schema(value) is None:
-        losses.append(Loss("value.nested", f"{path}.value", typed_text.render(value),
-                           "a Connect array's items have one schema, and these differ: written as JSON text"))
-    return losses
+        return [Loss("value.nested", path, typed_text.render(value), "no Connect schema holds it (an array whose "
+                                                                     "items differ, a decimal Connect cannot "
+                                                                     "hold): written as JSON text")]
+    return []
 
 
 def json_value(value: Value) -> Any:

@@ -13,7 +13,7 @@ import msgspec
 
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss
-from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value, is_nested
+from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema, time_units, typed_text
 from .json_message import encode, json_type, value_of
 from .typed_text import json_form
@@ -55,9 +55,7 @@ def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool)
             for feature in connect_schema.schema_only_features(value):
                 value = typed_text.from_json(json_form(value))
                 losses.append(Loss(feature, f"{path}.value", value, "written as text in source"))
-            if is_nested(value) and connect_schema.nested_schema(value) is None:
-                losses.append(Loss("value.nested", f"{path}.value", typed_text.render(value),
-                                   "a Connect array's items have one schema, and these differ: written as JSON text"))
+            losses += connect_schema.nested_text_losses(value, f"{path}.value")
     return losses
 
 
