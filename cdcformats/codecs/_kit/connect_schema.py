@@ -32,16 +32,16 @@ was sent, and its cell keeps the whole schema. ``array``, ``map`` and ``struct``
 members read the same way: a map is an object (a ``Struct``), or an array of [key, value] pairs where its keys are not
 text, as JsonConverter writes them; a struct's fields come in its schema's order, then any the payload adds.
 
-Writing, a cell whose type is such a JSON schema is written with that schema, when its value reads back exactly
-through it (otherwise the type is dropped and the schema generated from the value). Else a cell's Connect type is
-the one its type name asks for when its value fits it exactly: a Connect type name
-itself, or a SQL name (TINYINT int8, SMALLINT int16, INT/INTEGER int32, BIGINT int64, FLOAT/REAL float, DOUBLE
-double, BOOLEAN boolean, DECIMAL/NUMERIC Decimal, VARCHAR/CHAR/TEXT string, BINARY/VARBINARY bytes). Otherwise the
-value's kind decides: bool boolean, int int64, float double, str string, bytes bytes, Decimal Decimal, a null
-value a string, and a nested value the ``array`` or ``struct`` generated member by member (``nested_schema``; a nested
-value that none holds is written as its JSON text). A null value's field is optional, every other one required. Where reading the field back would not
-give the cell's type name, the name is written as ``__debezium.source.column.type``, so that every type name
-survives. Decimals that Connect cannot hold (NaN, infinities, negative zero, a scale beyond 32 bits) have no form.
+Writing, a cell whose type is such a JSON schema is written with that schema, when its value reads back exactly through
+it (otherwise the type is dropped and the schema generated from the value). Else a cell's Connect type is the one its
+type name asks for when its value fits it exactly: a Connect type name itself, or a SQL name (TINYINT int8, SMALLINT
+int16, INT/INTEGER int32, BIGINT int64, FLOAT/REAL float, DOUBLE double, BOOLEAN boolean, DECIMAL/NUMERIC Decimal,
+VARCHAR/CHAR/TEXT string, BINARY/VARBINARY bytes). Otherwise the value's kind decides: bool boolean, int int64, float
+double, str string, bytes bytes, Decimal Decimal, a null value a string, and a nested value the ``array`` or ``struct``
+generated member by member (``nested_schema``; a nested value that none holds is written as its JSON text). A null
+value's field is optional, every other one required. Where reading the field back would not give the cell's type name,
+the name is written as ``__debezium.source.column.type``, so that every type name survives. Decimals that Connect cannot
+hold (NaN, infinities, negative zero, a scale beyond 32 bits) have no form.
 """
 
 from __future__ import annotations
