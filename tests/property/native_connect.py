@@ -140,6 +140,9 @@ def struct_records(draw: st.DrawFn, max_fields: int = 5) -> bytes:
     if draw(st.booleans()):
         schema["name"] = draw(st.text(max_size=10))
     payload = {field["field"]: value for field, value, written in drawn if written}
+    # A field the schema does not declare, as a producer that breaks its own schema sends it.
+    undeclared = draw(st.dictionaries(names, native.json_values, max_size=2))
+    payload.update((name, value) for name, value in undeclared.items() if name not in payload)
     payload = dict(draw(st.permutations(list(payload.items()))))
     return msgspec.json.encode({"schema": schema, "payload": payload})
 
@@ -301,20 +304,21 @@ def struct_normal_form(message: bytes, schema_name: str | None) -> dict[str, Any
     if schema_name is not None:
         schema["name"] = schema_name
     payload = {}
-    if document["schema"] is None:
-        for name, value in document["payload"].items():
-            if type(value) in (list, dict):
-                nested = generated(value)
-                field = {"type": "string", "optional": False} if nested is None else nested
-                payload[name] = msgspec.json.encode(value).decode() if nested is None else value
-                schema["fields"].append({**field, "field": name})
-            else:
-                field, payload[name] = written(name, value, None)
-                schema["fields"].append(field)
-    else:
-        schema["fields"] = document["schema"]["fields"]
+    undeclared = document["payload"]
+    if document["schema"] is not None:
+        schema["fields"] = list(document["schema"]["fields"])
         payload = {field["field"]: json_of(field, document["payload"].get(field["field"]))
                    for field in schema["fields"]}
+        undeclared = {name: value for name, value in undeclared.items() if name not in payload}
+    for name, value in undeclared.items():  # read without a schema, written with the one generated from the value
+        if type(value) in (list, dict):
+            nested = generated(value)
+            field = {"type": "string", "optional": False} if nested is None else nested
+            payload[name] = msgspec.json.encode(value).decode() if nested is None else value
+            schema["fields"].append({**field, "field": name})
+        else:
+            field, payload[name] = written(name, value, None)
+            schema["fields"].append(field)
     return {"schema": schema, "payload": payload}
 
 

@@ -145,7 +145,6 @@ def _value(fields: str, payload: str) -> bytes:
 @pytest.mark.parametrize("record, field", [
     (KafkaRecord(None, b'{"schema": null, "payload": {}, "x": 1}'), "value"),
     (KafkaRecord(b"[1]", None), "key"),
-    (KafkaRecord(None, _value('{"type": "int8", "field": "a"}', '{"b": 1}')), "value.payload.b"),
     (KafkaRecord(None, _value('{"type": "int8", "field": "a"}, {"type": "int8", "field": "a"}', "{}")),
      "value.schema.fields[1]"),
 ])
@@ -192,6 +191,13 @@ def test_struct_array_and_map_columns_are_nested_values_written_back_as_they_cam
     written, = codec.encode([event])
     assert json.loads(written.value)["payload"] == json.loads(payload)
     assert list(codec.decode([written])) == [event]
+
+
+def test_a_payload_field_the_schema_does_not_declare_is_read_without_a_schema() -> None:
+    codec = cf.codec("connect-json")
+    event, = codec.decode([KafkaRecord(None, _value('{"type": "int8", "field": "a"}', '{"b": [1], "a": 2}'))])
+    assert event.after == (Cell("a", 2, '{"type":"int8"}'), Cell("b", (1,)))  # int8 without "optional": kept whole
+    assert list(codec.decode(codec.encode([event]))) == [event]
 
 
 def test_a_null_schema_reads_the_payload_without_one() -> None:

@@ -357,19 +357,19 @@ def struct_fields(schema: Any, format_name: str, path: str) -> list[dict[str, An
 
 
 def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple[Cell, ...]:
-    """The cells of a struct payload, in the schema's field order; a field the payload lacks is null."""
+    """The cells of a struct payload, in the schema's field order (a field the payload lacks is null), then the
+    payload's fields the schema does not declare, read as JSON without a schema."""
     fields = struct_fields(schema, format_name, f"{path}.schema")
     if type(payload) is not dict:
         raise DecodeError(format_name, f"expected an object, got {json_type(payload)}", field=f"{path}.payload")
-    names = {field["field"] for field in fields}
-    for name in payload:
-        if name not in names:
-            raise DecodeError(format_name, "a field the schema does not declare", field=f"{path}.payload.{name}")
     cells = []
     for field in fields:
         name = field["field"]
         value, type_name = read_value(payload.get(name), field, format_name, f"{path}.payload.{name}")
         cells.append(Cell(name, value, type_name))
+    names = {field["field"] for field in fields}
+    cells += [Cell(name, value_of(value, format_name, f"{path}.payload.{name}")) for name, value in payload.items()
+              if name not in names]
     return tuple(cells)
 
 
