@@ -1,6 +1,8 @@
 package cdcformats.codecs.jvm;
 
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -55,9 +57,7 @@ public final class Events {
         } else if (value instanceof TypedText.DecimalText) {
             members[5] = UTF8String.fromString(((TypedText.DecimalText) value).text);
         } else if (value instanceof List || value instanceof Map) {
-            StringBuilder out = new StringBuilder();
-            tagged(value, out);
-            members[6] = UTF8String.fromString(out.toString());
+            members[6] = UTF8String.fromString(Json.write(tagged(value)));
         } else {
             throw new IllegalArgumentException("not a change-event value: " + value.getClass().getName());
         }
@@ -67,65 +67,38 @@ public final class Events {
     private static final Set<String> TAGS = Set.of("$binary", "$decimal", "$double", "$struct");
 
     /**
-     * {@code arrow._tagged}, written as msgspec.json.encode writes it: arrays and objects as they are, floats as
-     * msgspec writes them, and what JSON has no form for as an object of one tag: {@code {"$binary": base64}},
-     * {@code {"$decimal": text}}, {@code {"$double": "NaN"}}; a Struct whose only field is named as a tag inside
-     * {@code {"$struct": ...}}.
+     * {@code arrow._tagged}: a nested value's members as its {@code nested} text holds them, for {@link Json#write}
+     * to write as msgspec.json.encode does. Arrays and objects stay as they are; what JSON has no form for becomes an
+     * object of one tag: {@code {"$binary": base64}}, {@code {"$decimal": text}}, {@code {"$double": "NaN"}}; a Struct
+     * whose only field is named as a tag goes inside {@code {"$struct": ...}}.
      */
-    static void tagged(Object value, StringBuilder out) {
-        if (Json.isNull(value)) {
-            out.append("null");
-        } else if (value instanceof List) {
-            out.append('[');
-            boolean first = true;
+    static Object tagged(Object value) {
+        if (value instanceof List) {
+            List<Object> items = new ArrayList<>();
             for (Object item : (List<?>) value) {
-                if (!first) {
-                    out.append(',');
-                }
-                first = false;
-                tagged(item, out);
+                items.add(tagged(item));
             }
-            out.append(']');
-        } else if (value instanceof Map) {
-            Map<?, ?> fields = (Map<?, ?>) value;
-            boolean wrapped = fields.size() == 1 && TAGS.contains(fields.keySet().iterator().next());
-            if (wrapped) {
-                out.append("{\"$struct\":");
-            }
-            out.append('{');
-            boolean first = true;
-            for (Map.Entry<?, ?> field : fields.entrySet()) {
-                if (!first) {
-                    out.append(',');
-                }
-                first = false;
-                Json.writeString((String) field.getKey(), out);
-                out.append(':');
-                tagged(field.getValue(), out);
-            }
-            out.append('}');
-            if (wrapped) {
-                out.append('}');
-            }
-        } else if (value instanceof byte[]) {
-            out.append("{\"$binary\":\"").append(Base64.getEncoder().encodeToString((byte[]) value)).append("\"}");
-        } else if (value instanceof TypedText.DecimalText) {
-            out.append("{\"$decimal\":");
-            Json.writeString(((TypedText.DecimalText) value).text, out);
-            out.append('}');
-        } else if (value instanceof Double && !Double.isFinite((Double) value)) {
-            double number = (Double) value;
-            out.append("{\"$double\":\"").append(Double.isNaN(number) ? "NaN" : number > 0 ? "Infinity" : "-Infinity")
-                .append("\"}");
-        } else if (value instanceof Double) {
-            out.append(Numbers.msgspecText((Double) value));
-        } else if (value instanceof String) {
-            Json.writeString((String) value, out);
-        } else if (value instanceof Boolean || value instanceof Long) {
-            out.append(value);
-        } else {
-            throw new IllegalArgumentException("not a change-event value: " + value.getClass().getName());
+            return items;
         }
+        if (value instanceof Map) {
+            Map<String, Object> members = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
+                members.put((String) field.getKey(), tagged(field.getValue()));
+            }
+            boolean wrapped = members.size() == 1 && TAGS.contains(members.keySet().iterator().next());
+            return wrapped ? Map.of("$struct", members) : members;
+        }
+        if (value instanceof byte[]) {
+            return Map.of("$binary", Base64.getEncoder().encodeToString((byte[]) value));
+        }
+        if (value instanceof TypedText.DecimalText) {
+            return Map.of("$decimal", ((TypedText.DecimalText) value).text);
+        }
+        if (value instanceof Double && !Double.isFinite((Double) value)) {
+            double number = (Double) value;
+            return Map.of("$double", Double.isNaN(number) ? "NaN" : number > 0 ? "Infinity" : "-Infinity");
+        }
+        return value;
     }
 
     public static InternalRow cell(String name, Object value, String type, Long version, String kind) {
