@@ -310,12 +310,11 @@ def struct_normal_form(message: bytes, schema_name: str | None) -> dict[str, Any
         payload = {field["field"]: json_of(field, document["payload"].get(field["field"]))
                    for field in schema["fields"]}
         undeclared = {name: value for name, value in undeclared.items() if name not in payload}
-    for name, value in undeclared.items():  # read without a schema, written with the one generated from the value
+    # Read without a schema, written with the one generated from the value (a nested value without one as text).
+    for name, value in (_with_schema(undeclared) or {}).items():
         if type(value) in (list, dict):
-            nested = generated(value)
-            field = {"type": "string", "optional": False} if nested is None else nested
-            payload[name] = msgspec.json.encode(value).decode() if nested is None else value
-            schema["fields"].append({**field, "field": name})
+            payload[name] = value
+            schema["fields"].append(_json_field(name, value))
         else:
             field, payload[name] = written(name, value, None)
             schema["fields"].append(field)

@@ -15,7 +15,7 @@ refused with a ``DecodeError`` that says why, never crash the decoder. Each fail
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,15 +61,15 @@ def failure(where: str, error: BaseException) -> str:
     return f"{where}: {type(error).__name__}: {error}"
 
 
-def check_each(name: str, check: Any) -> None:
-    """Run ``check(where, message)`` on every message of the file and report every one that fails, not just the
-    first."""
+def check_each(name: str, check: Callable[[bytes], None]) -> None:
+    """Run ``check(message)`` on every message of the file and report every one that fails, with where it is, not
+    just the first."""
     failures = []
     count = 0
     for where, message in messages(name):
         count += 1
         try:
-            check(where, message)
+            check(message)
         except Exception as error:  # a crash is a finding too, reported with its line
             failures.append(failure(where, error))
     assert count, f"{name}: no messages"
@@ -93,7 +93,7 @@ def test_the_manifest_names_every_corpus_file_and_only_existing_ones() -> None:
 
 @pytest.mark.parametrize("name", ROW_FILES)
 def test_every_message_decodes(name: str) -> None:
-    def check(where: str, message: bytes) -> None:
+    def check(message: bytes) -> None:
         events = decoded(name, message)
         assert events, "decoded to no event"
 
@@ -102,7 +102,7 @@ def test_every_message_decodes(name: str) -> None:
 
 @pytest.mark.parametrize("name", ROW_FILES)
 def test_every_message_round_trips_to_the_same_events(name: str) -> None:
-    def check(where: str, message: bytes) -> None:
+    def check(message: bytes) -> None:
         events = decoded(name, message)
         again = list(codec(name).decode(codec(name).encode(events)))
         assert again == events, f"decode -> encode -> decode differs:\n  first:  {events}\n  second: {again}"
@@ -113,7 +113,7 @@ def test_every_message_round_trips_to_the_same_events(name: str) -> None:
 @pytest.mark.parametrize("name", ROW_FILES)
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_message_converts(name: str, target: str) -> None:
-    def check(where: str, message: bytes) -> None:
+    def check(message: bytes) -> None:
         assert list(cf.convert([message], codec(name), target)), f"nothing written as {target}"
 
     check_each(name, check)
@@ -125,7 +125,7 @@ def test_every_message_converts(name: str, target: str) -> None:
 def test_what_is_not_a_row_change_is_refused_with_a_reason(name: str) -> None:
     form = MANIFEST[name]["format"]
 
-    def check(where: str, message: bytes) -> None:
+    def check(message: bytes) -> None:
         try:
             events = decoded(name, message)
         except DecodeError as error:
@@ -141,7 +141,7 @@ def test_what_is_not_a_row_change_is_refused_with_a_reason(name: str) -> None:
 def test_what_the_model_cannot_hold_is_refused_naming_the_field(name: str) -> None:
     entry = MANIFEST[name]
 
-    def check(where: str, message: bytes) -> None:
+    def check(message: bytes) -> None:
         with pytest.raises(DecodeError) as error:
             decoded(name, message)
         assert (error.value.format, error.value.field) == (entry["format"], entry["field"]), entry["why"]
