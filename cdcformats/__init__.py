@@ -16,12 +16,13 @@ from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError
 from .losses import REFUSED, Loss, without
 from .model import Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value
 from .registry import codec, formats, register
+from .tables import Column, ColumnType, SchemaConflict, TableSchema
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "ConfigurationError",
-    "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "Loss", "LossyConversionError", "Op", "Option",
-    "REFUSED", "Source", "Struct", "Table", "Value", "codec", "convert", "convert_file", "formats", "loss", "register",
-    "without",
+    "FEATURES", "Cell", "CellKind", "ChangeEvent", "CdcFormatsError", "Codec", "CodecError", "Column", "ColumnType",
+    "ConfigurationError", "ConversionStats", "DecodeError", "EncodeError", "KafkaRecord", "Loss",
+    "LossyConversionError", "Op", "Option", "REFUSED", "SchemaConflict", "Source", "Struct", "Table", "TableSchema",
+    "Value", "codec", "convert", "convert_file", "formats", "loss", "register", "without",
 ]
