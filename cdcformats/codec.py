@@ -32,6 +32,8 @@ FEATURES: tuple[str, ...] = (
     *OP_FEATURES,
     "table", "table.schema", "table.catalog",
     "key", "before", "after",
+    # An image that holds every column of its table in the table's order, which is all a typed row can write.
+    "image.columns",
     "cell.type", "cell.version", "cell.repeated",
     "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
     *VALUE_FEATURES,

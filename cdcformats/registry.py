@@ -31,6 +31,7 @@ _BUILTIN: dict[str, str] = {
     "avro": "cdcformats.envelopes.avro:AvroCodec",
     "canal-json": "cdcformats.codecs.canal:CanalJsonCodec",
     "connect-json": "cdcformats.codecs.connect:ConnectJsonCodec",
+    "debezium-avro": "cdcformats.codecs.debezium_avro:DebeziumAvroCodec",
     "debezium-json": "cdcformats.codecs.debezium:DebeziumJsonCodec",
     "lindorm": "cdcformats.codecs.lindorm:LindormCodec",
     "lindorm-subscription": "cdcformats.codecs.lindorm_subscription:LindormSubscriptionCodec",

@@ -36,6 +36,7 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from typing import Any
 
 from .errors import CdcFormatsError
 from .model import ChangeEvent, Table, Value
@@ -232,7 +233,7 @@ def _connect_schema_type(text: str) -> ColumnType | None:
         return None
     if type(schema) is not dict:
         return None
-    parameters = schema.get("parameters") if type(schema.get("parameters")) is dict else {}
+    parameters: dict[str, Any] = schema["parameters"] if type(schema.get("parameters")) is dict else {}
     source_type = declared_type(parameters.get("__debezium.source.column.type"))
     named = _CONNECT_NAMES.get(schema.get("name")) or _CONNECT_NAMES.get(schema.get("type"))
     if named is not None and named.name == "decimal" and str(parameters.get("scale", "")).isdigit():

@@ -1,0 +1,802 @@
+"""``debezium-avro``: Debezium's change event envelope as Confluent's ``AvroConverter`` writes it, one typed schema
+per table, registered in a schema registry as the table's columns come, widen and go.
+
+A message is a Kafka record, ``KafkaRecord(key, value)``; each part is in Confluent's wire format (``0x00``, the
+schema id as 4 big-endian bytes, then the Avro body). The value is the envelope, the key the row's primary key::
+
+    record Envelope (namespace <prefix>.<schema>.<table>, connect.name <prefix>.<schema>.<table>.Envelope)
+      before: null | Value       Value: one field per column of the table, each ["null", T] with a null default
+      after:  null | Value
+      source: Source             connector, ts_ms, ts_us, db, schema, table, then the position's fields
+      op:     string             c, u, d, r, t
+      ts_ms, ts_us: null | long  when the change was captured
+    record Key: the key columns, each T (["null", T] once a key cell has been null)
+
+Column types are ``cdcformats.tables`` types, written as Debezium writes them (``decimal.handling.mode=precise``,
+``time.precision.mode=adaptive``): ``int8`` / ``int16`` an ``int`` with ``connect.type``, ``int32`` ``int``,
+``int64`` ``long``, ``float``, ``double``, ``boolean``, ``string``, ``bytes``; ``decimal(p,s)`` ``bytes`` with the
+``decimal`` logical type and ``connect.parameters`` ``scale`` and ``connect.decimal.precision``; a decimal of any scale
+Debezium's ``io.debezium.data.VariableScaleDecimal`` record (``scale``, ``value``); ``date`` ``io.debezium.time.Date``
+(days, an ``int``); ``time(3|6|9)`` ``io.debezium.time.Time`` / ``MicroTime`` / ``NanoTime``; ``timestamp(3|6|9)``
+``io.debezium.time.Timestamp`` / ``MicroTimestamp`` / ``NanoTimestamp``, each the integer it is, never cut to a coarser
+unit; ``json`` ``io.debezium.data.Json`` text; ``null`` (a column of nulls only, so far) ``null``. Where the source's
+own type name is not what reading the field gives back, it is the field's ``__debezium.source.column.type``
+parameter, as Debezium's ``column.propagate.source.type`` writes it. A column or position name that Avro does not allow
+(``order-id``) is written with its invalid characters as ``_``, and its name in the field property
+``cdcformats.column``.
+
+Subjects follow Confluent's strategies (option ``subject_name_strategy``): ``topic`` gives ``<topic>-value`` and
+``<topic>-key``, where the topic is the option ``topic`` or else Debezium's per-table topic
+``<prefix>.<schema>.<table>`` (so each table has its own subjects); ``record`` the record's full name;
+``topic-record`` both. A table's first change starts from the latest schema registered under its value subject, if
+any, so that a restart continues it. Each evolution (``cdcformats.tables``) is registered as a new version, and the
+registry's compatibility check guards it.
+
+Reading, a message is read with its writer schema, fetched by id: so it reads what Debezium's own ``AvroConverter``
+writes too (also Connect's ``Date``, ``Time`` and ``Timestamp`` logical types, read as the integers they are; arrays,
+maps and structs as nested values). A field's cell type is its ``__debezium.source.column.type``, else the Connect
+type its schema names where that is not the one a value of its kind has by default (``int32``,
+``io.debezium.time.MicroTimestamp``), else none, as ``debezium-json`` names them. A null ``source`` field is not a
+position entry. A tombstone (a record without a value, which Debezium sends after a delete for log compaction) holds
+no change.
+
+Written from other formats:
+
+* an UPSERT is a ``c``, read back as an INSERT; a change needs a table;
+* a row holds every column of its table, in the table's order (``image.columns``): a column the change leaves out is
+  null, key cells the image leaves out take the key's values;
+* a change whose cells do not fit the table's schema by the rules of evolution (a text value in an ``int64`` column,
+  a decimal of another scale) is refused with the schema conflict, naming table, column and both types, so that it
+  reaches the dead letter and the stream goes on;
+* nested values are written as their JSON text (a ``json`` cell type reads them back as text); decimals with no
+  unscaled form (NaN, infinities, -0) as their text;
+* cell versions, deleted cells (written as null columns), a column twice in an image, attributes (the ``transaction``
+  block is not written) and ``key_only`` are not carried; a position entry that is null, repeats or names a
+  structural ``source`` field is left out, and the position comes back in the table's ``source`` field order;
+* a table with a catalog but no schema is written with the catalog as its schema (``db``).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import io
+import json
+import re
+import struct
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, BinaryIO
+
+import fastavro
+
+from ..codec import FileWriter, KafkaRecord, Option, one_of
+from ..errors import DecodeError, EncodeError
+from ..losses import REFUSED, Loss
+from ..model import Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value
+from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type
+from ._kit import time_units, typed_text
+from ._kit.debezium_envelope import CODE_OF_OP, OP_OF_CODE, SOURCE_FIELDS, op_losses, position_losses
+from ._kit.kafka_records import KafkaRecordCodec
+
+NAME = "debezium-avro"
+MAGIC = b"\x00"
+SOURCE_TYPE = "__debezium.source.column.type"
+COLUMN_PROPERTY = "cdcformats.column"
+_STRATEGIES = ("topic", "record", "topic-record")
+# The types of the fields of ``source`` that say the system, times and table; the position's fields follow them.
+_SOURCE_FIELD_TYPES = ("string", "long", "long", "string", "string", "string")
+_AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EPOCH_DATE = datetime.date(1970, 1, 1)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_MIDNIGHT = datetime.datetime(1970, 1, 1)
+
+# How each column type is written: the Avro type and Debezium's Connect name for it.
+_LOGICAL: dict[Any, tuple[str, str]] = {
+    "date": ("int", "io.debezium.time.Date"),
+    ("time", 3): ("int", "io.debezium.time.Time"),
+    ("time", 6): ("long", "io.debezium.time.MicroTime"),
+    ("time", 9): ("long", "io.debezium.time.NanoTime"),
+    ("timestamp", 3): ("long", "io.debezium.time.Timestamp"),
+    ("timestamp", 6): ("long", "io.debezium.time.MicroTimestamp"),
+    ("timestamp", 9): ("long", "io.debezium.time.NanoTimestamp"),
+    "json": ("string", "io.debezium.data.Json"),
+}
+_PRIMITIVE = {"null": "null", "boolean": "boolean", "int32": "int", "int64": "long", "float": "float",
+              "double": "double", "string": "string", "bytes": "bytes"}
+_VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
+_DECIMAL = "org.apache.kafka.connect.data.Decimal"
+# The column types of Connect names and Avro logical types, for reading.
+_TYPE_OF_NAME = {
+    **{connect_name: ColumnType(*(key if isinstance(key, tuple) else (key,))) for key, (_, connect_name)
+       in _LOGICAL.items()},
+    "org.apache.kafka.connect.data.Date": ColumnType("date"), "date": ColumnType("date"),
+    "org.apache.kafka.connect.data.Time": ColumnType("time", 3), "time-millis": ColumnType("time", 3),
+    "time-micros": ColumnType("time", 6),
+    "org.apache.kafka.connect.data.Timestamp": ColumnType("timestamp", 3),
+    "timestamp-millis": ColumnType("timestamp", 3), "timestamp-micros": ColumnType("timestamp", 6),
+    "local-timestamp-millis": ColumnType("timestamp", 3), "local-timestamp-micros": ColumnType("timestamp", 6),
+}
+# What a change-event value written for the Avro type of each column type needs.
+_TIME_UNIT = {3: datetime.timedelta(milliseconds=1), 6: datetime.timedelta(microseconds=1)}
+
+
+def _parse_registry(value: Any) -> Any:
+    return value  # a URL, a file or a client: connected when first needed (schema_registry.connect)
+
+
+OPTIONS = (
+    Option("schema_registry", "the schema registry: a URL (http://, https://), a file (.sqlite/.db) or a client; "
+                              "default: the embedded registry", None, _parse_registry),
+    Option("topic_prefix", "Debezium's topic.prefix: the first part of record names and per-table topics",
+           "cdcformats"),
+    Option("subject_name_strategy", "topic, record or topic-record, as Confluent's serializers name subjects",
+           "topic", one_of(*_STRATEGIES)),
+    Option("topic", "the Kafka topic that subjects of the topic strategies name (default: Debezium's per-table "
+                    "topic <prefix>.<schema>.<table>)", None),
+)
+
+
+class DebeziumAvroCodec(KafkaRecordCodec):
+    name = NAME
+    description = "Debezium change events as Confluent's AvroConverter writes them: one typed schema per table, " \
+                  "registered in a schema registry"
+    carries = frozenset({
+        "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
+        "key", "before", "after", "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str",
+        "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type", "source.system", "source.position",
+        "source.commit_time", "source.capture_time", "source.time.sub_ms",
+    })
+    requires = ("table",)
+    options = OPTIONS
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._registry: Any = None
+        self._tables: dict[Table, _TableVersion] = {}
+        self._readers: dict[int, _Reader] = {}
+
+    @property
+    def registry(self) -> Any:
+        if self._registry is None:
+            from ..schema_registry import connect
+
+            self._registry = connect(self.config["schema_registry"])
+        return self._registry
+
+    # -- decode ---------------------------------------------------------------------------------------------------
+
+    def decode_messages(self, message: Any) -> list[ChangeEvent]:
+        if isinstance(message, tuple) and len(message) == 2 and message[1] is None:
+            return []  # a tombstone: Debezium's marker for log compaction, after the delete that said it
+        return [self.decode_message(message)]
+
+    def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
+        if value is None:
+            raise DecodeError(NAME, "a tombstone holds no change", field="value")
+        envelope = self._read(value, "value")
+        code = envelope.get("op")
+        if code not in OP_OF_CODE:
+            raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(OP_OF_CODE)}",
+                              field="op")
+        reader = self._readers[self._schema_id(value, "value")]
+        before = reader.image(envelope.get("before"), "before")
+        after = reader.image(envelope.get("after"), "after")
+        table, source = reader.source(envelope.get("source"))
+        capture = _time(envelope, "")
+        key_cells: Image = ()
+        if key is not None:
+            key_record = self._read(key, "key")
+            key_cells = self._readers[self._schema_id(key, "key")].key(key_record)
+        return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after,
+                           Source(source.system, source.position, source.commit_time_us, capture))
+
+    def _schema_id(self, framed: bytes, part: str) -> int:
+        if len(framed) < 5 or framed[:1] != MAGIC:
+            raise DecodeError(NAME, "not in Confluent's wire format (magic byte 0x00 and a 4-byte schema id)",
+                              field=part)
+        schema_id: int = struct.unpack(">I", framed[1:5])[0]
+        return schema_id
+
+    def _read(self, framed: bytes, part: str) -> dict[str, Any]:
+        schema_id = self._schema_id(framed, part)
+        reader = self._reader(schema_id, part)
+        stream = io.BytesIO(framed[5:])
+        try:
+            record = fastavro.schemaless_reader(stream, reader.parsed, None)
+        except Exception as error:  # fastavro raises whatever the bytes provoke: EOFError, IndexError, ...
+            raise DecodeError(NAME, f"cannot be read with schema {schema_id} ({type(error).__name__}: {error})",
+                              field=part) from None
+        if stream.tell() != len(framed) - 5:
+            raise DecodeError(NAME, f"{len(framed) - 5 - stream.tell()} bytes left over", field=part)
+        if type(record) is not dict:
+            raise DecodeError(NAME, f"schema {schema_id} is not a record", field=part)
+        return record
+
+    def _reader(self, schema_id: int, part: str) -> _Reader:
+        if schema_id not in self._readers:
+            try:
+                registered = self.registry.get_schema(schema_id)
+            except Exception as error:  # the registry's own errors: an unknown id, an unreachable registry
+                raise DecodeError(NAME, f"schema id {schema_id} cannot be fetched: {error}", field=part) from None
+            self._readers[schema_id] = _Reader.of(registered.schema_str, schema_id, part)
+        return self._readers[schema_id]
+
+    # -- encode ---------------------------------------------------------------------------------------------------
+
+    def encode_event(self, event: ChangeEvent) -> KafkaRecord:
+        assert event.table is not None  # written(): a change without a table is refused
+        version = self._current(event.table).evolved(event, self)
+        value = version.write_value(event)
+        key = version.write_key(event.key) if event.key else None
+        self._tables[event.table] = version
+        return KafkaRecord(key, value)
+
+    def _current(self, table: Table) -> _TableVersion:
+        """The table's schema as this codec last wrote it, or as the registry last has it, or none yet."""
+        if table not in self._tables:
+            self._tables[table] = _TableVersion.registered(self, table)
+        return self._tables[table]
+
+    def subject(self, table: Table, record: str, is_key: bool) -> str:
+        topic = self.config["topic"] or _dotted(self.config["topic_prefix"], table)
+        strategy = self.config["subject_name_strategy"]
+        if strategy == "record":
+            return record
+        return f"{topic}-{'key' if is_key else 'value'}" if strategy == "topic" else f"{topic}-{record}"
+
+    # -- files: JSON lines of the framed key and value, as base64 ---------------------------------------------------
+
+    def file_writer(self, stream: BinaryIO) -> FileWriter:
+        return _FramedLineWriter(stream)
+
+    def _record_of_line(self, line: bytes) -> KafkaRecord:
+        try:
+            parts = json.loads(line)
+            if type(parts) is not dict or set(parts) - {"key", "value"}:
+                raise ValueError("expected an object with key and value")
+            key, value = (None if parts.get(part) is None else base64.b64decode(parts[part], validate=True)
+                          for part in ("key", "value"))
+        except (ValueError, TypeError) as error:
+            raise DecodeError(NAME, f"not a line of the form {{\"key\": base64, \"value\": base64}}: {error}"
+                              ) from None
+        return KafkaRecord(key, value)
+
+    # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        losses = super().cell_losses(cell, path)
+        value = cell.value
+        if type(value) is Decimal and not (value.is_finite() and not (value.is_zero() and value.is_signed())):
+            losses.append(Loss("value.decimal", f"{path}.value", typed_text.render(value),
+                               "a decimal column holds no NaN, infinity or -0: written as text"))
+        return losses
+
+    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+        losses = op_losses(event, CODE_OF_OP, NAME)
+        losses += position_losses(event, frozenset(SOURCE_FIELDS), False)
+        for index, (_, value) in enumerate(event.source.position):
+            if value is None or (type(value) is Decimal and not _fits_any_decimal(value)):
+                losses.append(Loss("source.position", f"source.position[{index}]",
+                                   why="a null source field is no position entry"))
+        table = event.table
+        assert table is not None  # requires: a change without a table is refused before
+        if table.catalog is not None and table.schema is None:
+            losses.append(Loss("table.catalog", "table", Table(table.name, table.catalog),
+                               "the catalog is written as the schema (db)"))
+        return losses
+
+    def dropped(self, event: ChangeEvent) -> list[Loss]:
+        """The losses of the stages (``Codec.dropped``), then those of typing the rows: the schema conflict that
+        refuses the change, or the rows as the table's schema writes them."""
+        from ..losses import refused, without
+
+        losses = super().dropped(event)
+        if refused(losses) is not None:
+            return losses
+        current = without(event, losses)
+        assert current.table is not None  # requires
+        try:
+            version = self._current(current.table).evolved(current, self, register=False)
+        except SchemaConflict as conflict:
+            return [*losses, Loss("value.off_type", _path_of(current, conflict.column), REFUSED, str(conflict))]
+        return losses + version.row_losses(current)
+
+
+def _path_of(event: ChangeEvent, column: str) -> str:
+    """Where a column's first cell is in an event, for a schema conflict's error."""
+    for image_name in ("after", "before", "key"):
+        for index, cell in enumerate(getattr(event, image_name) or ()):
+            if cell.name == column:
+                return f"{image_name}[{index}].value"
+    return "source.position" if column.startswith("source.") else "key"
+
+
+def _fits_any_decimal(value: Decimal) -> bool:
+    return value.is_finite() and not (value.is_zero() and value.is_signed())
+
+
+def _avro_name(name: str) -> str:
+    """A name Avro allows: invalid characters as ``_``, as Debezium's schema name adjuster writes them."""
+    adjusted = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return adjusted if _AVRO_NAME.fullmatch(adjusted) else f"_{adjusted}"
+
+
+def _dotted(prefix: str, table: Table) -> str:
+    return ".".join(_avro_name(part) for part in (prefix, table.schema, table.name) if part is not None)
+
+
+# -- writing -------------------------------------------------------------------------------------------------------
+
+def _implied_type(column_type: ColumnType) -> str | None:
+    """The cell type that reading a field written for ``column_type`` gives without a source type parameter."""
+    return _implied_of_field(_avro_type(column_type, None, set()))
+
+
+def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[str]) -> Any:
+    """The Avro type of a column type (names already ``defined`` in the schema are referred to by name)."""
+    name = column_type.name
+    schema: dict[str, Any]
+    if name in _PRIMITIVE:
+        schema = {"type": _PRIMITIVE[name]}
+    elif name in ("int8", "int16"):
+        schema = {"type": "int", "connect.type": name}
+    elif name == "decimal" and column_type.scale is None:
+        if _VARIABLE_DECIMAL in defined:
+            schema = {"type": _VARIABLE_DECIMAL}
+        else:
+            defined.add(_VARIABLE_DECIMAL)
+            schema = {"type": {"type": "record", "name": "VariableScaleDecimal", "namespace": "io.debezium.data",
+                               "fields": [{"name": "scale", "type": "int"}, {"name": "value", "type": "bytes"}],
+                               "connect.doc": "Variable scaled decimal", "connect.version": 1,
+                               "connect.name": _VARIABLE_DECIMAL}}
+    elif name == "decimal":
+        parameters = {"scale": str(column_type.scale)}
+        if column_type.precision is not None:
+            parameters["connect.decimal.precision"] = str(column_type.precision)
+        schema = {"type": "bytes", "scale": column_type.scale,
+                  "precision": column_type.precision if column_type.precision is not None else 64,
+                  "connect.version": 1, "connect.parameters": parameters, "connect.name": _DECIMAL,
+                  "logicalType": "decimal"}
+    else:
+        avro, connect_name = _LOGICAL[name if name in _LOGICAL else (name, column_type.precision)]
+        schema = {"type": avro, "connect.version": 1, "connect.name": connect_name}
+    if source_type is not None:
+        schema.setdefault("connect.parameters", {})[SOURCE_TYPE] = source_type
+    return schema["type"] if len(schema) == 1 else schema
+
+
+def _optional(avro_type: Any) -> Any:
+    return avro_type if avro_type == "null" else ["null", avro_type]
+
+
+def _fields(columns: tuple[Column, ...], required: frozenset[str], defined: set[str], taken: set[str] | None = None
+            ) -> list[dict[str, Any]]:
+    """The fields of a row or key record: a field per column, optional (null default) unless ``required``; field
+    names ``taken`` by fields before them are not used again."""
+    fields = []
+    taken = set() if taken is None else taken
+    for column in columns:
+        implied = _implied_type(column.type)
+        source_type = column.source_type if column.source_type != implied and column.source_type is not None \
+            else None
+        avro_type = _avro_type(column.type, source_type, defined)
+        field_name = _field_name(column.name, taken)
+        entry: dict[str, Any] = {"name": field_name}
+        if column.name in required and not column.nullable:
+            entry["type"] = avro_type
+        else:
+            entry["type"], entry["default"] = _optional(avro_type), None
+        if field_name != column.name:
+            entry[COLUMN_PROPERTY] = column.name
+        fields.append(entry)
+    return fields
+
+
+def _field_name(name: str, taken: set[str]) -> str:
+    field_name = _avro_name(name)
+    while field_name in taken:
+        field_name += "_"
+    taken.add(field_name)
+    return field_name
+
+
+def _written_type(column: Column) -> str | None:
+    """The cell type a column's cells are read back with."""
+    return column.source_type if column.source_type is not None else _implied_type(column.type)
+
+
+def _avro_value(value: Value, column_type: ColumnType) -> Any:
+    if type(value) is Decimal and column_type.scale is None:
+        sign, digits, exponent = value.as_tuple()
+        assert isinstance(exponent, int)  # only finite decimals fit a decimal column
+        unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
+        return {"scale": -exponent, "value": unscaled.to_bytes(_byte_length(unscaled), "big", signed=True)}
+    return value
+
+
+def _byte_length(number: int) -> int:
+    return max(1, (number + (number < 0)).bit_length() // 8 + 1)
+
+
+@dataclass
+class _TableVersion:
+    """A table's schema as last written: its ``TableSchema``, the position fields of its ``source``, and the
+    registered Avro schemas and ids of its value and key."""
+
+    table: Table
+    schema: TableSchema | None = None
+    position: TableSchema | None = None
+    connector: str | None = None
+    value_id: int | None = None
+    key_id: int | None = None
+    value_schema: Any = None
+    key_schema: Any = None
+    value_fields: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def registered(cls, codec: DebeziumAvroCodec, table: Table) -> _TableVersion:
+        """The table as the latest schema under its value subject has it, or a table with no schema yet."""
+        record = f"{_dotted(codec.config['topic_prefix'], table)}.Envelope"
+        try:
+            latest = codec.registry.get_latest_version(codec.subject(table, record, False))
+        except Exception:  # the registry's "subject not found" (or no such registry yet): a new table
+            return cls(table)
+        try:
+            reader = _Reader.of(latest.schema.schema_str, latest.schema_id, "value")
+        except DecodeError:
+            return cls(table)  # not an envelope this codec reads: its own evolution starts afresh
+        return cls(table, reader.table_schema(table), reader.position_schema(), reader.connector,
+                   value_id=latest.schema_id)
+
+    def evolved(self, event: ChangeEvent, codec: DebeziumAvroCodec, register: bool = True) -> _TableVersion:
+        """This table, evolved to hold ``event`` (``SchemaConflict`` if it cannot), its new schemas registered."""
+        observed = TableSchema.of_event(event)
+        schema = observed if self.schema is None else self.schema.evolved(observed)
+        position = _position_schema(event)
+        try:
+            position = position if self.position is None else self.position.evolved(position)
+        except SchemaConflict as conflict:
+            raise SchemaConflict(self.table, f"source.{conflict.column}", conflict.current, conflict.new) from None
+        if schema == self.schema and position == self.position and self.value_id is not None and (
+                not event.key or self.key_id is not None):
+            return self
+        evolved = _TableVersion(self.table, schema, position, self.connector or event.source.system)
+        if register:
+            evolved.register(codec, bool(event.key) or self.key_id is not None)
+        return evolved
+
+    def register(self, codec: DebeziumAvroCodec, with_key: bool) -> None:
+        from confluent_kafka.schema_registry import Schema
+
+        assert self.schema is not None and self.position is not None
+        namespace = _dotted(codec.config["topic_prefix"], self.table)
+        defined: set[str] = set()
+        self.value_fields = _fields(self.schema.columns, frozenset(), defined)
+        value_record = {"type": "record", "name": "Value", "namespace": namespace, "fields": self.value_fields,
+                        "connect.name": f"{namespace}.Value"}
+        connector = _avro_name(self.connector) if self.connector else "common"
+        source_fields = [{"name": name, "type": ["null", kind], "default": None}
+                         for name, kind in zip(SOURCE_FIELDS, _SOURCE_FIELD_TYPES, strict=True)]
+        source_fields += _fields(self.position.columns, frozenset(), defined, set(SOURCE_FIELDS))
+        envelope = {
+            "type": "record", "name": "Envelope", "namespace": namespace, "fields": [
+                {"name": "before", "type": ["null", value_record], "default": None},
+                {"name": "after", "type": ["null", f"{namespace}.Value"], "default": None},
+                {"name": "source", "type": {"type": "record", "name": "Source",
+                                            "namespace": f"io.debezium.connector.{connector}",
+                                            "fields": source_fields,
+                                            "connect.name": f"io.debezium.connector.{connector}.Source"}},
+                {"name": "op", "type": "string"},
+                {"name": "ts_ms", "type": ["null", "long"], "default": None},
+                {"name": "ts_us", "type": ["null", "long"], "default": None},
+            ],
+            "connect.version": 1, "connect.name": f"{namespace}.Envelope"}
+        self.value_schema = fastavro.parse_schema(envelope)
+        self.value_id = _registered(codec, self.table, f"{namespace}.Envelope", False, Schema(json.dumps(envelope),
+                                                                                              "AVRO"))
+        if with_key and self.schema.key:
+            key_record = {"type": "record", "name": "Key", "namespace": namespace,
+                          "fields": _fields(self.schema.key_columns(), frozenset(self.schema.key), set()),
+                          "connect.name": f"{namespace}.Key"}
+            self.key_schema = fastavro.parse_schema(key_record)
+            self.key_id = _registered(codec, self.table, f"{namespace}.Key", True, Schema(json.dumps(key_record),
+                                                                                          "AVRO"))
+
+    # -- writing ----------------------------------------------------------------------------------------------
+
+    def write_value(self, event: ChangeEvent) -> bytes:
+        """The framed envelope of ``event``, a change this version's schema holds."""
+        assert self.schema is not None and self.position is not None and self.value_id is not None
+        table = event.table
+        assert table is not None  # requires
+        source = event.source
+        record_source: dict[str, Any] = {"connector": source.system, "ts_ms": None, "ts_us": None,
+                                         "db": table.catalog if table.catalog is not None else table.schema,
+                                         "schema": table.schema if table.catalog is not None else None,
+                                         "table": table.name}
+        _write_time(record_source, source.commit_time_us)
+        position = dict(source.position)
+        taken = set(SOURCE_FIELDS)
+        for column in self.position.columns:
+            record_source[_field_name(column.name, taken)] = _avro_value(position.get(column.name), column.type)
+        record: dict[str, Any] = {"before": self.row(event.before), "after": self.row(event.after),
+                                  "source": record_source, "op": CODE_OF_OP[event.op], "ts_ms": None, "ts_us": None}
+        _write_time(record, source.capture_time_us)
+        return _framed(self.value_id, self.value_schema, record)
+
+    def row(self, image: Image | None) -> dict[str, Any] | None:
+        assert self.schema is not None
+        if image is None:
+            return None
+        values = {cell.name: cell.value for cell in reversed(image)}  # the first cell of a column is the one kept
+        return {avro_field["name"]: _avro_value(values.get(column.name), column.type)
+                for column, avro_field in zip(self.schema.columns, self.value_fields, strict=True)}
+
+    def write_key(self, key: Image) -> bytes | None:
+        """The framed key record, or None for a table without key columns."""
+        assert self.schema is not None
+        if self.key_id is None:
+            return None
+        values = {cell.name: cell.value for cell in key}
+        taken: set[str] = set()
+        record = {_field_name(column.name, taken): _avro_value(values.get(column.name), column.type)
+                  for column in self.schema.key_columns()}
+        return _framed(self.key_id, self.key_schema, record)
+
+    # -- losses -------------------------------------------------------------------------------------------------
+
+    def row_losses(self, event: ChangeEvent) -> list[Loss]:
+        """Where the rows, key and position of ``event`` come back otherwise from a table of this schema."""
+        assert self.schema is not None and self.position is not None
+        losses = []
+        columns = {column.name: column for column in self.schema.columns}
+        key = {cell.name: cell for cell in event.key}
+        for image_name in ("before", "after"):
+            image = getattr(event, image_name)
+            if image is None:
+                continue
+            row: dict[str, Cell] = {}
+            for cell in image:
+                row.setdefault(cell.name, cell)
+            written = tuple(_written_cell(row.get(name) or key.get(name) or Cell(name), column)
+                            for name, column in columns.items())
+            if written != image:
+                losses.append(Loss("image.columns", image_name, written,
+                                   "a typed row holds every column of its table, in the table's order"))
+        for index, cell in enumerate(event.key):
+            written_cell = _written_cell(cell, columns[cell.name])
+            if written_cell != cell:
+                losses.append(Loss("cell.type", f"key[{index}].type", written_cell.type,
+                                   "a column has one type name per table version"))
+        order = [column.name for column in self.position.columns]
+        position = tuple(sorted(event.source.position, key=lambda entry: order.index(entry[0])))
+        if position != event.source.position:
+            losses.append(Loss("source.position", "source.position", position,
+                               "the position comes back in the table's source field order"))
+        return losses
+
+
+def _written_cell(cell: Cell, column: Column) -> Cell:
+    return Cell(cell.name, cell.value if cell.kind is CellKind.PUT else None, _written_type(column))
+
+
+def _position_schema(event: ChangeEvent) -> TableSchema:
+    return TableSchema(None, tuple(Column(name, cell_type(value, None)) for name, value in event.source.position))
+
+
+def _registered(codec: DebeziumAvroCodec, table: Table, record: str, is_key: bool, schema: Any) -> int:
+    subject = codec.subject(table, record, is_key)
+    try:
+        schema_id: int = codec.registry.register_schema(subject, schema)
+    except Exception as error:  # the registry's refusal (409: incompatible) or an unreachable registry
+        raise EncodeError(NAME, f"the schema registry refused the schema of table {table.name} under subject "
+                                f"{subject}: {' '.join(str(error).split())}") from None
+    return schema_id
+
+
+def _framed(schema_id: int, parsed: Any, record: dict[str, Any]) -> bytes:
+    body = io.BytesIO()
+    body.write(MAGIC + struct.pack(">I", schema_id))
+    try:
+        fastavro.schemaless_writer(body, parsed, record)
+    except UnicodeEncodeError as error:  # a str that is not valid Unicode (a lone surrogate)
+        raise EncodeError(NAME, f"{type(error).__name__}: {error}") from None
+    return body.getvalue()
+
+
+def _write_time(record: dict[str, Any], microseconds: int | None) -> None:
+    if microseconds is not None:
+        record["ts_ms"] = time_units.in_unit(microseconds, time_units.MILLISECOND)
+        if microseconds % time_units.MILLISECOND:
+            record["ts_us"] = microseconds
+
+
+def _time(record: dict[str, Any], path: str) -> int | None:
+    if record.get("ts_us") is not None:
+        return int(record["ts_us"])
+    if record.get("ts_ms") is not None:
+        microseconds = time_units.to_microseconds(record["ts_ms"], time_units.MILLISECOND)
+        if microseconds is None:
+            raise DecodeError(NAME, f"{record['ts_ms']} ms is outside 64-bit microseconds", field=path + "ts_ms")
+        return microseconds
+    return None
+
+
+# -- reading -------------------------------------------------------------------------------------------------------
+
+def _implied_of_field(avro_type: Any) -> str | None:
+    """The cell type a field of this (non-null) Avro type reads as without a source type parameter, as
+    ``debezium-json`` names Connect types: the Connect name where it is not the default one of its value's kind."""
+    if type(avro_type) is not dict:
+        return {"int": "int32", "float": "float"}.get(avro_type)
+    if "connect.type" in avro_type:
+        return str(avro_type["connect.type"])
+    name = avro_type.get("connect.name")
+    if name in (None, _DECIMAL, _VARIABLE_DECIMAL) or avro_type.get("type") == "record":
+        return _implied_of_field(avro_type.get("type")) if type(avro_type.get("type")) is str and name is None \
+            else None
+    return str(name)
+
+
+@dataclass
+class _Field:
+    """One field of a row, key or source record as read: its Avro name, its column and the cell type it reads as."""
+
+    avro_name: str
+    column: Column
+    cell_type: str | None
+
+
+@dataclass
+class _Reader:
+    """What a registered schema says about the records written with it."""
+
+    schema_id: int
+    parsed: Any
+    row: list[_Field] = field(default_factory=list)
+    key_fields: list[_Field] = field(default_factory=list)
+    position: list[_Field] = field(default_factory=list)
+    connector: str | None = None
+
+    @classmethod
+    def of(cls, text: str, schema_id: int, part: str) -> _Reader:
+        try:
+            schema = json.loads(text)
+            parsed = fastavro.parse_schema(schema)
+        except Exception as error:  # a registry may hold anything under an id
+            raise DecodeError(NAME, f"schema {schema_id} is not an Avro schema ({type(error).__name__}: {error})",
+                              field=part) from None
+        reader = cls(schema_id, parsed)
+        if type(schema) is not dict or schema.get("type") != "record":
+            raise DecodeError(NAME, f"schema {schema_id} is not a record schema", field=part)
+        envelope = {entry.get("name"): entry for entry in schema.get("fields", [])}
+        if "op" not in envelope:  # a key record
+            reader.key_fields = _read_fields(schema["fields"])
+            return reader
+        row_type = _non_null(envelope.get("after", envelope.get("before", {})).get("type"))
+        if type(row_type) is dict and row_type.get("type") == "record":
+            reader.row = _read_fields(row_type["fields"])
+        elif type(row_type) is str:  # after refers to the record before defined
+            before = _non_null(envelope.get("before", {}).get("type"))
+            reader.row = _read_fields(before["fields"]) if type(before) is dict else []
+        source = envelope.get("source", {}).get("type")
+        if type(source) is dict and source.get("type") == "record":
+            connector = str(source.get("namespace", "")).rpartition(".")[2]
+            reader.connector = None if connector in ("", "common") else connector
+            reader.position = [entry for entry in _read_fields(source["fields"])
+                               if entry.column.name not in SOURCE_FIELDS]
+        return reader
+
+    def table_schema(self, table: Table) -> TableSchema:
+        return TableSchema(table, tuple(entry.column for entry in self.row),
+                           tuple(entry.column.name for entry in self.key_fields))
+
+    def position_schema(self) -> TableSchema:
+        return TableSchema(None, tuple(entry.column for entry in self.position))
+
+    def image(self, record: Any, path: str) -> Image | None:
+        if record is None:
+            return None
+        return tuple(Cell(entry.column.name, _value_in(record.get(entry.avro_name), f"{path}.{entry.avro_name}"),
+                          entry.cell_type) for entry in self.row)
+
+    def key(self, record: dict[str, Any]) -> Image:
+        return tuple(Cell(entry.column.name, _value_in(record.get(entry.avro_name), f"key.{entry.avro_name}"),
+                          entry.cell_type) for entry in self.key_fields)
+
+    def source(self, record: Any) -> tuple[Table, Source]:
+        if type(record) is not dict or type(record.get("table")) is not str:
+            raise DecodeError(NAME, "expected the source record with a table", field="source.table")
+        db, schema = record.get("db"), record.get("schema")
+        table = Table(record["table"], schema, db) if schema is not None else Table(record["table"], db)
+        position = tuple((entry.column.name, _value_in(record[entry.avro_name], f"source.{entry.avro_name}"))
+                         for entry in self.position if record.get(entry.avro_name) is not None)
+        connector = record.get("connector")
+        return table, Source(connector if type(connector) is str else None, position, _time(record, "source."))
+
+
+def _non_null(avro_type: Any) -> Any:
+    if type(avro_type) is list:
+        branches = [branch for branch in avro_type if branch != "null"]
+        return branches[0] if len(branches) == 1 else (branches or ["null"])[0]
+    return avro_type
+
+
+def _read_fields(fields: list[dict[str, Any]]) -> list[_Field]:
+    read = []
+    for entry in fields:
+        avro_type = _non_null(entry.get("type"))
+        optional = type(entry.get("type")) is list and "null" in entry["type"]
+        column_type = _column_type_of(avro_type)
+        parameters = avro_type.get("connect.parameters", {}) if type(avro_type) is dict else {}
+        source_type = parameters.get(SOURCE_TYPE) if type(parameters) is dict else None
+        cell_type_name = source_type if source_type is not None else _implied_of_field(avro_type)
+        name = entry.get(COLUMN_PROPERTY, entry["name"])
+        read.append(_Field(entry["name"], Column(name, column_type, optional, source_type), cell_type_name))
+    return read
+
+
+def _column_type_of(avro_type: Any) -> ColumnType:
+    """The column type of a field's Avro type (``json`` for the nested types, which have none of their own)."""
+    if type(avro_type) is str:
+        return {"null": ColumnType("null"), "boolean": ColumnType("boolean"), "int": ColumnType("int32"),
+                "long": ColumnType("int64"), "float": ColumnType("float"), "double": ColumnType("double"),
+                "string": ColumnType("string"), "bytes": ColumnType("bytes")}.get(avro_type, ColumnType("json"))
+    if type(avro_type) is not dict:
+        return ColumnType("json")
+    named = avro_type.get("connect.name") or avro_type.get("logicalType")
+    if named in _TYPE_OF_NAME:
+        return _TYPE_OF_NAME[named]
+    if named == _VARIABLE_DECIMAL:
+        return ColumnType("decimal")
+    if avro_type.get("logicalType") == "decimal":
+        parameters = avro_type.get("connect.parameters") or {}
+        precision = parameters.get("connect.decimal.precision")
+        scale = int(avro_type.get("scale", 0))
+        return ColumnType("decimal", int(precision) if precision is not None else None, scale)
+    if avro_type.get("connect.type") in ("int8", "int16"):
+        return ColumnType(avro_type["connect.type"])
+    if type(avro_type.get("type")) is str and avro_type["type"] not in ("record", "array", "map", "enum", "fixed"):
+        return _column_type_of(avro_type["type"])
+    if avro_type.get("type") in ("enum",):
+        return ColumnType("string")
+    if avro_type.get("type") == "fixed":
+        return ColumnType("bytes")
+    return ColumnType("json")
+
+
+def _value_in(value: Any, where: str) -> Value:
+    """A value as fastavro reads it, as a change-event value: logical types back to the integers they are written
+    as, Debezium's variable-scale decimal to a decimal, records and maps to Structs, arrays to tuples."""
+    kind = type(value)
+    if kind is dict:
+        if set(value) == {"scale", "value"} and type(value["value"]) is bytes:
+            unscaled = int.from_bytes(value["value"], "big", signed=True)
+            return Decimal(unscaled).scaleb(-value["scale"]) if unscaled else Decimal((0, (0,), -value["scale"]))
+        return Struct(tuple((name, _value_in(item, f"{where}.{name}")) for name, item in value.items()))
+    if kind is list:
+        return tuple(_value_in(item, f"{where}[{index}]") for index, item in enumerate(value))
+    if kind is datetime.date:
+        return (value - _EPOCH_DATE).days
+    if kind is datetime.datetime:
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=datetime.UTC)
+        return (moment - _EPOCH) // _TIME_UNIT[6 if moment.microsecond % 1000 else 3]
+    if kind is datetime.time:
+        return (datetime.datetime.combine(_MIDNIGHT, value) - _MIDNIGHT) // _TIME_UNIT[3]
+    if kind is Decimal or kind in (type(None), bool, int, float, str, bytes):
+        return value
+    raise DecodeError(NAME, f"a {kind.__name__} value has no change-event form", field=where)
+
+
+# -- files: JSON lines of the framed key and value, as base64 -----------------------------------------------------
+
+class _FramedLineWriter(FileWriter):
+    def write(self, messages: list[Any]) -> None:
+        for record in messages:
+            self.stream.write(json.dumps({"key": _base64(record.key), "value": _base64(record.value)}).encode())
+            self.stream.write(b"\n")
+
+
+def _base64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
