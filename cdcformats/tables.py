@@ -10,11 +10,12 @@ A column's type is a ``ColumnType``: ``boolean``, ``int8`` .. ``int64``, ``float
 (days), ``time(n)`` and ``timestamp(n)`` (integers in units of 10^-n seconds: 3 milliseconds, 6 microseconds, 9
 nanoseconds), ``json`` (JSON text), or ``null`` for a column that has held nothing but nulls yet.
 
-A cell's type is what its source declares, where the value fits it (``declared_type``: a SQL name such as
+A cell's type is what its source declares, where its value fits it (``declared_type``: a SQL name such as
 ``decimal(10,2)`` or ``bigint(20) unsigned``, a Kafka Connect or Debezium type name, or a whole Connect field schema as
 ``connect-json`` and ``debezium-json`` keep it), else the type of its value (``value_type``): so a value is never
 changed to fit its column. Dates and times that a source sends as text (Canal's ``2024-05-01``) stay text: their
-column is a ``string`` that keeps the declared name as its ``source_type``.
+column is a ``string`` that keeps the declared name as its ``source_type``. A null value says nothing of its
+column's type: a column that has held only nulls is a ``null`` column until a value comes.
 
 Evolution (``TableSchema.evolved``), the rules a registry's BACKWARD check accepts:
 
@@ -246,12 +247,13 @@ def _connect_schema_type(text: str) -> ColumnType | None:
 
 
 def cell_type(value: Value, type_name: str | None) -> ColumnType:
-    """The type of a cell's column: what its type name declares where the value fits it, else its value's."""
+    """The type of a cell's column: what its type name declares where the value fits it, else its value's. A null
+    says nothing of its column's type (a column whose values are off its declared type has nulls too): ``null``."""
+    if value is None:
+        return ColumnType("null")
     declared = declared_type(type_name)
     if declared is not None and declared.fits(value):
         return declared
-    if value is None:
-        return ColumnType("null")
     return value_type(value)
 
 

@@ -80,6 +80,8 @@ from ._kit.debezium_envelope import CODE_OF_OP, OP_OF_CODE, SOURCE_FIELDS, op_lo
 from ._kit.kafka_records import KafkaRecordCodec
 
 NAME = "debezium-avro"
+# What a change must keep to be written: a column's values, change after change, of types one column type holds.
+ONE_TYPE = "one type per column"
 MAGIC = b"\x00"
 SOURCE_TYPE = "__debezium.source.column.type"
 COLUMN_PROPERTY = "cdcformats.column"
@@ -147,7 +149,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type", "source.system", "source.position",
         "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
-    requires = ("table",)
+    requires = ("table", ONE_TYPE)
     options = OPTIONS
 
     def __init__(self, **options: Any) -> None:
@@ -291,6 +293,9 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         refuses the change, or the rows as the table's schema writes them."""
         from ..losses import refused, without
 
+        if event.table is None:
+            return [Loss("requires table", "table", REFUSED,
+                         "a typed table is named by its table: its records, subjects and topic")]
         losses = super().dropped(event)
         if refused(losses) is not None:
             return losses
@@ -299,7 +304,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         try:
             version = self._current(current.table).evolved(current, self, register=False)
         except SchemaConflict as conflict:
-            return [*losses, Loss("value.off_type", _path_of(current, conflict.column), REFUSED, str(conflict))]
+            return [*losses, Loss(f"requires {ONE_TYPE}", _path_of(current, conflict.column), REFUSED, str(conflict))]
         return losses + version.row_losses(current)
 
 
@@ -334,22 +339,22 @@ def _implied_type(column_type: ColumnType) -> str | None:
 
 
 def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[str]) -> Any:
-    """The Avro type of a column type (names already ``defined`` in the schema are referred to by name)."""
+    """The Avro type of a column type (names already ``defined`` in the schema are referred to by name), with the
+    source's type name as a parameter where it is given; a variable-scale decimal, a named record defined once per
+    schema, has the parameter on its field instead (``_fields``)."""
     name = column_type.name
     schema: dict[str, Any]
+    if name == "decimal" and column_type.scale is None:
+        if _VARIABLE_DECIMAL in defined:
+            return _VARIABLE_DECIMAL
+        defined.add(_VARIABLE_DECIMAL)
+        return {"type": "record", "name": "VariableScaleDecimal", "namespace": "io.debezium.data",
+                "fields": [{"name": "scale", "type": "int"}, {"name": "value", "type": "bytes"}],
+                "connect.doc": "Variable scaled decimal", "connect.version": 1, "connect.name": _VARIABLE_DECIMAL}
     if name in _PRIMITIVE:
         schema = {"type": _PRIMITIVE[name]}
     elif name in ("int8", "int16"):
         schema = {"type": "int", "connect.type": name}
-    elif name == "decimal" and column_type.scale is None:
-        if _VARIABLE_DECIMAL in defined:
-            schema = {"type": _VARIABLE_DECIMAL}
-        else:
-            defined.add(_VARIABLE_DECIMAL)
-            schema = {"type": {"type": "record", "name": "VariableScaleDecimal", "namespace": "io.debezium.data",
-                               "fields": [{"name": "scale", "type": "int"}, {"name": "value", "type": "bytes"}],
-                               "connect.doc": "Variable scaled decimal", "connect.version": 1,
-                               "connect.name": _VARIABLE_DECIMAL}}
     elif name == "decimal":
         parameters = {"scale": str(column_type.scale)}
         if column_type.precision is not None:
@@ -383,6 +388,8 @@ def _fields(columns: tuple[Column, ...], required: frozenset[str], defined: set[
         avro_type = _avro_type(column.type, source_type, defined)
         field_name = _field_name(column.name, taken)
         entry: dict[str, Any] = {"name": field_name}
+        if source_type is not None and column.type.name == "decimal" and column.type.scale is None:
+            entry["connect.parameters"] = {SOURCE_TYPE: source_type}
         if column.name in required and not column.nullable:
             entry["type"] = avro_type
         else:
@@ -730,6 +737,7 @@ def _read_fields(fields: list[dict[str, Any]]) -> list[_Field]:
         optional = type(entry.get("type")) is list and "null" in entry["type"]
         column_type = _column_type_of(avro_type)
         parameters = avro_type.get("connect.parameters", {}) if type(avro_type) is dict else {}
+        parameters = parameters or entry.get("connect.parameters", {})
         source_type = parameters.get(SOURCE_TYPE) if type(parameters) is dict else None
         cell_type_name = source_type if source_type is not None else _implied_of_field(avro_type)
         name = entry.get(COLUMN_PROPERTY, entry["name"])
@@ -739,6 +747,8 @@ def _read_fields(fields: list[dict[str, Any]]) -> list[_Field]:
 
 def _column_type_of(avro_type: Any) -> ColumnType:
     """The column type of a field's Avro type (``json`` for the nested types, which have none of their own)."""
+    if avro_type == _VARIABLE_DECIMAL:  # the record, referred to by name after its first field
+        return ColumnType("decimal")
     if type(avro_type) is str:
         return {"null": ColumnType("null"), "boolean": ColumnType("boolean"), "int": ColumnType("int32"),
                 "long": ColumnType("int64"), "float": ColumnType("float"), "double": ColumnType("double"),

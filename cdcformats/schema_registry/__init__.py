@@ -56,7 +56,7 @@ def connect(target: Any = None, **config: Any) -> Any:
         if text.startswith(REMOTE_SCHEMES):
             from confluent_kafka.schema_registry import SchemaRegistryClient
 
-            return SchemaRegistryClient({"url": text, **config})
+            return SchemaRegistryClient.new_client({"url": text, **config})  # mock:// gives the in-memory client
         if config:
             raise TypeError(f"settings {', '.join(sorted(config))} are for a registry URL, not an embedded file")
         from .embedded import EmbeddedSchemaRegistryClient

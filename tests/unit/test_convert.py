@@ -240,5 +240,6 @@ def test_a_registry_address_is_a_url_or_a_registry_file(tmp_path: Path, monkeypa
     with pytest.raises(ConfigurationError, match=re.escape(fix)):
         connect(address)
     assert list(tmp_path.iterdir()) == []  # no registry file of that name
-    assert type(connect("mock://registry")).__name__ == "SchemaRegistryClient"
+    assert type(connect("mock://registry")).__name__ == "MockSchemaRegistryClient"
+    assert type(connect("http://localhost:8081")).__name__ == "SchemaRegistryClient"
     assert type(connect(tmp_path / "new.sqlite")).__name__ == "EmbeddedSchemaRegistryClient"
