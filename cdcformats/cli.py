@@ -192,11 +192,14 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--dead-letter", "dead_letter", type=click.Path(dir_okay=False), default=None,
               help="JSON-lines file for what cannot be converted: each error with the raw source message(s) in "
               "base64. Give it as IN, with the same --from, to convert its messages again.")
+@click.option("--registry", default=None, help="Schema registry URL (http://, https://) or file (.sqlite, .db) for "
+              "the formats that register schemas (debezium-avro): the option schema_registry of each format that has "
+              "it; default: the embedded registry.")
 @click.option("--progress/--no-progress", default=None, help="A progress display on stderr (default: when stderr "
               "is a terminal).")
 def convert_command(source: str, target: str, input_path: str, output_path: str, options: tuple[str, ...],
                     source_options: tuple[str, ...], target_options: tuple[str, ...], strict: bool,
-                    errors: str | None, dead_letter: str | None, progress: bool | None) -> None:
+                    errors: str | None, dead_letter: str | None, registry: str | None, progress: bool | None) -> None:
     """Convert IN (default stdin) into OUT (default stdout), streaming, in flat memory whatever the size.
 
     Files are JSON lines for the JSON formats, Avro container files for avro, and length-delimited messages for
@@ -218,9 +221,11 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
                 raise click.UsageError(f"{other_name} {other_path} is {name}: give another file")
     if input_path == "-" and sys.stdin.isatty():
         raise click.UsageError("no IN given and stdin is a terminal: give IN, or pipe the input in")
+    given = _format_options(options)
+    if registry is not None:
+        given.setdefault("schema_registry", registry)
     source_codec, target_codec = configure(source, target, source_options=_format_options(source_options),
-                                           target_options=_format_options(target_options),
-                                           **_format_options(options))
+                                           target_options=_format_options(target_options), **given)
     stats = ConversionStats()
     show_progress = sys.stderr.isatty() if progress is None else progress
     with contextlib.ExitStack() as files_open:
@@ -308,8 +313,9 @@ def _summary(source: str, target: str, stats: Any, seconds: float) -> None:
               "committed only after the converted messages are acknowledged).")
 @click.option("--dead-letter-topic", default=None, help="Where messages that cannot be converted go, with the error "
               "in a header; without it, such a message stops the bridge.")
-@click.option("--schema-registry", default=None, help="Registry URL (http://, https://) or file (an existing one, or "
-              "a path ending in .sqlite or .db) for avro/protobuf; default: the embedded registry.")
+@click.option("--schema-registry", "--registry", "schema_registry", default=None, help="Registry URL (http://, "
+              "https://) or file (an existing one, or a path ending in .sqlite or .db) for avro, protobuf and "
+              "debezium-avro; default: the embedded registry.")
 @click.option("--source-option", multiple=True, metavar="NAME=VALUE", help="A source format option (JSON values).")
 @click.option("--target-option", multiple=True, metavar="NAME=VALUE", help="A target format option (JSON values).")
 @click.option("--tombstones", is_flag=True, help="Follow each converted delete with a tombstone.")
