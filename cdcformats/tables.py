@@ -236,7 +236,7 @@ def _connect_schema_type(text: str) -> ColumnType | None:
         return None
     parameters: dict[str, Any] = schema["parameters"] if type(schema.get("parameters")) is dict else {}
     source_type = declared_type(parameters.get("__debezium.source.column.type"))
-    named = _CONNECT_NAMES.get(schema.get("name")) or _CONNECT_NAMES.get(schema.get("type"))
+    named = _CONNECT_NAMES.get(str(schema.get("name"))) or _CONNECT_NAMES.get(str(schema.get("type")))
     if named is not None and named.name == "decimal" and str(parameters.get("scale", "")).isdigit():
         scale = int(parameters["scale"])
         precision = str(parameters.get("connect.decimal.precision", ""))
