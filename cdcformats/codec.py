@@ -211,6 +211,9 @@ class Codec:
     # "requires <what>" that cf.loss() lists.
     requires: tuple[str, ...] = ()
     options: ClassVar[tuple[Option, ...]] = ()
+    # Whether its images are typed rows, every column of their table in the table's order: then it does not carry
+    # ``image.columns``, which every other format with images does without naming it.
+    typed_rows: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         known = {option.name: option for option in self.options}

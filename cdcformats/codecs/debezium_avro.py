@@ -150,6 +150,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
     requires = ("table", ONE_TYPE)
+    typed_rows = True
     options = OPTIONS
 
     def __init__(self, **options: Any) -> None:
@@ -278,7 +279,8 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         losses = op_losses(event, CODE_OF_OP, NAME)
         losses += position_losses(event, frozenset(SOURCE_FIELDS), False)
         for index, (_, value) in enumerate(event.source.position):
-            if value is None or (type(value) is Decimal and not _fits_any_decimal(value)):
+            if (value is None or (type(value) is Decimal and not _fits_any_decimal(value))) and all(
+                    loss.path != f"source.position[{index}]" for loss in losses):  # not left out already
                 losses.append(Loss("source.position", f"source.position[{index}]",
                                    why="a null source field is no position entry"))
         table = event.table
