@@ -397,7 +397,7 @@ def _carried(codec: type[Codec] | Codec) -> frozenset[str]:
 
 
 def _lost(source: type[Codec] | Codec, target: type[Codec] | Codec) -> list[str]:
-    lost = [feature for feature in FEATURES if feature in _carried(source) and feature not in target.carries]
+    lost = [feature for feature in FEATURES if feature in _carried(source) and feature not in _carried(target)]
     if "attributes" not in target.carries:
         lost.extend(f"attributes.{name}{'*' if name.endswith('.') else ''}" for name in sorted(source.own_attributes)
                     if not owns_attribute(target.own_attributes, name))
