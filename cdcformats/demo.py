@@ -5,7 +5,8 @@
 3. The events written as Avro and Protobuf envelopes, with their schemas in an embedded schema registry, produced
    to an embedded Kafka broker (librdkafka's mock cluster) with cdcformats' serializers, consumed back and compared;
    and the Lindorm changes as records for the systems downstream (the Tablestore sink connector's Kafka Connect JSON,
-   a Paimon table's upsert log), through the broker and back.
+   a Paimon table's upsert log), through the broker and back. Then the Lindorm changes as typed Avro, one schema per
+   table registered as it evolves (a column the second half of the orders gains is version 2), read back by id.
 4. Spark SQL over the Lindorm and Arcion streams as their sources send them: ``cdc_decode``, inside the JVM, compared
    with the Python codecs, then the latest state of every key.
 
@@ -154,6 +155,7 @@ def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
     with tempfile.TemporaryDirectory(prefix="cdcformats-demo-") as directory:
         registry_file = str(Path(directory) / "registry.sqlite")
         _kafka_stages(console, decoded, registry_file, stages)
+        _typed_stage(console, decoded[PLAN["typed"]["stream"]], registry_file, stages)
     _spark_stage(console, {name: sent[name] for name in PLAN["spark"]["streams"]}, decoded, master, stages)
     _report(console, stages)
 
@@ -264,6 +266,53 @@ def _consume(bootstrap: str, topic: str, count: int) -> list[KafkaRecord]:
                 records.append(KafkaRecord(message.key(), message.value()))
     consumer.close()
     return records
+
+
+def _typed_stage(console: Console, events: list[ChangeEvent], registry_file: str, stages: list[Stage]) -> None:
+    """Stage 3b: a stream as typed Avro, one schema per table (``PLAN["typed"]["format"]``), each new version of a
+    table registered as its columns come; read back with a new codec, by schema id, as ``dropped()`` says."""
+    from .errors import EncodeError
+    from .losses import without
+    from .schema_registry import connect
+
+    target_format = PLAN["typed"]["format"]
+    target = codec(target_format, schema_registry=registry_file)
+    records: list[Any] = []
+    expected: list[ChangeEvent] = []
+    refused = 0
+
+    def write() -> None:
+        nonlocal refused
+        for event in events:
+            losses = target.dropped(event)
+            try:
+                records.extend(target.encode_messages(event))
+            except EncodeError:
+                refused += 1
+                continue
+            expected.append(without(event, losses))
+
+    _, seconds = _timed(write)
+    back = list(codec(target_format, schema_registry=registry_file).decode(records))
+    stages.append(Stage(f"typed tables ({target_format})", len(records), seconds,
+                        ("same events as dropped() says" if back == expected else "[red]CHANGED[/red]")
+                        + (f", [yellow]{refused} refused[/yellow]" if refused else "")))
+    registry = connect(registry_file)
+    lines = []
+    for subject in registry.get_subjects():
+        if not (subject.endswith("-value") and subject.startswith(target.config["topic_prefix"] + ".")):
+            continue
+        versions = registry.get_versions(subject)
+        columns: list[list[str]] = []
+        for version in versions:
+            envelope = json.loads(registry.get_version(subject, version).schema.schema_str)
+            before = envelope["fields"][0]["type"]  # ["null", the row record]
+            row = next(branch for branch in before if type(branch) is dict)
+            columns.append([field["name"] for field in row["fields"]])
+        growth = [f"v{number} adds {', '.join(sorted(set(now) - set(before)))}"
+                  for number, before, now in zip(versions[1:], columns[:-1], columns[1:], strict=True)]
+        lines.append(f"{subject}: v{versions[0]} ({', '.join(columns[0])})" + "".join(f"; {step}" for step in growth))
+    console.print(f"3b. typed tables ({target_format}) in {registry_file}:\n   " + "\n   ".join(lines))
 
 
 def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dict[str, list[ChangeEvent]],

@@ -13,7 +13,8 @@ _START_MS = 1_700_000_000_000
 def lindorm_orders(count: int) -> list[bytes]:
     """Lindorm Streams messages of an ``orders`` table, four changes per order: the order is written (every column),
     paid (a new version of ``status``), then shipped, or its ``note`` column deleted, or its NEW status version
-    deleted; then delivered, or the whole row deleted."""
+    deleted; then delivered, or the whole row deleted. Orders of the second half have a new column, ``coupon``, as
+    a table gains one after an ALTER TABLE."""
     messages = []
     for n in range(count):
         order, step = divmod(n, 4)
@@ -27,6 +28,8 @@ def lindorm_orders(count: int) -> list[bytes]:
                 {"type": "DOUBLE", "name": "weight_kg", "value": repr(round(0.25 + order % 40 / 8, 3))},
                 {"type": "BOOLEAN", "name": "gift", "value": "true" if order % 9 == 0 else "false"},
                 {"type": "VARCHAR", "name": "note", "value": "leave at the door"}]
+            if order >= count // 8:
+                data.append({"type": "VARCHAR", "name": "coupon", "value": f"SAVE{order % 30}"})
         elif step == 1:
             op, data = "Put", [key, {"type": "VARCHAR", "name": "status", "ts": str(ts), "value": "PAID"}]
         elif step == 2 and order % 5 == 0:
