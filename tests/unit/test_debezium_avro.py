@@ -1,0 +1,383 @@
+"""``debezium-avro``: what it writes reads back as ``without(event, dropped(event))``, and as confluent-kafka's own
+AvroDeserializer reads it; a table's schema evolves version by version in the registry; a record Debezium's own
+AvroConverter writes for a MySQL table reads as the change it is."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import math
+import struct
+from dataclasses import replace
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import fastavro
+import pytest
+from confluent_kafka.schema_registry import Schema
+from confluent_kafka.schema_registry.avro import AvroDeserializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cdcformats as cf
+from cdcformats.losses import REFUSED, refused, without
+from cdcformats.schema_registry import connect
+from tests.property.configurations import CONFIGURATIONS
+from tests.property.strategies import events, tables
+
+NAME = "debezium-avro"
+CARRIES = cf.codec(NAME, schema_registry="mock://carries").carries
+_UNIQUE = itertools.count()
+
+
+def fresh_codec() -> cf.Codec:
+    """A codec on an in-memory registry of its own, so that each example starts from no schema."""
+    return cf.codec(NAME, schema_registry=f"mock://debezium-avro-test-{next(_UNIQUE)}")
+
+
+def schema_id(framed: bytes) -> int:
+    assert framed[:1] == b"\x00"
+    return struct.unpack(">I", framed[1:5])[0]
+
+
+# -- 1. round trip, and confluent-kafka's reading of what is written ------------------------------------------------
+
+def _field_names(registry: Any, framed: bytes, record: str | None) -> dict[str, str]:
+    """Column name -> Avro field name of the row (``record`` "Value" inside the envelope) or key (``None``) schema
+    the framed bytes were written with."""
+    schema = json.loads(registry.get_schema(schema_id(framed)).schema_str)
+    if record is not None:
+        envelope = {entry["name"]: entry for entry in schema["fields"]}
+        schema = next(branch for branch in envelope["before"]["type"] if branch != "null")
+    return {entry.get("cdcformats.column", entry["name"]): entry["name"] for entry in schema["fields"]}
+
+
+def _unscaled(value: Decimal) -> tuple[int, int]:
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    return int("".join(map(str, digits)) or "0") * (-1 if sign else 1), -exponent
+
+
+def _java_bytes(number: int) -> bytes:
+    """BigInteger.toByteArray(): the minimal two's complement, big-endian."""
+    return number.to_bytes((number if number >= 0 else ~number).bit_length() // 8 + 1, "big", signed=True)
+
+
+def _same(read: Any, written: cf.Value, where: str) -> None:
+    """What confluent's reader gives for a written cell value, for the kinds where it is the same Python value."""
+    if type(written) is Decimal:
+        unscaled, scale = _unscaled(written)
+        if type(read) is dict:  # io.debezium.data.VariableScaleDecimal
+            assert read == {"scale": scale, "value": _java_bytes(unscaled)}, where
+        else:
+            assert type(read) is Decimal and read.as_tuple() == written.as_tuple(), (where, read, written)
+    elif type(written) is float:
+        assert type(read) is float and (repr(read) == repr(written) or math.isnan(read) and math.isnan(written)), (
+            where, read, written)
+    else:
+        assert type(read) is type(written) and read == written, (where, read, written)
+
+
+def _confluent_read(deserializer: AvroDeserializer, framed: bytes, part: MessageField) -> Any:
+    """confluent-kafka's reading, which refuses a message of the framing alone ("Expecting data framing of length 6
+    bytes or more"), though a record whose fields are all null has an empty Avro body: that one is read with the
+    writer schema by fastavro instead, as confluent's reader would."""
+    if len(framed) == 5:
+        schema = json.loads(deserializer._registry.get_schema(schema_id(framed)).schema_str)
+        return fastavro.schemaless_reader(io.BytesIO(b""), fastavro.parse_schema(schema), None)
+    return deserializer(framed, SerializationContext("any-topic", part))
+
+
+def check_confluent_reads(codec: cf.Codec, record: cf.KafkaRecord, written: cf.ChangeEvent) -> None:
+    registry = codec.registry
+    deserializer = AvroDeserializer(registry)
+    value = _confluent_read(deserializer, record.value, MessageField.VALUE)
+    names = _field_names(registry, record.value, "Value")
+    for image_name in ("before", "after"):
+        image = getattr(written, image_name)
+        if image is None:
+            assert value[image_name] is None
+            continue
+        assert [names[cell.name] for cell in image] == list(value[image_name]), image_name
+        for index, cell in enumerate(image):
+            _same(value[image_name][names[cell.name]], cell.value, f"{image_name}[{index}]")
+    if record.key is None:
+        assert not written.key
+        return
+    key = _confluent_read(deserializer, record.key, MessageField.KEY)
+    key_names = _field_names(registry, record.key, None)
+    assert [key_names[cell.name] for cell in written.key] == list(key)
+    for index, cell in enumerate(written.key):
+        _same(key[key_names[cell.name]], cell.value, f"key[{index}]")
+
+
+def check_encodes(codec: cf.Codec, event: cf.ChangeEvent, confluent: bool = True) -> list[cf.KafkaRecord]:
+    """Encode ``event`` with ``codec`` (its state so far): refused with a REFUSED loss, or read back as its form."""
+    losses = codec.dropped(event)
+    refusal = refused(losses)
+    try:
+        records = list(codec.encode([event]))
+    except cf.EncodeError as error:
+        assert refusal is not None, f"refused {event} without a REFUSED loss: {error}"
+        assert refusal.written is REFUSED
+        return []
+    assert refusal is None, f"wrote {event} although dropped() refuses it: {refusal}"
+    written = without(event, losses)
+    assert list(codec.decode(records)) == [written], losses
+    assert len(records) == 1
+    if confluent:
+        check_confluent_reads(codec, records[0], written)
+    return records
+
+
+# Each example starts a registry of its own, and registers, parses and reads its schemas (confluent's reader too):
+# about 50 ms an example, so the CI profile's 500 would take half a minute for this test alone.
+@settings(max_examples=120)
+@given(event=st.builds(lambda event, table: replace(event, table=table), events(CARRIES), tables(CARRIES)))
+def test_drawn_events_read_back_as_their_form_here_and_in_confluents_reader(event: cf.ChangeEvent) -> None:
+    check_encodes(fresh_codec(), event)
+
+
+TYPED_SOURCES = ["debezium-json+schemas+keys", "canal-json", "aliyun-json", "lindorm", "arcion+keys"]
+
+
+@pytest.mark.parametrize("source", TYPED_SOURCES)
+@settings(max_examples=60)  # a stream of changes per example, each registered and read twice: see above
+@given(data=st.data())
+def test_typed_source_streams_read_back_as_their_form_here_and_in_confluents_reader(source: str,
+                                                                                    data: st.DataObject) -> None:
+    configuration = CONFIGURATIONS[source]
+    messages = data.draw(configuration.messages)
+    decoded = list(configuration.codec().decode(messages, on_error=lambda _: None))
+    codec = fresh_codec()  # one codec for the stream: its tables evolve from change to change
+    for event in decoded:
+        check_encodes(codec, event)
+
+
+# -- 2. evolution of one table over a stream ------------------------------------------------------------------------
+
+TABLE = cf.Table("orders", "shop")
+VALUE_SUBJECT = "cdcformats.shop.orders-value"
+KEY_SUBJECT = "cdcformats.shop.orders-key"
+
+
+def _row(id_value: int, id_type: str, **cells: tuple[cf.Value, str]) -> cf.ChangeEvent:
+    return cf.ChangeEvent(cf.Op.INSERT, TABLE, key=(cf.Cell("id", id_value, id_type),),
+                          after=(cf.Cell("id", id_value, id_type),
+                                 *(cf.Cell(name, value, type_name) for name, (value, type_name) in cells.items())),
+                          source=cf.Source("mysql", (("file", "binlog.000003"), ("pos", 100 + id_value % 1000))))
+
+
+AMOUNT = "decimal(10,2)"
+STREAM = [
+    _row(1, "INT", amount=(Decimal("12.50"), AMOUNT)),  # (i) version 1
+    _row(2, "INT", amount=(Decimal("3.00"), AMOUNT), note=("gift", "VARCHAR")),  # (ii) a column added: version 2
+    _row(2**40, "BIGINT", amount=(Decimal("0.99"), AMOUNT), note=(None, "VARCHAR")),  # (iii) int32 -> int64: 3
+    _row(4, "BIGINT", note=("no amount", "VARCHAR")),  # (iv) amount left out: stays, null; nothing registered
+    _row(5, "BIGINT", amount=("abc", "VARCHAR"), note=("bad", "VARCHAR")),  # (v) decimal -> string: refused
+    _row(6, "BIGINT", amount=(Decimal("7.25"), AMOUNT), note=("after", "VARCHAR")),  # written as before
+    cf.ChangeEvent(cf.Op.DELETE, TABLE, key=(cf.Cell("id", 6, "BIGINT"),),
+                   before=(cf.Cell("id", 6, "BIGINT"), cf.Cell("amount", Decimal("7.25"), AMOUNT)),
+                   source=cf.Source("mysql", (("file", "binlog.000003"), ("pos", 900)))),
+]
+REFUSED_INDEX = 4
+
+
+def _versions(registry: Any, subject: str) -> list[tuple[int, int]]:
+    return [(version, registry.get_version(subject, version).schema_id)
+            for version in registry.get_versions(subject)]
+
+
+def check_evolution(registry_option: Any) -> None:
+    codec = cf.codec(NAME, schema_registry=registry_option)
+    records: list[cf.KafkaRecord] = []
+    written: list[cf.ChangeEvent] = []
+    errors: list[cf.EncodeError] = []
+    for index, event in enumerate(STREAM):
+        losses = codec.dropped(event)
+        try:
+            (record,) = codec.encode([event])
+        except cf.EncodeError as error:
+            assert index == REFUSED_INDEX, error
+            assert refused(losses) is not None
+            errors.append(error)
+            continue
+        records.append(record)
+        written.append(without(event, losses))
+    assert len(errors) == 1 and len(records) == len(STREAM) - 1, "only (v) is refused; the changes after it go on"
+    message = str(errors[0])
+    for part in ("shop.orders", "amount", "decimal(10,2)", "string"):
+        assert part in message, (part, message)
+
+    registry = codec.registry
+    value_versions = _versions(registry, VALUE_SUBJECT)
+    key_versions = _versions(registry, KEY_SUBJECT)
+    assert [version for version, _ in value_versions] == [1, 2, 3]
+    assert [version for version, _ in key_versions] == [1, 2]
+    value_ids = [schema_id(record.value) for record in records]
+    key_ids = [schema_id(record.key) for record in records]
+    v1, v2, v3 = (schema for _, schema in value_versions)
+    k1, k2 = (schema for _, schema in key_versions)
+    # (i) v1; (ii) v2; (iii), (iv), the row after (v) and the delete: v3. The key widened with (iii).
+    assert value_ids == [v1, v2, v3, v3, v3, v3]
+    assert key_ids == [k1, k1, k2, k2, k2, k2]
+    assert len({v1, v2, v3, k1, k2}) == 5
+    value_schemas = [json.loads(registry.get_schema(id_).schema_str) for id_ in (v1, v2, v3)]
+    rows = [[entry["name"] for entry in schema["fields"][0]["type"][1]["fields"]] for schema in value_schemas]
+    assert rows == [["id", "amount"], ["id", "amount", "note"], ["id", "amount", "note"]]
+    assert json.loads(registry.get_schema(k2).schema_str)["fields"][0]["type"]["type"] == "long"
+
+    # (iv) is written with amount null, in the table's column order.
+    assert [(cell.name, cell.value) for cell in written[3].after or ()] == [
+        ("id", 4), ("amount", None), ("note", "no amount")]
+    assert list(cf.codec(NAME, schema_registry=registry_option).decode(records)) == written
+
+    # A codec started afresh on the same registry continues from the latest version.
+    again = cf.codec(NAME, schema_registry=registry_option)
+    event = _row(7, "BIGINT", amount=(Decimal("1.00"), AMOUNT), note=("restart", "VARCHAR"))
+    (record,) = again.encode([event])
+    assert schema_id(record.value) == v3 and schema_id(record.key) == k2
+    assert _versions(again.registry, VALUE_SUBJECT) == value_versions
+    assert _versions(again.registry, KEY_SUBJECT) == key_versions
+    assert list(again.decode([record])) == [without(event, again.dropped(event))]
+
+
+def test_a_table_evolves_version_by_version_in_a_registry_file(tmp_path: Path) -> None:
+    check_evolution(str(tmp_path / "registry.sqlite"))
+
+
+def test_a_codec_restarted_on_a_registry_writes_a_keyless_table_with_its_latest_version(tmp_path: Path) -> None:
+    """A new codec starts from the latest registered version: with no key to register, it still needs the schema it
+    writes with (it crashed with "zip() argument 2 is shorter than argument 1")."""
+    path = str(tmp_path / "registry.sqlite")
+    event = cf.ChangeEvent(cf.Op.INSERT, TABLE, after=(cf.Cell("id", 1, "INT"), cf.Cell("note", "x", "VARCHAR")))
+    (first,) = cf.codec(NAME, schema_registry=path).encode([event])
+    again = cf.codec(NAME, schema_registry=path)
+    (second,) = again.encode([event])
+    assert second == first
+    assert again.registry.get_versions(VALUE_SUBJECT) == [1]
+    assert list(again.decode([second])) == [without(event, again.dropped(event))]
+
+
+# -- 3. a record as Debezium's AvroConverter writes it for a MySQL table --------------------------------------------
+
+_NAMESPACE = "dbserver1.inventory.orders"
+_VALUE = {
+    "type": "record", "name": "Value", "namespace": _NAMESPACE, "connect.name": f"{_NAMESPACE}.Value", "fields": [
+        {"name": "id", "type": "int"},
+        {"name": "amount", "type": {"type": "bytes", "scale": 2, "precision": 10, "connect.version": 1,
+                                    "connect.parameters": {"scale": "2", "connect.decimal.precision": "10"},
+                                    "connect.name": "org.apache.kafka.connect.data.Decimal",
+                                    "logicalType": "decimal"}},
+        {"name": "order_date", "type": {"type": "int", "connect.version": 1,
+                                        "connect.name": "io.debezium.time.Date"}},
+        {"name": "created", "type": ["null", {"type": "long", "connect.version": 1,
+                                              "connect.name": "io.debezium.time.MicroTimestamp"}],
+         "default": None},
+        {"name": "note", "type": ["null", "string"], "default": None},
+    ]}
+_OPTIONAL_STRING = {"type": ["null", "string"], "default": None}
+DEBEZIUM_ENVELOPE = {
+    "type": "record", "name": "Envelope", "namespace": _NAMESPACE, "connect.version": 1,
+    "connect.name": f"{_NAMESPACE}.Envelope", "fields": [
+        {"name": "before", "type": ["null", _VALUE], "default": None},
+        {"name": "after", "type": ["null", "Value"], "default": None},
+        {"name": "source", "type": {
+            "type": "record", "name": "Source", "namespace": "io.debezium.connector.mysql",
+            "connect.name": "io.debezium.connector.mysql.Source", "fields": [
+                {"name": "version", "type": "string"},
+                {"name": "connector", "type": "string"},
+                {"name": "name", "type": "string"},
+                {"name": "ts_ms", "type": "long"},
+                {"name": "snapshot", "type": [{"type": "string", "connect.version": 1,
+                                               "connect.parameters": {"allowed": "true,last,false,incremental"},
+                                               "connect.default": "false", "connect.name": "io.debezium.data.Enum"},
+                                              "null"], "default": "false"},
+                {"name": "db", "type": "string"},
+                {"name": "sequence", **_OPTIONAL_STRING},
+                {"name": "table", **_OPTIONAL_STRING},
+                {"name": "server_id", "type": "long"},
+                {"name": "gtid", **_OPTIONAL_STRING},
+                {"name": "file", "type": "string"},
+                {"name": "pos", "type": "long"},
+                {"name": "row", "type": "int"},
+                {"name": "thread", "type": ["null", "long"], "default": None},
+                {"name": "query", **_OPTIONAL_STRING},
+            ]}},
+        {"name": "op", "type": "string"},
+        {"name": "ts_ms", "type": ["null", "long"], "default": None},
+        {"name": "transaction", "type": ["null", {
+            "type": "record", "name": "block", "namespace": "event", "connect.version": 1,
+            "connect.name": "event.block", "fields": [
+                {"name": "id", "type": "string"},
+                {"name": "total_order", "type": "long"},
+                {"name": "data_collection_order", "type": "long"}]}], "default": None},
+    ]}
+DEBEZIUM_KEY = {"type": "record", "name": "Key", "namespace": _NAMESPACE, "connect.name": f"{_NAMESPACE}.Key",
+                "fields": [{"name": "id", "type": "int"}]}
+
+
+def _confluent_framed(schema_id_: int, schema: dict[str, Any], record: dict[str, Any]) -> bytes:
+    body = io.BytesIO()
+    body.write(b"\x00" + struct.pack(">I", schema_id_))
+    fastavro.schemaless_writer(body, fastavro.parse_schema(schema), record)
+    return body.getvalue()
+
+
+@pytest.mark.parametrize("registry_kind", ["mock", "file"])
+def test_a_record_debeziums_avro_converter_writes_for_mysql_reads_as_its_change(registry_kind: str,
+                                                                                   tmp_path: Path) -> None:
+    target = f"mock://debezium-mysql-{next(_UNIQUE)}" if registry_kind == "mock" else str(tmp_path / "r.sqlite")
+    registry = connect(target)
+    value_id = registry.register_schema(f"{_NAMESPACE}-value", Schema(json.dumps(DEBEZIUM_ENVELOPE), "AVRO"))
+    key_id = registry.register_schema(f"{_NAMESPACE}-key", Schema(json.dumps(DEBEZIUM_KEY), "AVRO"))
+    before = {"id": 1001, "amount": Decimal("19.99"), "order_date": 19844, "created": 1714550400123456,
+              "note": "first"}
+    after = {**before, "amount": Decimal("24.50"), "note": None}
+    value = {"before": before, "after": after,
+             "source": {"version": "2.5.0.Final", "connector": "mysql", "name": "dbserver1", "ts_ms": 1714550401000,
+                        "snapshot": "false", "db": "inventory", "sequence": None, "table": "orders",
+                        "server_id": 223344, "gtid": None, "file": "mysql-bin.000003", "pos": 154, "row": 0,
+                        "thread": 7, "query": None},
+             "op": "u", "ts_ms": 1714550401234, "transaction": None}
+    record = cf.KafkaRecord(_confluent_framed(key_id, DEBEZIUM_KEY, {"id": 1001}),
+                            _confluent_framed(value_id, DEBEZIUM_ENVELOPE, value))
+
+    def image(row: dict[str, Any]) -> tuple[cf.Cell, ...]:
+        return (cf.Cell("id", row["id"], "int32"), cf.Cell("amount", row["amount"]),
+                cf.Cell("order_date", row["order_date"], "io.debezium.time.Date"),
+                cf.Cell("created", row["created"], "io.debezium.time.MicroTimestamp"), cf.Cell("note", row["note"]))
+
+    expected = cf.ChangeEvent(
+        cf.Op.UPDATE, cf.Table("orders", "inventory"), key=(cf.Cell("id", 1001, "int32"),),
+        before=image(before), after=image(after),
+        source=cf.Source("mysql", (("version", "2.5.0.Final"), ("name", "dbserver1"), ("snapshot", "false"),
+                                   ("server_id", 223344), ("file", "mysql-bin.000003"), ("pos", 154), ("row", 0),
+                                   ("thread", 7)),
+                         commit_time_us=1714550401000 * 1000, capture_time_us=1714550401234 * 1000))
+    # confluent-kafka's mock:// clients do not share their schemas: the client itself is the option
+    codec = cf.codec(NAME, schema_registry=registry if registry_kind == "mock" else target)
+    assert list(codec.decode([record])) == [expected]
+    assert [type(cell.value) for cell in expected.after or ()] == [int, Decimal, int, int, type(None)]
+
+
+# -- 4. tombstones and unframed records -----------------------------------------------------------------------------
+
+def test_a_tombstone_holds_no_change_and_an_unframed_value_is_a_decode_error() -> None:
+    codec = fresh_codec()
+    event = cf.ChangeEvent(cf.Op.DELETE, TABLE, key=(cf.Cell("id", 1, "INT"),), before=(cf.Cell("id", 1, "INT"),))
+    (record,) = codec.encode([event])
+    assert list(codec.decode([record, cf.KafkaRecord(record.key, None)])) == [without(event, codec.dropped(event))]
+    assert list(codec.decode([cf.KafkaRecord(record.key, None)])) == []
+
+    for value in (b'{"op": "c"}', b"\x00\x00", b"", b"\x01" + record.value[1:]):
+        with pytest.raises(cf.DecodeError) as raised:
+            list(codec.decode([cf.KafkaRecord(record.key, value)]))
+        assert raised.value.field == "value", raised.value
+        assert "field value" in str(raised.value)
+    with pytest.raises(cf.DecodeError) as raised:
+        list(codec.decode([cf.KafkaRecord(b"not framed", record.value)]))
+    assert raised.value.field == "key"
