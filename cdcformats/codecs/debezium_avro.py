@@ -467,7 +467,7 @@ class _TableVersion:
             position = position if self.position is None else self.position.evolved(position)
         except SchemaConflict as conflict:
             raise SchemaConflict(self.table, f"source.{conflict.column}", conflict.current, conflict.new) from None
-        if schema == self.schema and position == self.position and self.value_id is not None and (
+        if schema == self.schema and position == self.position and self.value_schema is not None and (
                 not event.key or self.key_id is not None):
             return self
         evolved = _TableVersion(self.table, schema, position, self.connector or event.source.system)
@@ -785,7 +785,7 @@ def _value_in(value: Any, where: str) -> Value:
     if kind is dict:
         if set(value) == {"scale", "value"} and type(value["value"]) is bytes:
             unscaled = int.from_bytes(value["value"], "big", signed=True)
-            return Decimal(unscaled).scaleb(-value["scale"]) if unscaled else Decimal((0, (0,), -value["scale"]))
+            return Decimal(f"{unscaled}E{-value['scale']}")  # exact: Decimal arithmetic would round to 28 digits
         return Struct(tuple((name, _value_in(item, f"{where}.{name}")) for name, item in value.items()))
     if kind is list:
         return tuple(_value_in(item, f"{where}[{index}]") for index, item in enumerate(value))
