@@ -72,7 +72,7 @@ import fastavro
 
 from ..codec import FileWriter, KafkaRecord, Option, one_of
 from ..errors import DecodeError, EncodeError
-from ..losses import REFUSED, Loss
+from ..losses import REFUSED, Loss, refused, without
 from ..model import Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value
 from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type
 from ._kit import time_units, typed_text
@@ -270,7 +270,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         losses = super().cell_losses(cell, path)
         value = cell.value
-        if type(value) is Decimal and not (value.is_finite() and not (value.is_zero() and value.is_signed())):
+        if type(value) is Decimal and not _fits_any_decimal(value):
             losses.append(Loss("value.decimal", f"{path}.value", typed_text.render(value),
                                "a decimal column holds no NaN, infinity or -0: written as text"))
         return losses
@@ -282,7 +282,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             if (value is None or (type(value) is Decimal and not _fits_any_decimal(value))) and all(
                     loss.path != f"source.position[{index}]" for loss in losses):  # not left out already
                 losses.append(Loss("source.position", f"source.position[{index}]",
-                                   why="a null source field is no position entry"))
+                                   why="a null source field is no position entry, and no field holds a decimal NaN"))
         table = event.table
         assert table is not None  # requires: a change without a table is refused before
         if table.catalog is not None and table.schema is None:
@@ -293,8 +293,6 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def dropped(self, event: ChangeEvent) -> list[Loss]:
         """The losses of the stages (``Codec.dropped``), then those of typing the rows: the schema conflict that
         refuses the change, or the rows as the table's schema writes them."""
-        from ..losses import refused, without
-
         if event.table is None:
             return [Loss("requires table", "table", REFUSED,
                          "a typed table is named by its table: its records, subjects and topic")]
@@ -320,6 +318,7 @@ def _path_of(event: ChangeEvent, column: str) -> str:
 
 
 def _fits_any_decimal(value: Decimal) -> bool:
+    """Whether a decimal has an unscaled form: not NaN, an infinity or -0."""
     return value.is_finite() and not (value.is_zero() and value.is_signed())
 
 
