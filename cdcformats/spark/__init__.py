@@ -37,7 +37,7 @@ import operator
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
 from pathlib import Path
@@ -56,9 +56,14 @@ from ..codec import JvmDecoder
 from ..convert import refusal
 from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError
-from ..model import ChangeEvent
+from ..model import ChangeEvent, Table
 from ..options import error_mode, option_value, routed
 from ..registry import codec, codec_class, formats
+from ..tables import ColumnType, TableSchema
+from .tables import merge_into as merge_into
+from .tables import table_rows as table_rows
+from .tables import table_schema as table_schema
+from .tables import typed_state
 
 
 def _struct_type(arrow_type: pa.DataType) -> StructType:
@@ -401,7 +406,9 @@ def _key_of(event: Column, key_columns: list[str] | None) -> Column:
     return F.transform(cells, lambda cell: F.struct(cell["name"].alias("name"), cell["value"].alias("value")))
 
 
-def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str] | None = None) -> DataFrame:
+def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str] | None = None, typed: bool = False,
+                 table: Table | str | None = None, schema: TableSchema | Mapping[str, ColumnType | str] | None = None,
+                 *, errors: str = "fail", meta_prefix: str = "") -> DataFrame:
     """The current row of each key after applying a change stream: one row per (table, key) (``key``: the key cells'
     names and values) with ``cells`` (the current value of each column, in column-name order) and ``deleted`` (the
     row was deleted and not written since),
@@ -413,7 +420,17 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
     version (DELETE_VERSION) removed; a TRUNCATE removes every earlier change of its table. The key is each event's
     own, or, with ``key_columns``, read out of its image; an event with neither fails the job, naming its table.
     It reads ``frame`` several times: ``persist()`` a frame that is costly to compute, such as a decoded stream.
+
+    With ``typed=True``, the rows of one ``table`` (a ``cdcformats.Table`` or a dotted name) typed by
+    ``cdcformats.spark.tables.typed_state``: one Spark column per table column (from the merged ``cells``, a deleted
+    row's key from its key), then ``deleted`` and ``commit_time`` (a timestamp), ready for ``MERGE INTO target USING
+    state ON target.id = state.id WHEN MATCHED AND state.deleted THEN DELETE WHEN MATCHED THEN UPDATE SET * WHEN NOT
+    MATCHED AND NOT state.deleted THEN INSERT *`` (or ``merge_into`` for a Parquet table). ``schema``, ``errors`` and
+    ``meta_prefix`` are as in ``table_rows``; the schema is derived from ``frame``'s changes of the table by default.
     """
+    if typed == (table is None) or (not typed and schema is not None):
+        raise ConfigurationError("latest_state: typed=True takes a table (and a schema, or derives it), and only "
+                                 "typed=True does")
     events = frame.where(F.col(column).isNotNull() & F.col(column)["error"].isNull()).select(
         F.col(column).alias("e"), F.monotonically_increasing_id().alias("_input_order"))
     events = events.select(
@@ -450,8 +467,13 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
                                      F.max(F.col("e.source.commit_time_us")).alias("commit_time_us"))
     state = _left_join(last, rows, row)
     no_cells = F.array().cast(EVENT_TYPE["after"].dataType)
-    return state.select(*row, F.coalesce(F.col("cells"), no_cells).alias("cells"),
-                        (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"), "commit_time_us")
+    untyped = state.select(*row, F.coalesce(F.col("cells"), no_cells).alias("cells"),
+                           (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"),
+                           "commit_time_us")
+    if not typed:
+        return untyped
+    assert table is not None  # checked above
+    return typed_state(untyped, frame, table, schema, column, errors=errors, meta_prefix=meta_prefix)
 
 
 def _left_join(left: DataFrame, right: DataFrame, on: list[str]) -> DataFrame:
