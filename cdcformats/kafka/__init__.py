@@ -37,7 +37,7 @@ from ..codec import Codec, KafkaRecord, WriterSchema, as_text
 from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
-from ..registry import codec
+from ..registry import codec, codec_class
 from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, connect, envelope_schema, subject_name
 
 MAGIC = b"\x00"
@@ -129,7 +129,7 @@ class ChangeEventSerializer:
 
     def __init__(self, format: str, schema_registry: Any = None, *, subject_name_strategy: str = "topic",
                  auto_register: bool = True, use_latest: bool = False, framing: bool = True, **options: Any) -> None:
-        self.codec = codec(format, **options)
+        self.codec = codec(format, **registry_options(format, schema_registry, options))
         if self.codec.message_type not in (bytes, KafkaRecord):
             raise ConfigurationError(f"{format} writes {self.codec.message_type.__name__}s; Kafka carries bytes: "
                                      "use the format that writes the same messages as bytes")
@@ -222,6 +222,14 @@ class ChangeEventKeySerializer:
         if not event.key:
             return None
         return msgspec.json.encode({cell.name: _key_value(cell) for cell in event.key})
+
+
+def registry_options(format: str, schema_registry: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``options``, with the serializer's registry as the format's own where it registers schemas itself
+    (debezium-avro: a schema per table)."""
+    if schema_registry is not None and any(option.name == "schema_registry" for option in codec_class(format).options):
+        return {"schema_registry": schema_registry, **options}
+    return options
 
 
 def _only_record(record_codec: Codec, records: list[KafkaRecord]) -> KafkaRecord:

@@ -23,11 +23,10 @@ from typing import Any, TextIO
 from ..codec import KafkaRecord
 from ..errors import CdcFormatsError, CodecError
 from ..model import Op
-from ..registry import codec, codec_class
-from . import ChangeEventDeserializer, ChangeEventSerializer
+from ..registry import codec
+from . import ChangeEventDeserializer, ChangeEventSerializer, registry_options
 
 ERROR_HEADER = "cdcformats.error"
-REGISTRY_OPTION = "schema_registry"
 ORIGIN_HEADER = "cdcformats.origin"
 # librdkafka's own log lines (a refused connection every 50 ms while a broker is down) go to this logger, which
 # shows them only where logging is configured: the bridge reports what stops it as one error.
@@ -80,12 +79,8 @@ class Bridge:
     counts: BridgeCounts = field(default_factory=BridgeCounts)
 
     def __post_init__(self) -> None:
-        # A format that registers schemas of its own (debezium-avro) takes the bridge's registry as its option.
-        for options, format_name in ((self.source_options, self.source_format),
-                                     (self.target_options, self.target_format)):
-            if self.schema_registry is not None and any(
-                    option.name == REGISTRY_OPTION for option in codec_class(format_name).options):
-                options.setdefault(REGISTRY_OPTION, self.schema_registry)
+        self.source_options = registry_options(self.source_format, self.schema_registry, self.source_options)
+        self.target_options = registry_options(self.target_format, self.schema_registry, self.target_options)
         self.source_codec = codec(self.source_format, **self.source_options)
         self.target_codec = codec(self.target_format, **self.target_options)
         if self.source_codec.message_type is not KafkaRecord:

@@ -381,3 +381,22 @@ def test_a_tombstone_holds_no_change_and_an_unframed_value_is_a_decode_error() -
     with pytest.raises(cf.DecodeError) as raised:
         list(codec.decode([cf.KafkaRecord(b"not framed", record.value)]))
     assert raised.value.field == "key"
+
+
+def test_the_kafka_serializers_write_debezium_avro_into_the_registry_they_are_given(tmp_path: Path) -> None:
+    from confluent_kafka.schema_registry.avro import AvroDeserializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    from cdcformats.kafka import ChangeEventKeySerializer, ChangeEventSerializer
+    from cdcformats.schema_registry import connect
+
+    registry_file = tmp_path / "registry.sqlite"
+    event = cf.ChangeEvent(cf.Op.INSERT, cf.Table("orders", "shop"), key=(cf.Cell("id", 7),),
+                           after=(cf.Cell("id", 7), cf.Cell("note", "gift")))
+    value = ChangeEventSerializer("debezium-avro", schema_registry=str(registry_file))(event)
+    key = ChangeEventKeySerializer("debezium-avro", schema_registry=str(registry_file))(event)
+    registry = connect(registry_file)
+    assert registry.get_subjects() == ["cdcformats.shop.orders-key", "cdcformats.shop.orders-value"]
+    read = AvroDeserializer(registry)
+    assert read(value, SerializationContext("orders", MessageField.VALUE))["after"] == {"id": 7, "note": "gift"}
+    assert read(key, SerializationContext("orders", MessageField.KEY)) == {"id": 7}
