@@ -127,7 +127,8 @@ def table_schema(frame: DataFrame, table: Table | str, column: str = "event") ->
     ``widened``, in order, as ``of_events`` does, so it reaches the same types, source types, key and nullability. On a
     conflict it names the same table and column; the types it names are the column's type so far and the one that
     conflicts, where ``of_events`` may name two types of one change. Among several problems it raises the first in
-    stream order (within one change: bad values, then the key, then the columns)."""
+    stream order, a change's cells before its key (``of_events`` checks a change's key before comparing its columns
+    with the earlier changes': a change with both kinds of conflict is reported by the other one)."""
     target = as_table(table)
     return _derived(_events(frame, column, target), target)
 
@@ -155,18 +156,22 @@ def _facts(events: DataFrame) -> DataFrame:
     # Each cell in the order TableSchema.of_event reads it: key cells that no image holds first (segment 0), then
     # the before image (1) and the after image (2), then the key cells again (3: the last word on a source type).
     # A key's names close the change (4).
-    key_items = F.transform(e["key"], lambda cell, index: item(
+    key = F.coalesce(e["key"], F.array())  # a struct built by hand may have none, which is an empty key
+    key_items = F.transform(key, lambda cell, index: item(
         cell, F.when(in_images(cell["name"]), F.lit(3)).otherwise(F.lit(0)), index))
     before_items = F.transform(F.coalesce(e["before"], F.array()), lambda cell, index: item(cell, F.lit(1), index))
     after_items = F.transform(F.coalesce(e["after"], F.array()), lambda cell, index: item(cell, F.lit(2), index))
-    key_names = F.transform(e["key"], lambda cell: cell["name"])
+    key_names = F.transform(key, lambda cell: cell["name"])
     marker = F.struct(F.lit(None).cast("string").alias("name"), F.lit(None).cast("string").alias("type"),
                       F.lit(None).cast(_VALUE_TYPE).alias("value"), F.lit(4).alias("segment"), F.lit(0).alias("index"),
                       F.to_json(key_names).alias("keys"))
-    key_marker = F.when(F.size(e["key"]) > 0, F.array(marker)).otherwise(F.array())
+    key_marker = F.when(F.size(key) > 0, F.array(marker)).otherwise(F.array())
     items = events.select(order.alias("_order"), key_names.alias("_key_names"), F.explode(
         F.concat(key_items, before_items, after_items, key_marker)).alias("item"))
 
+    # The classes are what ColumnType.fits tells apart (a range of integers, whether a float holds a double, a
+    # decimal's exponent and digits): every value of a class fits the same types, so one or two of each stand for
+    # them all. A new distinction there needs a class here.
     value = F.col("item.value")
     kind = _kind(value)
     decimal = _decimal_parts(value["decimal"])
@@ -590,7 +595,8 @@ def merge_into(spark: SparkSession, target_table: str, state: DataFrame, key: st
         F.lit(" more than once; it takes one row per key, as latest_state gives")))).otherwise(F.lit(True))).where(
         F.col("_merge_once")).drop("_merge_once")
     changed = checked.select(*[_quoted(name).alias(f"_merge_key_{index}") for index, name in enumerate(keys)])
-    matches = reduce(operator.and_, [target[name].eqNullSafe(changed[f"_merge_key_{index}"])
+    # changed holds only the renamed keys, so a name alone is the target's column.
+    matches = reduce(operator.and_, [_quoted(name).eqNullSafe(F.col(f"_merge_key_{index}"))
                                      for index, name in enumerate(keys)])
     kept = target.join(changed, matches, "left_anti")
     written = checked.where(~F.coalesce(_quoted(deleted), F.lit(False))).select(

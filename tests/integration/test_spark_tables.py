@@ -53,7 +53,7 @@ def order(id_: int, qty: int | None, price: str | None, payload: bytes | None, n
              Cell("shipped", None if qty is None else 19_700 + qty % 1000, "DATE"),
              Cell("ratio", None if qty is None else 0.1 * qty, None)]
     if status is not ABSENT:
-        cells.append(Cell("status", status, "VARCHAR(10)"))  # type: ignore[arg-type]  # a str or None
+        cells.append(Cell("status", status, "VARCHAR(10)"))
     return tuple(cells)
 
 
@@ -302,7 +302,7 @@ def test_a_value_that_does_not_fit_the_schema_given_fails_or_is_null(frame) -> N
     assert (3, None, Decimal("99999999.99")) in got
 
 
-def test_the_added_columns_can_be_named_apart(frame) -> None:
+def test_the_added_columns_can_be_named_apart_and_arguments_are_checked(frame) -> None:
     from cdcformats.spark import latest_state, table_rows
 
     schema = {"id": "int64", "deleted": "boolean"}
@@ -314,6 +314,10 @@ def test_the_added_columns_can_be_named_apart(frame) -> None:
         latest_state(frame, typed=True)
     with pytest.raises(ConfigurationError, match="not name, schema.name or catalog.schema.name"):
         table_rows(frame, "a..b", schema)
+    with pytest.raises(ConfigurationError, match="the schema given is table shop.mixed's, not shop.orders's"):
+        table_rows(frame, ORDERS, TableSchema.of_events(MIXED_EVENTS)[MIXED])
+    with pytest.raises(ConfigurationError, match="errors must be one of fail, null"):
+        table_rows(frame, ORDERS, schema, errors="dead-letter")
 
 
 def test_typed_latest_state_is_the_applied_changes_typed(frame) -> None:
