@@ -8,7 +8,7 @@
    a Paimon table's upsert log), through the broker and back. Then the Lindorm changes as typed Avro, one schema per
    table registered as it evolves (a column the second half of the orders gains is version 2), read back by id.
 4. Spark SQL over the Lindorm and Arcion streams as their sources send them: ``cdc_decode``, inside the JVM, compared
-   with the Python codecs, then the latest state of every key.
+   with the Python codecs, then the latest state of every key, and of the orders as typed rows.
 
 Each stage reports its counts, whether it lost anything, and its throughput.
 """
@@ -361,5 +361,17 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
         rows.add_column(column)
     for row in sample:
         rows.add_row(row["table"], ", ".join(row["key"]), str(row["deleted"]), ", ".join(row["columns"]))
+    console.print(rows)
+    typed_table = PLAN["spark"]["typed_table"]
+    state = latest_state(events, typed=True, table=typed_table)
+    typed, seconds = _timed(lambda: state.orderBy("commit_time").limit(4).collect())
+    stages.append(Stage(f"Spark latest_state typed ({typed_table})", len(typed), seconds,
+                        f"{len(state.columns)} typed columns"))
+    console.print(f"   typed: the current rows of {typed_table}, one Spark column per table column")
+    rows = RichTable()
+    for name, spark_type in state.dtypes:
+        rows.add_column(f"{name}\n{spark_type}")
+    for row in typed:
+        rows.add_row(*(str(value) for value in row))
     console.print(rows)
     spark.stop()

@@ -28,3 +28,4 @@ def test_demo_runs_every_stage_without_loss() -> None:
     assert "cdcformats.orders-value: v1 (id, customer, amount, status, weight_kg, gift, note); v2 adds coupon" in \
         " ".join(report.split())
     assert "same events as dropped() says" in " ".join(report.split())
+    assert "Spark latest_state typed (orders)" in report and "decimal(10,2)" in report and "coupon" in report
