@@ -20,7 +20,7 @@ def test_demo_runs_every_stage_without_loss() -> None:
                   "consume ots (protobuf)", "produce lindorm -> connect-json", "consume paimon-log",
                   "Spark SQL cdc_decode", "Spark latest_state"):
         assert stage in report
-    assert report.count("same events") == 9
+    assert report.count("same events") == 10  # 9 stages, and the typed tables "same events as dropped() says"
     assert "CHANGED" not in report and "dead letters" not in report
     assert "in the JVM" in report and "Arrow UDF" not in report  # the Spark stage decodes inside the JVM
     assert "orders:" in report and "region:" in report
