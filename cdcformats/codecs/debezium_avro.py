@@ -75,8 +75,16 @@ from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, refused, without
 from ..model import Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value
 from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type
-from ._kit import time_units, typed_text
-from ._kit.debezium_envelope import CODE_OF_OP, OP_OF_CODE, SOURCE_FIELDS, op_losses, position_losses
+from ._kit import typed_text
+from ._kit.debezium_envelope import (
+    CODE_OF_OP,
+    OP_OF_CODE,
+    SOURCE_FIELDS,
+    op_losses,
+    position_losses,
+    read_time,
+    write_time,
+)
 from ._kit.kafka_records import KafkaRecordCodec
 
 NAME = "debezium-avro"
@@ -107,6 +115,7 @@ _LOGICAL: dict[Any, tuple[str, str]] = {
 _PRIMITIVE = {"null": "null", "boolean": "boolean", "int32": "int", "int64": "long", "float": "float",
               "double": "double", "string": "string", "bytes": "bytes"}
 _VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
+_ANY_DECIMAL = ColumnType("decimal")  # the column a decimal of any scale fits: any but NaN, infinities and -0
 _DECIMAL = "org.apache.kafka.connect.data.Decimal"
 # The column types of Connect names and Avro logical types, for reading.
 _TYPE_OF_NAME = {
@@ -177,20 +186,19 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
         if value is None:
             raise DecodeError(NAME, "a tombstone holds no change", field="value")
-        envelope = self._read(value, "value")
+        reader, envelope = self._read(value, "value")
         code = envelope.get("op")
         if code not in OP_OF_CODE:
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(OP_OF_CODE)}",
                               field="op")
-        reader = self._readers[self._schema_id(value, "value")]
         before = reader.image(envelope.get("before"), "before")
         after = reader.image(envelope.get("after"), "after")
         table, source = reader.source(envelope.get("source"))
         capture = _time(envelope, "")
         key_cells: Image = ()
         if key is not None:
-            key_record = self._read(key, "key")
-            key_cells = self._readers[self._schema_id(key, "key")].key(key_record)
+            key_reader, key_record = self._read(key, "key")
+            key_cells = key_reader.key(key_record)
         return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after,
                            Source(source.system, source.position, source.commit_time_us, capture))
 
@@ -201,7 +209,8 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         schema_id: int = struct.unpack(">I", framed[1:5])[0]
         return schema_id
 
-    def _read(self, framed: bytes, part: str) -> dict[str, Any]:
+    def _read(self, framed: bytes, part: str) -> tuple[_Reader, dict[str, Any]]:
+        """The reader of a framed record's writer schema, and the record."""
         schema_id = self._schema_id(framed, part)
         reader = self._reader(schema_id, part)
         stream = io.BytesIO(framed[5:])
@@ -214,7 +223,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             raise DecodeError(NAME, f"{len(framed) - 5 - stream.tell()} bytes left over", field=part)
         if type(record) is not dict:
             raise DecodeError(NAME, f"schema {schema_id} is not a record", field=part)
-        return record
+        return reader, record
 
     def _reader(self, schema_id: int, part: str) -> _Reader:
         if schema_id not in self._readers:
@@ -270,7 +279,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         losses = super().cell_losses(cell, path)
         value = cell.value
-        if type(value) is Decimal and not _fits_any_decimal(value):
+        if type(value) is Decimal and not _ANY_DECIMAL.fits(value):
             losses.append(Loss("value.decimal", f"{path}.value", typed_text.render(value),
                                "a decimal column holds no NaN, infinity or -0: written as text"))
         return losses
@@ -279,7 +288,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         losses = op_losses(event, CODE_OF_OP, NAME)
         losses += position_losses(event, frozenset(SOURCE_FIELDS), False)
         for index, (_, value) in enumerate(event.source.position):
-            if (value is None or (type(value) is Decimal and not _fits_any_decimal(value))) and all(
+            if (value is None or (type(value) is Decimal and not _ANY_DECIMAL.fits(value))) and all(
                     loss.path != f"source.position[{index}]" for loss in losses):  # not left out already
                 losses.append(Loss("source.position", f"source.position[{index}]",
                                    why="a null source field is no position entry, and no field holds a decimal NaN"))
@@ -315,11 +324,6 @@ def _path_of(event: ChangeEvent, column: str) -> str:
             if cell.name == column:
                 return f"{image_name}[{index}].value"
     return "source.position" if column.startswith("source.") else "key"
-
-
-def _fits_any_decimal(value: Decimal) -> bool:
-    """Whether a decimal has an unscaled form: not NaN, an infinity or -0."""
-    return value.is_finite() and not (value.is_zero() and value.is_signed())
 
 
 def _avro_name(name: str) -> str:
@@ -441,6 +445,9 @@ class _TableVersion:
     value_schema: Any = None
     key_schema: Any = None
     value_fields: list[dict[str, Any]] = field(default_factory=list)
+    # The Avro field names of the position's and the key's columns, as register() chose them.
+    position_names: list[str] = field(default_factory=list)
+    key_names: list[str] = field(default_factory=list)
 
     @classmethod
     def registered(cls, codec: DebeziumAvroCodec, table: Table) -> _TableVersion:
@@ -486,7 +493,9 @@ class _TableVersion:
         connector = _avro_name(self.connector) if self.connector else "common"
         source_fields = [{"name": name, "type": ["null", kind], "default": None}
                          for name, kind in zip(SOURCE_FIELDS, _SOURCE_FIELD_TYPES, strict=True)]
-        source_fields += _fields(self.position.columns, frozenset(), defined, set(SOURCE_FIELDS))
+        position_fields = _fields(self.position.columns, frozenset(), defined, set(SOURCE_FIELDS))
+        self.position_names = [entry["name"] for entry in position_fields]
+        source_fields += position_fields
         envelope = {
             "type": "record", "name": "Envelope", "namespace": namespace, "fields": [
                 {"name": "before", "type": ["null", value_record], "default": None},
@@ -504,8 +513,9 @@ class _TableVersion:
         self.value_id = _registered(codec, self.table, f"{namespace}.Envelope", False, Schema(json.dumps(envelope),
                                                                                               "AVRO"))
         if with_key and self.schema.key:
-            key_record = {"type": "record", "name": "Key", "namespace": namespace,
-                          "fields": _fields(self.schema.key_columns(), frozenset(self.schema.key), set()),
+            key_fields = _fields(self.schema.key_columns(), frozenset(self.schema.key), set())
+            self.key_names = [entry["name"] for entry in key_fields]
+            key_record = {"type": "record", "name": "Key", "namespace": namespace, "fields": key_fields,
                           "connect.name": f"{namespace}.Key"}
             self.key_schema = fastavro.parse_schema(key_record)
             self.key_id = _registered(codec, self.table, f"{namespace}.Key", True, Schema(json.dumps(key_record),
@@ -523,14 +533,13 @@ class _TableVersion:
                                          "db": table.catalog if table.catalog is not None else table.schema,
                                          "schema": table.schema if table.catalog is not None else None,
                                          "table": table.name}
-        _write_time(record_source, source.commit_time_us)
+        write_time(record_source, source.commit_time_us)
         position = dict(source.position)
-        taken = set(SOURCE_FIELDS)
-        for column in self.position.columns:
-            record_source[_field_name(column.name, taken)] = _avro_value(position.get(column.name), column.type)
+        for column, avro_name in zip(self.position.columns, self.position_names, strict=True):
+            record_source[avro_name] = _avro_value(position.get(column.name), column.type)
         record: dict[str, Any] = {"before": self.row(event.before), "after": self.row(event.after),
                                   "source": record_source, "op": CODE_OF_OP[event.op], "ts_ms": None, "ts_us": None}
-        _write_time(record, source.capture_time_us)
+        write_time(record, source.capture_time_us)
         return _framed(self.value_id, self.value_schema, record)
 
     def row(self, image: Image | None) -> dict[str, Any] | None:
@@ -547,9 +556,8 @@ class _TableVersion:
         if self.key_id is None:
             return None
         values = {cell.name: cell.value for cell in key}
-        taken: set[str] = set()
-        record = {_field_name(column.name, taken): _avro_value(values.get(column.name), column.type)
-                  for column in self.schema.key_columns()}
+        record = {avro_name: _avro_value(values.get(column.name), column.type)
+                  for column, avro_name in zip(self.schema.key_columns(), self.key_names, strict=True)}
         return _framed(self.key_id, self.key_schema, record)
 
     # -- losses -------------------------------------------------------------------------------------------------
@@ -613,22 +621,12 @@ def _framed(schema_id: int, parsed: Any, record: dict[str, Any]) -> bytes:
     return body.getvalue()
 
 
-def _write_time(record: dict[str, Any], microseconds: int | None) -> None:
-    if microseconds is not None:
-        record["ts_ms"] = time_units.in_unit(microseconds, time_units.MILLISECOND)
-        if microseconds % time_units.MILLISECOND:
-            record["ts_us"] = microseconds
-
-
 def _time(record: dict[str, Any], path: str) -> int | None:
-    if record.get("ts_us") is not None:
-        return int(record["ts_us"])
-    if record.get("ts_ms") is not None:
-        microseconds = time_units.to_microseconds(record["ts_ms"], time_units.MILLISECOND)
-        if microseconds is None:
-            raise DecodeError(NAME, f"{record['ts_ms']} ms is outside 64-bit microseconds", field=path + "ts_ms")
-        return microseconds
-    return None
+    """Microseconds from ``ts_us`` where it is there, else from ``ts_ms``, as debezium-json reads them."""
+    try:
+        return read_time(record, path)
+    except DecodeError as error:
+        raise error.relabeled(NAME) from None
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
