@@ -365,7 +365,8 @@ def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[st
         if column_type.precision is not None:
             parameters["connect.decimal.precision"] = str(column_type.precision)
         schema = {"type": "bytes", "scale": column_type.scale,
-                  "precision": column_type.precision if column_type.precision is not None else 64,
+                  # Connect's default precision, or the scale where it is larger: Avro wants scale <= precision.
+                  "precision": max(64, column_type.scale) if column_type.precision is None else column_type.precision,
                   "connect.version": 1, "connect.parameters": parameters, "connect.name": _DECIMAL,
                   "logicalType": "decimal"}
     else:
