@@ -361,12 +361,14 @@ def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[st
     elif name in ("int8", "int16"):
         schema = {"type": "int", "connect.type": name}
     elif name == "decimal":
-        parameters = {"scale": str(column_type.scale)}
+        scale = column_type.scale
+        assert scale is not None  # the decimal of any scale was written above, as Debezium's record
+        parameters = {"scale": str(scale)}
         if column_type.precision is not None:
             parameters["connect.decimal.precision"] = str(column_type.precision)
         schema = {"type": "bytes", "scale": column_type.scale,
                   # Connect's default precision, or the scale where it is larger: Avro wants scale <= precision.
-                  "precision": max(64, column_type.scale) if column_type.precision is None else column_type.precision,
+                  "precision": max(64, scale) if column_type.precision is None else column_type.precision,
                   "connect.version": 1, "connect.parameters": parameters, "connect.name": _DECIMAL,
                   "logicalType": "decimal"}
     else:
