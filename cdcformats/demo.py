@@ -273,7 +273,6 @@ def _typed_stage(console: Console, events: list[ChangeEvent], registry_file: str
     table registered as its columns come; read back with a new codec, by schema id, as ``dropped()`` says."""
     from .errors import EncodeError
     from .losses import without
-    from .schema_registry import connect
 
     target_format = PLAN["typed"]["format"]
     target = codec(target_format, schema_registry=registry_file)
@@ -297,21 +296,14 @@ def _typed_stage(console: Console, events: list[ChangeEvent], registry_file: str
     stages.append(Stage(f"typed tables ({target_format})", len(records), seconds,
                         ("same events as dropped() says" if back == expected else "[red]CHANGED[/red]")
                         + (f", [yellow]{refused} refused[/yellow]" if refused else "")))
-    registry = connect(registry_file)
     lines = []
-    for subject in registry.get_subjects():
-        if not (subject.endswith("-value") and subject.startswith(target.config["topic_prefix"] + ".")):
-            continue
-        versions = registry.get_versions(subject)
-        columns: list[list[str]] = []
-        for version in versions:
-            envelope = json.loads(registry.get_version(subject, version).schema.schema_str)
-            before = envelope["fields"][0]["type"]  # ["null", the row record]
-            row = next(branch for branch in before if type(branch) is dict)
-            columns.append([field["name"] for field in row["fields"]])
-        growth = [f"v{number} adds {', '.join(sorted(set(now) - set(before)))}"
-                  for number, before, now in zip(versions[1:], columns[:-1], columns[1:], strict=True)]
-        lines.append(f"{subject}: v{versions[0]} ({', '.join(columns[0])})" + "".join(f"; {step}" for step in growth))
+    for table in dict.fromkeys(event.table for event in events if event.table is not None):
+        versions = target.table_schemas(table)  # type: ignore[attr-defined]  # a typed-rows format's
+        columns = [schema.names for _, schema in versions]
+        growth = [f"v{number} adds {', '.join(name for name in now if name not in before)}"
+                  for (number, _), before, now in zip(versions[1:], columns[:-1], columns[1:], strict=True)]
+        lines.append(f"{target.subject(table)}: v{versions[0][0]} ({', '.join(columns[0])})"  # type: ignore[attr-defined]
+                     + "".join(f"; {step}" for step in growth))
     console.print(f"3b. typed tables ({target_format}) in {registry_file}:\n   " + "\n   ".join(lines))
 
 

@@ -37,7 +37,7 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import CdcFormatsError
 from .model import ChangeEvent, Table, Value
@@ -393,6 +393,15 @@ class TableSchema:
                            key)
 
 
+@runtime_checkable
+class SchemaSource(Protocol):
+    """Where the schemas of tables are kept: a ``debezium-avro`` codec, whose schema registry holds each table's
+    versions, is one. Typed Spark rows take their schema from one (``table_rows(..., schema=source)``)."""
+
+    def table_schema(self, table: Table) -> TableSchema | None:
+        """The latest schema of ``table``, or None where none is kept."""
+
+
 def _merged(table: Table | None, current: Column, new: Column) -> Column:
     merged = widened(current.type, new.type)
     if merged is None:
@@ -400,5 +409,5 @@ def _merged(table: Table | None, current: Column, new: Column) -> Column:
     return Column(current.name, merged, current.nullable or new.nullable, new.source_type)
 
 
-__all__ = ["Column", "ColumnType", "SchemaConflict", "TableSchema", "cell_type", "declared_type", "table_name",
-           "value_type", "widened"]
+__all__ = ["Column", "ColumnType", "SchemaConflict", "SchemaSource", "TableSchema", "cell_type", "declared_type",
+           "table_name", "value_type", "widened"]

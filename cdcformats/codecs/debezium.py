@@ -85,6 +85,7 @@ from ._kit.debezium_envelope import (
     NAME,
     OP_OF_CODE,
     SOURCE_FIELDS,
+    TRANSACTION_ATTRIBUTE,
     canonical_json,
     column_schemas,
     image_cells,
@@ -100,7 +101,6 @@ from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_typ
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 from ._kit.typed_text import json_form
 
-TRANSACTION_ATTRIBUTE = "debezium.transaction."
 SCHEMA_ATTRIBUTE = "debezium-json.schema."
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
 

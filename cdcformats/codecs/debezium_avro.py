@@ -8,6 +8,7 @@ schema id as 4 big-endian bytes, then the Avro body). The value is the envelope,
       before: null | Value       Value: one field per column of the table, each ["null", T] with a null default
       after:  null | Value
       source: Source             connector, ts_ms, ts_us, db, schema, table, then the position's fields
+      transaction: null | block  id, total_order, data_collection_order: the debezium.transaction.* attributes
       op:     string             c, u, d, r, t
       ts_ms, ts_us: null | long  when the change was captured
     record Key: the key columns, each T (["null", T] once a key cell has been null)
@@ -50,8 +51,11 @@ Written from other formats:
   reaches the dead letter and the stream goes on;
 * nested values are written as their JSON text (a ``json`` cell type reads them back as text); decimals with no
   unscaled form (NaN, infinities, -0) as their text;
-* cell versions, deleted cells (written as null columns), a column twice in an image, attributes (the ``transaction``
-  block is not written) and ``key_only`` are not carried; a position entry that is null, repeats or names a
+* the ``transaction`` block is written from the attributes ``debezium.transaction.id`` (text), ``.total_order`` and
+  ``.data_collection_order`` (longs), in that order, as ``debezium-json`` reads them; any other transaction attributes
+  are not written, and a block read with other fields keeps them all;
+* cell versions, deleted cells (written as null columns), a column twice in an image, other attributes and
+  ``key_only`` are not carried; a position entry that is null, repeats or names a
   structural ``source`` field is left out, and the position comes back in the table's ``source`` field order;
 * a table with a catalog but no schema is written with the catalog as its schema (``db``).
 """
@@ -73,13 +77,14 @@ import fastavro
 from ..codec import FileWriter, KafkaRecord, Option, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, refused, without
-from ..model import Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value
 from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type
 from ._kit import typed_text
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
     OP_OF_CODE,
     SOURCE_FIELDS,
+    TRANSACTION_ATTRIBUTE,
     op_losses,
     position_losses,
     read_time,
@@ -96,6 +101,11 @@ COLUMN_PROPERTY = "cdcformats.column"
 _STRATEGIES = ("topic", "record", "topic-record")
 # The types of the fields of ``source`` that say the system, times and table; the position's fields follow them.
 _SOURCE_FIELD_TYPES = ("string", "long", "long", "string", "string", "string")
+# Debezium's transaction block: the transaction's id, the change's place in it and its place among the table's changes.
+_TRANSACTION_FIELDS = (("id", "string"), ("total_order", "long"), ("data_collection_order", "long"))
+_TRANSACTION_BLOCK = {"type": "record", "name": "block", "namespace": "event",
+                      "fields": [{"name": name, "type": kind} for name, kind in _TRANSACTION_FIELDS],
+                      "connect.version": 1, "connect.name": "event.block"}
 _AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
@@ -159,6 +169,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
     requires = ("table", ONE_TYPE)
+    own_attributes = frozenset({TRANSACTION_ATTRIBUTE})
     typed_rows = True
     options = OPTIONS
 
@@ -195,12 +206,17 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         after = reader.image(envelope.get("after"), "after")
         table, source = reader.source(envelope.get("source"))
         capture = _time(envelope, "")
+        transaction = envelope.get("transaction")
+        attributes = () if type(transaction) is not dict else tuple(
+            (TRANSACTION_ATTRIBUTE + name, _value_in(value, f"transaction.{name}"))
+            for name, value in transaction.items())
         key_cells: Image = ()
         if key is not None:
             key_reader, key_record = self._read(key, "key")
             key_cells = key_reader.key(key_record)
         return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after,
-                           Source(source.system, source.position, source.commit_time_us, capture))
+                           Source(source.system, source.position, source.commit_time_us, capture),
+                           attributes=attributes)
 
     def _schema_id(self, framed: bytes, part: str) -> int:
         if len(framed) < 5 or framed[:1] != MAGIC:
@@ -250,8 +266,39 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             self._tables[table] = _TableVersion.registered(self, table)
         return self._tables[table]
 
-    def subject(self, table: Table, record: str, is_key: bool) -> str:
-        topic = self.config["topic"] or _dotted(self.config["topic_prefix"], table)
+    # -- the registered schemas -----------------------------------------------------------------------------------
+
+    def table_schemas(self, table: Table) -> list[tuple[int, TableSchema]]:
+        """Each version registered under ``table``'s value subject, oldest first: its version number and the table
+        schema its rows have, with the key columns of the latest key version. None registered: ``[]``."""
+        registry = self.registry
+        try:
+            versions = registry.get_versions(self.subject(table))
+        except Exception:  # the registry's "subject not found"
+            return []
+        try:
+            key = registry.get_latest_version(self.subject(table, is_key=True))
+            key_fields = _Reader.of(key.schema.schema_str, key.schema_id, "key").key_fields
+        except Exception:  # a table written without a key has no key subject
+            key_fields = []
+        found = []
+        for version in versions:
+            registered = registry.get_version(self.subject(table), version)
+            reader = _Reader.of(registered.schema.schema_str, registered.schema_id, "value")
+            reader.key_fields = key_fields
+            found.append((version, reader.table_schema(table)))
+        return found
+
+    def table_schema(self, table: Table) -> TableSchema | None:
+        """The schema of ``table`` as its latest registered version has it (``table_schemas``), or None."""
+        versions = self.table_schemas(table)
+        return versions[-1][1] if versions else None
+
+    def subject(self, table: Table, is_key: bool = False) -> str:
+        """The subject of ``table``'s value (or key) schemas, by the option ``subject_name_strategy``."""
+        namespace = _dotted(self.config["topic_prefix"], table)
+        topic = self.config["topic"] or namespace
+        record = f"{namespace}.{'Key' if is_key else 'Envelope'}"
         strategy = self.config["subject_name_strategy"]
         if strategy == "record":
             return record
@@ -292,6 +339,10 @@ class DebeziumAvroCodec(KafkaRecordCodec):
                     loss.path != f"source.position[{index}]" for loss in losses):  # not left out already
                 losses.append(Loss("source.position", f"source.position[{index}]",
                                    why="a null source field is no position entry, and no field holds a decimal NaN"))
+        if _transaction_block(event) is None:
+            losses += [Loss("attributes", f"attributes[{index}]", why="Debezium's transaction block is id (text), "
+                            "total_order and data_collection_order (longs), in that order")
+                       for index, (name, _) in enumerate(event.attributes) if name.startswith(TRANSACTION_ATTRIBUTE)]
         table = event.table
         assert table is not None  # requires: a change without a table is refused before
         if table.catalog is not None and table.schema is None:
@@ -324,6 +375,20 @@ def _path_of(event: ChangeEvent, column: str) -> str:
             if cell.name == column:
                 return f"{image_name}[{index}].value"
     return "source.position" if column.startswith("source.") else "key"
+
+
+def _transaction_block(event: ChangeEvent) -> dict[str, Value] | None:
+    """The transaction block that ``event``'s transaction attributes make, or None where they make none."""
+    block = {name[len(TRANSACTION_ATTRIBUTE):]: value for name, value in event.attributes
+             if name.startswith(TRANSACTION_ATTRIBUTE)}
+    if list(block) != [name for name, _ in _TRANSACTION_FIELDS] or len(block) != sum(
+            name.startswith(TRANSACTION_ATTRIBUTE) for name, _ in event.attributes):
+        return None
+    transaction_id, total_order, collection_order = block.values()
+    if type(transaction_id) is not str or not all(
+            type(order) is int and INT64_MIN <= order <= INT64_MAX for order in (total_order, collection_order)):
+        return None
+    return block
 
 
 def _avro_name(name: str) -> str:
@@ -455,9 +520,8 @@ class _TableVersion:
     @classmethod
     def registered(cls, codec: DebeziumAvroCodec, table: Table) -> _TableVersion:
         """The table as the latest schema under its value subject has it, or a table with no schema yet."""
-        record = f"{_dotted(codec.config['topic_prefix'], table)}.Envelope"
         try:
-            latest = codec.registry.get_latest_version(codec.subject(table, record, False))
+            latest = codec.registry.get_latest_version(codec.subject(table))
         except Exception:  # the registry's "subject not found" (or no such registry yet): a new table
             return cls(table)
         try:
@@ -507,22 +571,21 @@ class _TableVersion:
                                             "namespace": f"io.debezium.connector.{connector}",
                                             "fields": source_fields,
                                             "connect.name": f"io.debezium.connector.{connector}.Source"}},
+                {"name": "transaction", "type": ["null", _TRANSACTION_BLOCK], "default": None},
                 {"name": "op", "type": "string"},
                 {"name": "ts_ms", "type": ["null", "long"], "default": None},
                 {"name": "ts_us", "type": ["null", "long"], "default": None},
             ],
             "connect.version": 1, "connect.name": f"{namespace}.Envelope"}
         self.value_schema = fastavro.parse_schema(envelope)
-        self.value_id = _registered(codec, self.table, f"{namespace}.Envelope", False, Schema(json.dumps(envelope),
-                                                                                              "AVRO"))
+        self.value_id = _registered(codec, self.table, False, Schema(json.dumps(envelope), "AVRO"))
         if with_key and self.schema.key:
             key_fields = _fields(self.schema.key_columns(), frozenset(self.schema.key), set())
             self.key_names = [entry["name"] for entry in key_fields]
             key_record = {"type": "record", "name": "Key", "namespace": namespace, "fields": key_fields,
                           "connect.name": f"{namespace}.Key"}
             self.key_schema = fastavro.parse_schema(key_record)
-            self.key_id = _registered(codec, self.table, f"{namespace}.Key", True, Schema(json.dumps(key_record),
-                                                                                          "AVRO"))
+            self.key_id = _registered(codec, self.table, True, Schema(json.dumps(key_record), "AVRO"))
 
     # -- writing ----------------------------------------------------------------------------------------------
 
@@ -541,7 +604,8 @@ class _TableVersion:
         for column, avro_name in zip(self.position.columns, self.position_names, strict=True):
             record_source[avro_name] = _avro_value(position.get(column.name), column.type)
         record: dict[str, Any] = {"before": self.row(event.before), "after": self.row(event.after),
-                                  "source": record_source, "op": CODE_OF_OP[event.op], "ts_ms": None, "ts_us": None}
+                                  "source": record_source, "transaction": _transaction_block(event),
+                                  "op": CODE_OF_OP[event.op], "ts_ms": None, "ts_us": None}
         write_time(record, source.capture_time_us)
         return _framed(self.value_id, self.value_schema, record)
 
@@ -604,8 +668,8 @@ def _position_schema(event: ChangeEvent) -> TableSchema:
     return TableSchema(None, tuple(Column(name, cell_type(value, None)) for name, value in event.source.position))
 
 
-def _registered(codec: DebeziumAvroCodec, table: Table, record: str, is_key: bool, schema: Any) -> int:
-    subject = codec.subject(table, record, is_key)
+def _registered(codec: DebeziumAvroCodec, table: Table, is_key: bool, schema: Any) -> int:
+    subject = codec.subject(table, is_key)
     try:
         schema_id: int = codec.registry.register_schema(subject, schema)
     except Exception as error:  # the registry's refusal (409: incompatible) or an unreachable registry

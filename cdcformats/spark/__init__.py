@@ -37,7 +37,7 @@ import operator
 import os
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
 from pathlib import Path
@@ -59,11 +59,10 @@ from ..errors import CodecError, ConfigurationError
 from ..model import ChangeEvent, Table
 from ..options import error_mode, option_value, routed
 from ..registry import codec, codec_class, formats
-from ..tables import ColumnType, TableSchema
+from .tables import GivenSchema, typed_state
 from .tables import merge_into as merge_into
 from .tables import table_rows as table_rows
 from .tables import table_schema as table_schema
-from .tables import typed_state
 
 
 def _struct_type(arrow_type: pa.DataType) -> StructType:
@@ -407,7 +406,7 @@ def _key_of(event: Column, key_columns: list[str] | None) -> Column:
 
 
 def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str] | None = None, typed: bool = False,
-                 table: Table | str | None = None, schema: TableSchema | Mapping[str, ColumnType | str] | None = None,
+                 table: Table | str | None = None, schema: GivenSchema | None = None,
                  *, errors: str = "fail", meta_prefix: str = "") -> DataFrame:
     """The current row of each key after applying a change stream: one row per (table, key) (``key``: the key cells'
     names and values) with ``cells`` (the current value of each column, in column-name order) and ``deleted`` (the

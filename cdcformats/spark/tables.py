@@ -62,13 +62,15 @@ from ..errors import ConfigurationError
 from ..model import Table, Value
 from ..options import error_mode
 from ..tables import Column as TableColumn
-from ..tables import ColumnType, SchemaConflict, TableSchema, cell_type, table_name, widened
+from ..tables import ColumnType, SchemaConflict, SchemaSource, TableSchema, cell_type, table_name, widened
 
 ROW_ERROR_MODES = ("fail", "null")
 # Spark's widest decimal.
 MAX_DECIMAL_DIGITS = 38
 _LONG_MAX = 2**63 - 1
 _VALUE_TYPE = from_arrow_type(arrow.VALUE)
+# A schema a caller gives: the schema itself, its column names and types, or where it is kept (a schema registry).
+GivenSchema = TableSchema | Mapping[str, ColumnType | str] | SchemaSource
 
 # -- tables and schemas -----------------------------------------------------------------------------------------------
 
@@ -99,7 +101,13 @@ def _events(frame: DataFrame, column: str, table: Table) -> DataFrame:
         event.alias("e"), F.monotonically_increasing_id().alias("_input_order"))
 
 
-def _given_schema(schema: TableSchema | Mapping[str, ColumnType | str], table: Table) -> TableSchema:
+def _given_schema(schema: GivenSchema, table: Table) -> TableSchema:
+    if isinstance(schema, SchemaSource):
+        kept = schema.table_schema(table)
+        if kept is None:
+            raise ConfigurationError(f"no schema of table {table_name(table)} is kept in the schema source given "
+                                     f"({type(schema).__name__}): give the schema, or none to derive it")
+        return _given_schema(kept, table)
     if isinstance(schema, TableSchema):
         if schema.table is not None and schema.table != table:
             raise ConfigurationError(f"the schema given is table {table_name(schema.table)}'s, not "
@@ -108,7 +116,7 @@ def _given_schema(schema: TableSchema | Mapping[str, ColumnType | str], table: T
     if isinstance(schema, Mapping):
         return TableSchema(table, tuple(TableColumn(name, ColumnType.parse(type_) if isinstance(type_, str) else type_)
                                         for name, type_ in schema.items()))
-    raise TypeError(f"schema: expected a TableSchema or a mapping of column names to types, got "
+    raise TypeError(f"schema: expected a TableSchema, a mapping of column names to types or a SchemaSource, got "
                     f"{type(schema).__name__}")
 
 
@@ -461,14 +469,14 @@ def _meta(schema: TableSchema, prefix: str) -> _Meta:
     return meta
 
 
-def _schema_for(schema: TableSchema | Mapping[str, ColumnType | str] | None, events: DataFrame, table: Table
+def _schema_for(schema: GivenSchema | None, events: DataFrame, table: Table
                 ) -> TableSchema:
     return _derived(events, table) if schema is None else _given_schema(schema, table)
 
 
 # -- the functions ----------------------------------------------------------------------------------------------------
 
-def table_rows(frame: DataFrame, table: Table | str, schema: TableSchema | Mapping[str, ColumnType | str] | None = None,
+def table_rows(frame: DataFrame, table: Table | str, schema: GivenSchema | None = None,
                column: str = "event", *, errors: str = "fail", meta_prefix: str = "") -> DataFrame:
     """Each change of ``table`` in ``frame`` (its ``column`` of decoded events) as a typed row: one Spark column per
     column of ``schema``, of its ``spark_type``, then ``op`` (text), ``commit_time`` (``TimestampType``, from the
@@ -480,11 +488,13 @@ def table_rows(frame: DataFrame, table: Table | str, schema: TableSchema | Mappi
     versions of a wide-column store) the row holds the PUT with the highest version; a cell that deletes a column or
     a version gives null. A TRUNCATE is a row of nulls.
 
-    ``schema``: a ``TableSchema`` or a mapping of column names to types (``{"id": "int64", "price":
-    "decimal(10,2)"}``); by default the schema the changes show, derived by ``table_schema`` (a Spark job of its
-    own, which may raise ``SchemaConflict``). A value that does not fit its column fails the job, naming the table,
-    column and value, or is null with ``errors="null"``. ``frame`` is read twice where the schema is derived:
-    ``persist()`` a frame that is costly to compute, such as a decoded stream."""
+    ``schema``: a ``TableSchema``, a mapping of column names to types (``{"id": "int64", "price":
+    "decimal(10,2)"}``), or a ``SchemaSource`` that keeps the table's schema, such as a ``debezium-avro`` codec on
+    the registry its writer registered the table in (the latest version); by default the schema the changes show,
+    derived by ``table_schema`` (a Spark job of its own, which may raise ``SchemaConflict``). A value that does not
+    fit its column fails the job, naming the table, column and value, or is null with ``errors="null"``. ``frame`` is
+    read twice where the schema is derived: ``persist()`` a frame that is costly to compute, such as a decoded
+    stream."""
     error_mode(errors, ROW_ERROR_MODES)
     target = as_table(table)
     events = _events(frame, column, target)
@@ -509,7 +519,7 @@ def table_rows(frame: DataFrame, table: Table | str, schema: TableSchema | Mappi
 
 
 def typed_state(state: DataFrame, frame: DataFrame, table: Table | str,
-                schema: TableSchema | Mapping[str, ColumnType | str] | None = None, column: str = "event", *,
+                schema: GivenSchema | None = None, column: str = "event", *,
                 errors: str = "fail", meta_prefix: str = "") -> DataFrame:
     """The rows of ``table`` in ``state`` (what ``latest_state`` gives: ``table``, ``key``, ``cells``, ``deleted``,
     ``commit_time_us``) typed as ``table_rows`` types a change: each column's current cell, else its key entry (a

@@ -368,3 +368,26 @@ def test_merge_into_applies_the_typed_state_to_a_parquet_table(spark, tmp_path: 
     assert by_id(spark.table("orders").toArrow().to_pylist()) == expected
     with pytest.raises(ConfigurationError, match="column qty is int in the state and bigint in the target"):
         merge_into(spark, "orders", second.withColumn("qty", F.col("qty").cast("int")), "id")
+
+
+def test_the_schema_can_come_from_the_registry_the_changes_were_written_to(frame) -> None:
+    """``debezium-avro`` registers each table's schema as it writes; the typed rows take the latest version."""
+    import cdcformats as cf
+    from cdcformats.spark import latest_state, table_rows
+    from cdcformats.spark.tables import spark_type
+
+    registry = cf.codec("debezium-avro", schema_registry="mock://spark-tables")
+    written = list(registry.encode(EVENTS))
+    assert len(written) == len(EVENTS)
+    registered = registry.table_schema(ORDERS)  # type: ignore[attr-defined]  # a debezium-avro codec's
+    assert registered is not None and registered.names == TableSchema.of_events(EVENTS)[ORDERS].names
+    rows = table_rows(frame, ORDERS, schema=registry)
+    assert [(field.name, field.dataType) for field in rows.schema.fields][:len(registered.columns)] == [
+        (column.name, spark_type(column.type)) for column in registered.columns]
+    got = sorted(rows.toArrow().to_pylist(), key=lambda row: row["commit_time"])
+    assert got == reference_rows(EVENTS, registered)
+    state = latest_state(frame, typed=True, table=ORDERS, schema=registry)
+    assert by_id(state.toArrow().to_pylist()) == reference_state(EVENTS, registered)
+    with pytest.raises(ConfigurationError, match="no schema of table shop.mixed is kept in the schema source given "
+                                                 r"\(DebeziumAvroCodec\)"):
+        table_rows(frame, MIXED, schema=registry)

@@ -229,6 +229,12 @@ def check_evolution(registry_option: Any) -> None:
     rows = [[entry["name"] for entry in schema["fields"][0]["type"][1]["fields"]] for schema in value_schemas]
     assert rows == [["id", "amount"], ["id", "amount", "note"], ["id", "amount", "note"]]
     assert json.loads(registry.get_schema(k2).schema_str)["fields"][0]["type"]["type"] == "long"
+    schemas = codec.table_schemas(TABLE)  # type: ignore[attr-defined]  # a debezium-avro codec's
+    assert [(version, schema.names, schema.key) for version, schema in schemas] == [
+        (1, ("id", "amount"), ("id",)), (2, ("id", "amount", "note"), ("id",)), (3, ("id", "amount", "note"), ("id",))]
+    assert [str(column.type) for column in schemas[-1][1].columns] == ["int64", "decimal(10,2)", "string"]
+    assert codec.table_schema(TABLE) == schemas[-1][1]  # type: ignore[attr-defined]
+    assert codec.table_schemas(cf.Table("never", "shop")) == []  # type: ignore[attr-defined]
 
     # (iv) is written with amount null, in the table's column order.
     assert [(cell.name, cell.value) for cell in written[3].after or ()] == [
@@ -342,7 +348,8 @@ def test_a_record_debeziums_avro_converter_writes_for_mysql_reads_as_its_change(
                         "snapshot": "false", "db": "inventory", "sequence": None, "table": "orders",
                         "server_id": 223344, "gtid": None, "file": "mysql-bin.000003", "pos": 154, "row": 0,
                         "thread": 7, "query": None},
-             "op": "u", "ts_ms": 1714550401234, "transaction": None}
+             "op": "u", "ts_ms": 1714550401234,
+             "transaction": {"id": "file=mysql-bin.000003,pos=154", "total_order": 3, "data_collection_order": 1}}
     record = cf.KafkaRecord(_confluent_framed(key_id, DEBEZIUM_KEY, {"id": 1001}),
                             _confluent_framed(value_id, DEBEZIUM_ENVELOPE, value))
 
@@ -357,7 +364,9 @@ def test_a_record_debeziums_avro_converter_writes_for_mysql_reads_as_its_change(
         source=cf.Source("mysql", (("version", "2.5.0.Final"), ("name", "dbserver1"), ("snapshot", "false"),
                                    ("server_id", 223344), ("file", "mysql-bin.000003"), ("pos", 154), ("row", 0),
                                    ("thread", 7)),
-                         commit_time_us=1714550401000 * 1000, capture_time_us=1714550401234 * 1000))
+                         commit_time_us=1714550401000 * 1000, capture_time_us=1714550401234 * 1000),
+        attributes=(("debezium.transaction.id", "file=mysql-bin.000003,pos=154"),
+                    ("debezium.transaction.total_order", 3), ("debezium.transaction.data_collection_order", 1)))
     # confluent-kafka's mock:// clients do not share their schemas: the client itself is the option
     codec = cf.codec(NAME, schema_registry=registry if registry_kind == "mock" else target)
     assert list(codec.decode([record])) == [expected]
@@ -400,3 +409,31 @@ def test_the_kafka_serializers_write_debezium_avro_into_the_registry_they_are_gi
     read = AvroDeserializer(registry)
     assert read(value, SerializationContext("orders", MessageField.VALUE))["after"] == {"id": 7, "note": "gift"}
     assert read(key, SerializationContext("orders", MessageField.KEY)) == {"id": 7}
+
+
+# -- 5. the transaction block ---------------------------------------------------------------------------------------
+
+def test_debezium_jsons_transaction_block_is_written_and_read_back_and_a_partial_one_is_reported() -> None:
+    message = json.dumps({
+        "before": None, "after": {"id": 1, "note": "x"},
+        "source": {"connector": "postgresql", "ts_ms": 1714550401000, "db": "shop", "schema": "public",
+                   "table": "orders", "lsn": 24023128},
+        "op": "c", "ts_ms": 1714550401234,
+        "transaction": {"id": "571:24023128", "total_order": 2, "data_collection_order": 1}}).encode()
+    (event,) = cf.codec("debezium-json", key_columns=["id"]).decode([message])
+    codec = fresh_codec()
+    assert all(loss.feature != "attributes" for loss in codec.dropped(event))
+    (record,) = codec.encode([event])
+    envelope = fastavro.schemaless_reader(io.BytesIO(record.value[5:]), fastavro.parse_schema(
+        json.loads(codec.registry.get_schema(schema_id(record.value)).schema_str)), None)
+    assert envelope["transaction"] == {"id": "571:24023128", "total_order": 2, "data_collection_order": 1}
+    (back,) = codec.decode([record])
+    assert back == without(event, codec.dropped(event))
+    assert back.attributes == event.attributes
+
+    partial = replace(event, attributes=event.attributes[:1])  # no total_order: no block Debezium reads
+    losses = [loss for loss in codec.dropped(partial) if loss.feature == "attributes"]
+    assert [loss.path for loss in losses] == ["attributes[0]"] and "transaction block" in losses[0].why
+    (record,) = codec.encode([partial])
+    (back,) = codec.decode([record])
+    assert back.attributes == () and back == without(partial, codec.dropped(partial))

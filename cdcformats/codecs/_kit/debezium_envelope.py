@@ -22,6 +22,8 @@ NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
 # such fields to each other).
 FIELD_ATTRIBUTE = "debezium.field."
+# The fields of the envelope's ``transaction`` block (``provide.transaction.metadata``) are these attributes.
+TRANSACTION_ATTRIBUTE = "debezium.transaction."
 SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # with a table: not the position
 
 OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
