@@ -340,7 +340,7 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
 
 @main.command("spark-convert")
 @click.option("--input", "input_path", required=True, help="File or directory of messages: JSON lines or text (one "
-              "message per line), or Parquet with a value column.")
+              "message per line), or Parquet with a value column (and a key column, for the formats of Kafka records).")
 @click.option("--source-format", "--from", "source_format", required=True, help="Format of the input messages.")
 @click.option("--output", "output_path", required=True, help="Directory to write (it must not exist yet).")
 @click.option("--target-format", "--to", "target_format", required=True, help="Format to write.")
@@ -348,7 +348,8 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
 @click.option("--input-kind", type=click.Choice(["auto", "jsonl", "text", "parquet"]), default="auto",
               show_default=True, help="auto: Parquet for a path ending in .parquet, else lines.")
 @click.option("--output-kind", type=click.Choice(["parquet", "text"]), default="parquet", show_default=True,
-              help="Parquet with a binary value column, or text lines (for the JSON formats).")
+              help="Parquet with a binary value column (and key, for the formats of Kafka records), or text lines "
+              "(for the JSON formats).")
 @click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default="dead-letter",
               show_default=True, help="What a message that cannot be converted does.")
 @click.option("--dead-letter", "dead_letter", default=None, help="Directory for the dead letters (Parquet: the "

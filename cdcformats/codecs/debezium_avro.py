@@ -309,7 +309,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def file_writer(self, stream: BinaryIO) -> FileWriter:
         return _FramedLineWriter(stream)
 
-    def _record_of_line(self, line: bytes) -> KafkaRecord:
+    def record_of_line(self, line: bytes) -> KafkaRecord:
         try:
             parts = json.loads(line)
             if type(parts) is not dict or set(parts) - {"key", "value"}:

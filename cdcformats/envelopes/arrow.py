@@ -266,9 +266,10 @@ def _handled(error: CodecError, errors: str) -> CodecError | None:
     return error if errors == "dead-letter" else None
 
 
-def decode_rows(messages: Sequence[Any], read: Callable[[Any], ChangeEvent], errors: str
+def decode_rows(messages: Sequence[Any], read: Callable[[Any], ChangeEvent | None], errors: str
                 ) -> list[ChangeEvent | CodecError | None]:
-    """Decode each message on its own with ``read`` (a null message gives a null row)."""
+    """Decode each message on its own with ``read`` (a null message, or one that ``read`` finds holds no change,
+    gives a null row)."""
     rows: list[ChangeEvent | CodecError | None] = []
     for message in messages:
         if message is None:
@@ -286,9 +287,10 @@ def decode_rows(messages: Sequence[Any], read: Callable[[Any], ChangeEvent], err
 BatchDecoder = Callable[[pa.Array], tuple[pa.StructArray, pa.BooleanArray]]
 
 
-def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent], errors: str = "fail",
+def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent | None], errors: str = "fail",
                  read_batch: BatchDecoder | None = None) -> pa.StructArray:
-    """Decode a binary (or string) array of messages into an ``EVENT`` array of the same length.
+    """Decode an array of messages (binary or string, or the structs ``read`` takes) into an ``EVENT`` array of the
+    same length.
 
     ``read`` decodes one message (the reference); ``read_batch``, a codec's ``batch_decoder()``, decodes a whole batch
     and leaves to ``read`` the rows it flags as undecided. ``errors``: "fail" raises the first ``DecodeError``;
@@ -308,11 +310,11 @@ def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent], errors: s
     return pc.if_else(undecided, to_arrow(full), fast)
 
 
-def encode_array(events: pa.StructArray, write: Callable[[ChangeEvent], bytes | None], format_name: str,
-                 errors: str = "fail") -> list[bytes | CodecError | None]:
+def encode_array(events: pa.StructArray, write: Callable[[ChangeEvent], Any], format_name: str,
+                 errors: str = "fail") -> list[Any]:
     """Each ``EVENT`` row written by ``write`` (a null row gives None), errors handled as in ``decode_array``."""
     error_mode(errors, COLUMN_ERROR_MODES)
-    results: list[bytes | CodecError | None] = []
+    results: list[Any] = []
     for row in events.to_pylist():
         if row is None:
             results.append(None)

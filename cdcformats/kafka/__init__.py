@@ -139,11 +139,16 @@ class ChangeEventSerializer:
     def __call__(self, event: ChangeEvent | None, ctx: Any = None) -> bytes | None:
         if event is None:
             return None
-        messages = self.codec.encode_messages(event)
         if self.codec.message_type is KafkaRecord:
-            return _only_record(self.codec, messages).value
+            return self.record(event).value
+        messages = self.codec.encode_messages(event)
         body = self.codec.transport_payload(messages)
         return body if self.framing is None else self.framing.frame(body, ctx)
+
+    def record(self, event: ChangeEvent, ctx: Any = None) -> KafkaRecord:
+        """Both parts of the record of a format whose key is its own (``connect-json``, ``debezium-avro``...): what
+        this serializer and ``ChangeEventKeySerializer`` write, in one encoding of the event."""
+        return _only_record(self.codec, self.codec.encode_messages(event))
 
 
 class ChangeEventDeserializer:

@@ -13,8 +13,8 @@ SQL functions (``options`` is an optional ``map(...)`` of strings; see ``OPTIONS
   ``cdc_decode_arrow`` also names; ``decode(format, value, **options)`` is the same as a Column;
 * ``cdc_encode(format, event[, options])`` -> binary;
 * ``cdc_convert(value, source_format, target_format[, options])`` -> binary;
-* ``cdc_encode_or_error`` / ``cdc_convert_or_error``: the same, as ``struct<value binary, error ...>``, so that a row
-  that cannot be written is kept with its error instead of becoming null;
+* ``cdc_encode_or_error`` / ``cdc_convert_or_error``: the same, as ``struct<key binary, value binary, error ...>``,
+  so that a row that cannot be written is kept with its error instead of becoming null;
 * ``cdc_event_id(event)`` -> the event's deterministic id (``ChangeEvent.event_id``), the same as in Python and Kafka.
 
 Bad input never kills a job unless asked: ``errors`` is ``dead-letter`` for ``cdc_decode`` by default (the row's
@@ -23,6 +23,14 @@ Bad input never kills a job unless asked: ``errors`` is ``dead-letter`` for ``cd
 
 The other functions run as ``arrow_udf``: whole Arrow batches, never row-at-a-time pickling. A format that can decode
 a batch at once (``Codec.batch_decoder``: Lindorm) does so there with Arrow's JSON reader and compute kernels.
+
+A format whose messages are Kafka records (``Codec.message_type`` ``KafkaRecord``: ``connect-json``, ``paimon-log``,
+``debezium-avro``) reads a ``struct(key, value)``, as Spark's Kafka source has them, or a line of its file form; it
+writes a record's ``key`` and ``value`` in the ``_or_error`` functions' result (``cdc_encode`` and ``cdc_convert``,
+whose binary holds no key, refuse it). A record that holds no change (``debezium-avro``'s tombstone) reads as null.
+``debezium-avro`` registers the schemas of the tables it writes (option ``schema_registry``): each Python worker
+evolves a table's schema from the latest registered version by the changes it writes, so workers that see different
+columns of one table may register different versions, every one BACKWARD compatible and named by its records.
 
 A format whose messages a schema registry describes (``Codec.writer_schema``: ``avro``, ``protobuf``) is read and
 written in Confluent's wire format against a schema registry (option ``schema_registry``: a URL, or a file for the
@@ -52,10 +60,10 @@ from pyspark.sql.functions import arrow_udf
 from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import BinaryType, StringType, StructType
 
-from ..codec import JvmDecoder
+from ..codec import Codec, JvmDecoder, KafkaRecord
 from ..convert import refusal
 from ..envelopes import arrow
-from ..errors import CodecError, ConfigurationError
+from ..errors import CodecError, ConfigurationError, DecodeError
 from ..model import ChangeEvent, Table
 from ..options import error_mode, option_value, routed
 from ..registry import codec, codec_class, formats
@@ -74,7 +82,8 @@ def _struct_type(arrow_type: pa.DataType) -> StructType:
 
 EVENT_TYPE: StructType = _struct_type(arrow.EVENT)
 EVENT_DDL: str = EVENT_TYPE.simpleString()
-WRITE_RESULT = pa.struct([("value", pa.binary()), ("error", arrow.ERROR)])
+# A record format's message has a key as well (null for the other formats).
+WRITE_RESULT = pa.struct([("key", pa.binary()), ("value", pa.binary()), ("error", arrow.ERROR)])
 WRITE_RESULT_TYPE: StructType = _struct_type(WRITE_RESULT)
 
 # The Arrow UDF of cdc_decode, which decodes every format: what cdc_decode hands a call the JVM does not decode.
@@ -125,17 +134,18 @@ class _Call:
     """What one call needs, built once per worker process for each distinct (formats, options)."""
 
     errors: str
-    read: Callable[[Any], ChangeEvent] | None = None
+    read: Callable[[Any], ChangeEvent | None] | None = None
     read_batch: arrow.BatchDecoder | None = None
-    write: Callable[[ChangeEvent], bytes | None] | None = None
+    write: Callable[[ChangeEvent], bytes | KafkaRecord | None] | None = None
     target: str = ""
+    writes_records: bool = False
 
 
 @lru_cache(maxsize=64)
 def _call(source: str | None, target: str | None, given: Options, defaults: Options, default_errors: str) -> _Call:
     """Build the reader and writer of a call. ``given`` are the call's options, which a codec must declare;
     ``defaults`` (from ``register``) go to whichever codec declares them."""
-    from ..kafka import ChangeEventDeserializer, ChangeEventSerializer
+    from ..kafka import ChangeEventDeserializer, ChangeEventSerializer, registry_options
 
     call_options = dict(given)
     options = {**dict(defaults), **call_options}
@@ -159,7 +169,10 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
         strict=True))
     source_options, target_options = shares.get(source, {}), shares.get(target, {})
     call = _Call(errors, target=target or "")
-    if source is not None:
+    if source is not None and codec_class(source).message_type is KafkaRecord:
+        call = replace(call, read=_record_reader(codec(source, **registry_options(source, schema_registry,
+                                                                                  source_options))))
+    elif source is not None:
         reader = ChangeEventDeserializer(source, schema_registry, framing=framing == "confluent", **source_options)
 
         def read(message: Any) -> ChangeEvent:
@@ -172,14 +185,33 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     if target is not None:
         writer = ChangeEventSerializer(target, schema_registry, framing=framing == "confluent",
                                        subject_name_strategy=strategy, **target_options)
+        writes_records = writer.codec.message_type is KafkaRecord
+        encode = writer.record if writes_records else writer
 
-        def write(event: ChangeEvent) -> bytes | None:  # None: a record format's null value (a tombstone)
+        def write(event: ChangeEvent) -> bytes | KafkaRecord | None:
             lossy = refusal(writer.codec, event) if strict else None
             if lossy is not None:
                 raise lossy
-            return writer(event, context)
-        call = replace(call, write=write)
+            return encode(event, context)
+        call = replace(call, write=write, writes_records=writes_records)
     return call
+
+
+def _record_reader(record_codec: Codec) -> Callable[[Any], ChangeEvent | None]:
+    """How a format whose messages are Kafka records reads one: a struct of its ``key`` and ``value`` (Spark's Kafka
+    source has both), or a line of its file form. A record that holds no change (a tombstone after a delete, in
+    ``debezium-avro``) reads as null."""
+    def read(message: Any) -> ChangeEvent | None:
+        if isinstance(message, dict):
+            record = KafkaRecord(message.get("key"), message.get("value"))
+        else:
+            record = record_codec.record_of_line(  # type: ignore[attr-defined]  # a KafkaRecordCodec's
+                message.encode("utf-8") if isinstance(message, str) else message)
+        events = record_codec.decode_messages(record)
+        if len(events) > 1:
+            raise DecodeError(record_codec.name, f"a record holds one change, this one {len(events)}")
+        return events[0] if events else None
+    return read
 
 
 # -- running a call over a batch, one group of rows per distinct (formats, options) ------------------------------------
@@ -227,6 +259,7 @@ def _binary(results: list[Any]) -> pa.Array:
 
 def _with_errors(results: list[Any]) -> pa.Array:
     return pa.array([None if result is None else {"value": result} if isinstance(result, bytes)
+                     else {"key": result.key, "value": result.value} if isinstance(result, KafkaRecord)
                      else {"error": arrow.error_row(result)["error"]} for result in results], WRITE_RESULT)
 
 
@@ -234,6 +267,9 @@ def _write_batch(events: pa.Array, call: _Call, keep_errors: bool) -> pa.Array:
     if call.errors == "dead-letter" and not keep_errors:
         raise ConfigurationError("cdc_encode and cdc_convert return binary, which cannot hold an error: use "
                                  "cdc_encode_or_error / cdc_convert_or_error to keep dead letters")
+    if call.writes_records and not keep_errors:
+        raise ConfigurationError(f"{call.target} writes Kafka records, a key and a value, which binary cannot hold: "
+                                 "use cdc_encode_or_error / cdc_convert_or_error, whose result has both")
     assert call.write is not None  # a call with a target has a writer
     results = arrow.encode_array(events, call.write, call.target, call.errors)
     return _with_errors(results) if keep_errors else _binary(results)

@@ -15,6 +15,7 @@ from cdcformats.demo import EXAMPLES  # noqa: E402
 from cdcformats.envelopes import arrow  # noqa: E402
 from cdcformats.errors import ConfigurationError  # noqa: E402
 from cdcformats.kafka import ChangeEventDeserializer, ChangeEventSerializer  # noqa: E402
+from cdcformats.losses import without  # noqa: E402
 from cdcformats.model import ChangeEvent  # noqa: E402
 from cdcformats.registry import codec  # noqa: E402
 
@@ -121,7 +122,7 @@ def test_cdc_convert_matches_python(spark, registry_file: str, target: str) -> N
         except Exception as error:
             assert row["value"] is None and row["error"]["message"] == str(error)
         else:
-            assert row == {"value": expected, "error": None}
+            assert row == {"key": None, "value": expected, "error": None}
 
 
 def test_event_ids_match_python(spark) -> None:
@@ -323,6 +324,59 @@ def test_spark_convert_command(tmp_path: Path) -> None:
     arcion = ChangeEventSerializer("arcion")
     assert sorted(lines) == sorted(arcion(event) for event in codec("lindorm", key_columns=["id"]).decode(
         EXAMPLES[0].messages()))
+
+
+def test_spark_convert_writes_and_reads_kafka_records_with_their_keys(spark, registry_file: str,
+                                                                        tmp_path: Path) -> None:
+    """A format whose messages are Kafka records (debezium-avro) is written as Parquet key and value columns, and
+    read from them; a tombstone holds no change and is counted as such."""
+    from cdcformats.codec import KafkaRecord
+    from cdcformats.spark.job import convert_files
+
+    lindorm = EXAMPLES[0]
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b"\n".join(lindorm.messages()) + b"\n")
+    options = {"key_columns": lindorm.options["key_columns"]}
+    counts = convert_files(spark, str(source), "lindorm", str(tmp_path / "typed"), "debezium-avro",
+                           dead_letter=str(tmp_path / "dead"), options=options)
+    events = list(codec("lindorm", **options).decode(lindorm.messages()))
+    assert (counts.rows_in, counts.written, counts.dead_letters) == (len(events), len(events), 0)
+    typed = spark.read.parquet(str(tmp_path / "typed"))
+    assert typed.columns == ["key", "value"]
+    records = [KafkaRecord(row["key"], row["value"]) for row in typed.toArrow().to_pylist()]
+    assert all(record.key is not None for record in records)
+    reader = codec("debezium-avro", schema_registry=registry_file)
+    # What the one Python worker wrote, as a codec writing the same stream in order says it writes it.
+    mirror = codec("debezium-avro", schema_registry="mock://spark-convert")
+    expected = []
+    for event in events:
+        expected.append(without(event, mirror.dropped(event)))
+        mirror.encode_messages(event)
+    assert sorted(map(repr, reader.decode(records))) == sorted(map(repr, expected))
+
+    # Back from the key and value columns, with a tombstone beside them.
+    dump = tmp_path / "topic.parquet"
+    spark.createDataFrame(pa.table({"key": [records[0].key, *(record.key for record in records)],
+                                    "value": [None, *(record.value for record in records)]}).to_pandas()
+                          ).write.parquet(str(dump))
+    counts = convert_files(spark, str(dump), "debezium-avro", str(tmp_path / "json"), "debezium-json",
+                           output_kind="text", dead_letter=str(tmp_path / "dead2"))
+    assert (counts.rows_in, counts.written, counts.no_change, counts.dead_letters) == (
+        len(records) + 1, len(records), 1, 0)
+    assert "1 without a change" in str(counts)
+    lines = spark.read.text(str(tmp_path / "json")).toArrow().column("value").to_pylist()
+    debezium = codec("debezium-json")
+    assert sorted(lines) == sorted(message.decode() for message in debezium.encode(reader.decode(records)))
+
+    with pytest.raises(ConfigurationError, match="debezium-avro writes Kafka records, a key and a value: write "
+                                                 "them as Parquet"):
+        convert_files(spark, str(source), "lindorm", str(tmp_path / "text"), "debezium-avro", output_kind="text",
+                      errors="fail")
+    binary_view(spark, "lindorm", lindorm.messages())
+    with pytest.raises(Exception, match="debezium-avro writes Kafka records, a key and a value, which binary "
+                                        "cannot hold: use cdc_encode_or_error"):
+        spark.sql("SELECT cdc_convert(value, 'lindorm', 'debezium-avro', map('errors', 'null')) FROM lindorm"
+                  ).collect()
 
 
 def test_cdc_encode_takes_an_event_built_in_sql(spark) -> None:

@@ -50,14 +50,15 @@ class KafkaRecordCodec(Codec):
         decoder = self.incremental_decoder()
         for number, line in numbered_lines(stream):
             try:
-                record = self._record_of_line(line)
+                record = self.record_of_line(line)
             except DecodeError as error:
                 yield DecodedUnit.refused(number, line, error.in_file(self.file_unit, number))
                 continue
             yield from in_file(decoder.feed(number, record), self.file_unit)
         yield from in_file(decoder.flush(), self.file_unit)
 
-    def _record_of_line(self, line: bytes) -> KafkaRecord:
+    def record_of_line(self, line: bytes) -> KafkaRecord:
+        """A line of the file form as the record it holds (``DecodeError`` if it holds none)."""
         try:
             parts = _read_line(line)
         except (msgspec.DecodeError, UnicodeDecodeError) as error:
