@@ -8,7 +8,12 @@ widen and go, as a typed target (``debezium-avro``, a typed Spark row) needs it.
 A column's type is a ``ColumnType``: ``boolean``, ``int8`` .. ``int64``, ``float`` (32 bits), ``double``,
 ``decimal(p,s)`` (or ``decimal``, of any scale, where the source declares none), ``string``, ``bytes``, ``date``
 (days), ``time(n)`` and ``timestamp(n)`` (integers in units of 10^-n seconds: 3 milliseconds, 6 microseconds, 9
-nanoseconds), ``json`` (JSON text), or ``null`` for a column that has held nothing but nulls yet.
+nanoseconds), ``json`` (JSON text), or ``null`` for a column that has held nothing but nulls yet; and the nested
+types of the model's nested values: ``array<T>`` (a tuple whose items are of one type T) and
+``struct<name:T,...>`` (a ``Struct``, its fields by name). A nested value has a type where its members are JSON's own
+(null, booleans, integers as ``int64``, finite floats as ``double``, text, and nested values of those) and each array's
+items widen to one type; any other (``(1, "a")``, a Struct holding bytes, an empty Struct) has none, and a typed
+target writes it as its JSON text.
 
 A cell's type is what its source declares, where its value fits it (``declared_type``: a SQL name such as
 ``decimal(10,2)`` or ``bigint(20) unsigned``, a Kafka Connect or Debezium type name, or a whole Connect field schema as
@@ -21,7 +26,9 @@ Evolution (``TableSchema.evolved``), the rules a registry's BACKWARD check accep
 
 * a new column is added, nullable, after the others;
 * a type widens: ``null`` to anything, ``int8`` -> ``int16`` -> ``int32`` -> ``int64``, ``float`` -> ``double``, a
-  decimal to a larger precision at the same scale; a narrower value fits the wider column as it is;
+  decimal to a larger precision at the same scale, an array's items as a column's type, a struct by its fields as a
+  table by its columns (a field added, a field widened, a field a value leaves out kept); a narrower value fits the
+  wider column as it is;
 * a column that a change leaves out stays, nullable;
 * a key column may become nullable;
 * anything else (a type that changes kind, a decimal's scale, the key columns) is a ``SchemaConflict`` naming the
@@ -40,27 +47,37 @@ from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import CdcFormatsError
-from .model import ChangeEvent, Table, Value
+from .model import ChangeEvent, Struct, Table, Value
 
 _INT_RANGE = {"int8": 2**7, "int16": 2**15, "int32": 2**31, "int64": 2**63}
 _INTS = tuple(_INT_RANGE)
 NAMES = ("null", "boolean", *_INTS, "float", "double", "decimal", "string", "bytes", "date", "time", "timestamp",
-         "json")
+         "json", "array", "struct")
 _TEMPORAL_PRECISIONS = (3, 6, 9)
 
 
 @dataclass(frozen=True, slots=True)
 class ColumnType:
     """A column's type: ``name`` one of ``NAMES``; ``precision`` a decimal's digits (None: any) or the fractional
-    second digits of a time or timestamp (3, 6 or 9); ``scale`` a decimal's scale (None: any, per value)."""
+    second digits of a time or timestamp (3, 6 or 9); ``scale`` a decimal's scale (None: any, per value); ``items``
+    an array's item type; ``fields`` a struct's fields, (name, type) pairs in order."""
 
     name: str
     precision: int | None = None
     scale: int | None = None
+    items: ColumnType | None = None
+    fields: tuple[tuple[str, ColumnType], ...] = ()
 
     def __post_init__(self) -> None:
         if self.name not in NAMES:
             raise ValueError(f"unknown column type {self.name!r}; expected one of {', '.join(NAMES)}")
+        if (self.items is not None) != (self.name == "array") or (self.fields and self.name != "struct"):
+            raise ValueError("an array takes an item type, a struct its fields, and no other type either")
+        if self.name == "struct":
+            object.__setattr__(self, "fields", tuple(self.fields))
+            names = [name for name, _ in self.fields]
+            if not names or len(set(names)) != len(names):
+                raise ValueError(f"a struct has fields, each named once, not {names}")
         if self.name in ("time", "timestamp"):
             if self.precision not in _TEMPORAL_PRECISIONS or self.scale is not None:
                 raise ValueError(f"{self.name} takes a precision of 3, 6 or 9 fractional second digits")
@@ -75,6 +92,10 @@ class ColumnType:
             raise ValueError(f"{self.name} takes no precision or scale")
 
     def __str__(self) -> str:
+        if self.items is not None:
+            return f"array<{self.items}>"
+        if self.fields:
+            return f"struct<{','.join(f'{name}:{field_type}' for name, field_type in self.fields)}>"
         if self.name == "decimal" and self.scale is not None:
             return f"decimal({self.precision if self.precision is not None else '*'},{self.scale})"
         if self.precision is not None:
@@ -83,12 +104,12 @@ class ColumnType:
 
     @classmethod
     def parse(cls, text: str) -> ColumnType:
-        """The type ``str()`` writes: ``int64``, ``decimal(10,2)``, ``decimal(*,2)``, ``timestamp(6)``."""
-        match = re.fullmatch(r"\s*([a-z0-9]+)\s*(?:\(\s*(\*|\d+)\s*(?:,\s*(\d+)\s*)?\))?\s*", text)
-        if match is None:
+        """The type ``str()`` writes: ``int64``, ``decimal(10,2)``, ``decimal(*,2)``, ``timestamp(6)``,
+        ``array<string>``, ``struct<id:int64,tags:array<string>>`` (field names without ``:,<>``)."""
+        parsed, rest = _parse_type(text)
+        if rest.strip():
             raise ValueError(f"not a column type: {text!r}")
-        name, precision, scale = match.groups()
-        return cls(name, None if precision in (None, "*") else int(precision), None if scale is None else int(scale))
+        return parsed
 
     def fits(self, value: Value) -> bool:
         """Whether a column of this type holds ``value`` exactly, as it is."""
@@ -108,7 +129,58 @@ class ColumnType:
             return kind is float and _is_single(value)  # type: ignore[arg-type]
         if name == "decimal":
             return kind is Decimal and _decimal_fits(value, self)  # type: ignore[arg-type]
+        if name == "array":
+            assert self.items is not None  # an array has its item type
+            return kind is tuple and all(self.items.fits(item) for item in value)  # type: ignore[union-attr]
+        if name == "struct":
+            if kind is not Struct:
+                return False
+            field_types = dict(self.fields)
+            return all(name in field_types and field_types[name].fits(item)
+                       for name, item in value.fields)  # type: ignore[union-attr]
         return kind is _KIND_OF[name]
+
+
+_SIMPLE_TYPE = re.compile(r"\s*([a-z0-9]+)\s*(?:\(\s*(\*|\d+)\s*(?:,\s*(\d+)\s*)?\))?\s*")
+_FIELD_NAME = re.compile(r"\s*([^:,<>]+?)\s*:")
+
+
+def _parse_type(text: str) -> tuple[ColumnType, str]:
+    """The type at the start of ``text``, and the text after it."""
+    match = _SIMPLE_TYPE.match(text)
+    if match is None:
+        raise ValueError(f"not a column type: {text!r}")
+    name, precision, scale = match.groups()
+    rest = text[match.end():]
+    if name not in ("array", "struct"):
+        return _simple_type(name, precision, scale), rest
+    if not rest.startswith("<"):
+        raise ValueError(f"{name} needs its types in <...>: {text!r}")
+    rest = rest[1:]
+    if name == "array":
+        items, rest = _parse_type(rest)
+        if not rest.lstrip().startswith(">"):
+            raise ValueError(f"an array has one item type: {text!r}")
+        return ColumnType("array", items=items), rest.lstrip()[1:]
+    fields = []
+    while True:
+        field = _FIELD_NAME.match(rest)
+        if field is None:
+            raise ValueError(f"expected a field name and ':' in {text!r}")
+        field_type, rest = _parse_type(rest[field.end():])
+        fields.append((field.group(1), field_type))
+        rest = rest.lstrip()
+        if rest.startswith(","):
+            rest = rest[1:]
+            continue
+        if rest.startswith(">"):
+            return ColumnType("struct", fields=tuple(fields)), rest[1:]
+        raise ValueError(f"expected ',' or '>' in {text!r}")
+
+
+def _simple_type(name: str, precision: str | None, scale: str | None) -> ColumnType:
+    return ColumnType(name, None if precision is None or precision == "*" else int(precision),
+                      None if scale is None else int(scale))
 
 
 _KIND_OF: dict[str, type] = {"null": type(None), "boolean": bool, "string": str, "json": str, "bytes": bytes}
@@ -139,9 +211,15 @@ def _decimal_fits(value: Decimal, column: ColumnType) -> bool:
 
 def value_type(value: Value) -> ColumnType:
     """The type a value has where its source declares none: an integer is an ``int64``, a float a ``double``, a
-    decimal a ``decimal`` of any scale. A value that no column type holds (a nested value, a decimal NaN) has none:
-    ``ValueError``; a typed target writes it as text first."""
+    decimal a ``decimal`` of any scale, a nested value its ``nested_type``. A value that no column type holds (a
+    decimal NaN, a nested value without a type) has none: ``ValueError``; a typed target writes it as text first."""
     kind = type(value)
+    if kind is tuple or kind is Struct:
+        found = nested_type(value)
+        if found is None:
+            raise ValueError("a nested value of members no one type holds, or that JSON has no form for, has no column "
+                             "type")
+        return found
     if kind is int:
         return ColumnType("int64")
     if kind is float:
@@ -152,6 +230,38 @@ def value_type(value: Value) -> ColumnType:
         if kind is name_kind:
             return ColumnType(name)
     raise ValueError(f"a {kind.__name__} value has no column type")
+
+
+def nested_type(value: Value) -> ColumnType | None:
+    """The type of a nested value (see the module's docstring), or None where it has none."""
+    if type(value) is tuple:
+        items: ColumnType | None = ColumnType("null")
+        for item in value:
+            item_type = _member_type(item)
+            items = None if item_type is None or items is None else widened(items, item_type)
+            if items is None:
+                return None
+        return ColumnType("array", items=items)
+    if type(value) is Struct:
+        fields = []
+        for name, item in value.fields:
+            field_type = _member_type(item)
+            if field_type is None:
+                return None
+            fields.append((name, field_type))
+        return ColumnType("struct", fields=tuple(fields)) if fields else None
+    return None
+
+
+def _member_type(value: Value) -> ColumnType | None:
+    kind = type(value)
+    if kind is tuple or kind is Struct:
+        return nested_type(value)
+    if value is None:
+        return ColumnType("null")
+    if kind is float:
+        return ColumnType("double") if math.isfinite(value) else None  # type: ignore[arg-type]
+    return {bool: ColumnType("boolean"), int: ColumnType("int64"), str: ColumnType("string")}.get(kind)
 
 
 # -- declared types ------------------------------------------------------------------------------------------------
@@ -271,6 +381,17 @@ def widened(current: ColumnType, new: ColumnType) -> ColumnType | None:
         if current.precision is None or new.precision is None:
             return ColumnType("decimal", None, current.scale)
         return ColumnType("decimal", max(current.precision, new.precision), current.scale)
+    if current.items is not None and new.items is not None:
+        items = widened(current.items, new.items)
+        return None if items is None else ColumnType("array", items=items)
+    if current.fields and new.fields:
+        fields = dict(current.fields)
+        for name, field_type in new.fields:
+            merged = field_type if name not in fields else widened(fields[name], field_type)
+            if merged is None:
+                return None
+            fields[name] = merged
+        return ColumnType("struct", fields=tuple(fields.items()))
     return None
 
 
@@ -410,4 +531,4 @@ def _merged(table: Table | None, current: Column, new: Column) -> Column:
 
 
 __all__ = ["Column", "ColumnType", "SchemaConflict", "SchemaSource", "TableSchema", "cell_type", "declared_type",
-           "table_name", "value_type", "widened"]
+           "nested_type", "table_name", "value_type", "widened"]

@@ -20,7 +20,10 @@ Column types are ``cdcformats.tables`` types, written as Debezium writes them (`
 Debezium's ``io.debezium.data.VariableScaleDecimal`` record (``scale``, ``value``); ``date`` ``io.debezium.time.Date``
 (days, an ``int``); ``time(3|6|9)`` ``io.debezium.time.Time`` / ``MicroTime`` / ``NanoTime``; ``timestamp(3|6|9)``
 ``io.debezium.time.Timestamp`` / ``MicroTimestamp`` / ``NanoTimestamp``, each the integer it is, never cut to a coarser
-unit; ``json`` ``io.debezium.data.Json`` text; ``null`` (a column of nulls only, so far) ``null``. Where the source's
+unit; ``json`` ``io.debezium.data.Json`` text; ``null`` (a column of nulls only, so far) ``null``; ``array<T>`` an
+Avro ``array`` of ``["null", T]`` items, as Debezium writes a PostgreSQL array; ``struct<...>`` a record of
+``["null", T]`` fields with null defaults, named after its column (``<column>``, ``<column>_<field>`` inside it).
+Where the source's
 own type name is not what reading the field gives back, it is the field's ``__debezium.source.column.type``
 parameter, as Debezium's ``column.propagate.source.type`` writes it. A column or position name that Avro does not allow
 (``order-id``) is written with its invalid characters as ``_``, and its name in the field property
@@ -49,8 +52,10 @@ Written from other formats:
 * a change whose cells do not fit the table's schema by the rules of evolution (a text value in an ``int64`` column,
   a decimal of another scale) is refused with the schema conflict, naming table, column and both types, so that it
   reaches the dead letter and the stream goes on;
-* nested values are written as their JSON text (a ``json`` cell type reads them back as text); decimals with no
-  unscaled form (NaN, infinities, -0) as their text;
+* a nested value is written typed where it has a type (``cdcformats.tables.nested_type``) whose struct field names
+  Avro allows; a struct is read back with every field of its column's type, in the type's order (a field it left out
+  null); a nested value without such a type is written as its JSON text, and bytes, decimals, NaN and infinities
+  inside one as their text; decimals with no unscaled form (NaN, infinities, -0) as their text;
 * the ``transaction`` block is written from the attributes ``debezium.transaction.id`` (text), ``.total_order`` and
   ``.data_collection_order`` (longs), in that order, as ``debezium-json`` reads them; any other transaction attributes
   are not written, and a block read with other fields keeps them all;
@@ -74,11 +79,11 @@ from typing import Any, BinaryIO
 
 import fastavro
 
-from ..codec import FileWriter, KafkaRecord, Option, one_of
+from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..errors import DecodeError, EncodeError
-from ..losses import REFUSED, Loss, refused, without
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value
-from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type
+from ..losses import REFUSED, Loss, SlotIndex, refused, without
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value, is_nested
+from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type, nested_type
 from ._kit import typed_text
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
@@ -165,7 +170,8 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
         "key", "before", "after", "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str",
-        "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type", "source.system", "source.position",
+        "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type", "value.nested", "source.system",
+        "source.position",
         "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
     requires = ("table", ONE_TYPE)
@@ -282,7 +288,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         except Exception:  # a table written without a key has no key subject
             key_fields = []
         found = []
-        for version in versions:
+        for version in sorted(versions):  # confluent's mock:// client lists them in no order
             registered = registry.get_version(self.subject(table), version)
             reader = _Reader.of(registered.schema.schema_str, registered.schema_id, "value")
             reader.key_fields = key_fields
@@ -329,16 +335,21 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         if type(value) is Decimal and not _ANY_DECIMAL.fits(value):
             losses.append(Loss("value.decimal", f"{path}.value", typed_text.render(value),
                                "a decimal column holds no NaN, infinity or -0: written as text"))
-        return losses
+        written = [loss.written for loss in losses if loss.path == f"{path}.value"]
+        return losses + _untyped_nested_losses(written[-1] if written else value, f"{path}.value")
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         losses = op_losses(event, CODE_OF_OP, NAME)
         losses += position_losses(event, frozenset(SOURCE_FIELDS), False)
+        left_out = {loss.path for loss in losses}
         for index, (_, value) in enumerate(event.source.position):
-            if (value is None or (type(value) is Decimal and not _ANY_DECIMAL.fits(value))) and all(
-                    loss.path != f"source.position[{index}]" for loss in losses):  # not left out already
+            if f"source.position[{index}]" in left_out:
+                continue
+            if value is None or (type(value) is Decimal and not _ANY_DECIMAL.fits(value)):
                 losses.append(Loss("source.position", f"source.position[{index}]",
                                    why="a null source field is no position entry, and no field holds a decimal NaN"))
+            else:
+                losses += _untyped_nested_losses(value, f"source.position[{index}].value")
         if _transaction_block(event) is None:
             losses += [Loss("attributes", f"attributes[{index}]", why="Debezium's transaction block is id (text), "
                             "total_order and data_collection_order (longs), in that order")
@@ -365,7 +376,10 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             version = self._current(current.table).evolved(current, self, register=False)
         except SchemaConflict as conflict:
             return [*losses, Loss(f"requires {ONE_TYPE}", _path_of(current, conflict.column), REFUSED, str(conflict))]
-        return losses + version.row_losses(current)
+        # The rows' losses count the cells of the event as the stages left it (a repeated key cell taken away).
+        slots = SlotIndex(event)
+        slots.counted(losses)
+        return losses + slots.counted(version.row_losses(current))
 
 
 def _path_of(event: ChangeEvent, column: str) -> str:
@@ -375,6 +389,26 @@ def _path_of(event: ChangeEvent, column: str) -> str:
             if cell.name == column:
                 return f"{image_name}[{index}].value"
     return "source.position" if column.startswith("source.") else "key"
+
+
+def _untyped_nested_losses(value: Value, path: str) -> list[Loss]:
+    """A nested value that no Avro type holds (``nested_type`` has none, or a struct field's name is none Avro
+    allows) is written as its JSON text."""
+    if is_nested(value) and not _typed_in_avro(value):
+        return [Loss("value.nested", path, as_text(value), "a nested value of no one type, or with a field name "
+                     "Avro does not allow, is written as its JSON text")]
+    return []
+
+
+def _typed_in_avro(value: Value) -> bool:
+    found = nested_type(value)
+    return found is not None and _avro_names_only(found)
+
+
+def _avro_names_only(column_type: ColumnType) -> bool:
+    if column_type.items is not None:
+        return _avro_names_only(column_type.items)
+    return all(_AVRO_NAME.fullmatch(name) and _avro_names_only(field_type) for name, field_type in column_type.fields)
 
 
 def _transaction_block(event: ChangeEvent) -> dict[str, Value] | None:
@@ -408,20 +442,31 @@ def _implied_type(column_type: ColumnType) -> str | None:
     return _implied_of_field(_avro_type(column_type, None, set()))
 
 
-def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[str]) -> Any:
+def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[str], record_name: str = "") -> Any:
     """The Avro type of a column type (names already ``defined`` in the schema are referred to by name), with the
     source's type name as a parameter where it is given; a variable-scale decimal, a named record defined once per
-    schema, has the parameter on its field instead (``_fields``)."""
+    schema, has the parameter on its field instead (``_fields``). A struct is a record named ``record_name`` (its
+    column's field name), or that name followed by ``_`` as often as it takes to be new in the schema."""
     name = column_type.name
     schema: dict[str, Any]
-    if name == "decimal" and column_type.scale is None:
+    if column_type.items is not None:
+        schema = {"type": "array", "items": _optional(_avro_type(column_type.items, None, defined, record_name))}
+    elif column_type.fields:
+        while record_name in defined:
+            record_name += "_"
+        defined.add(record_name)
+        schema = {"type": "record", "name": record_name, "fields": [
+            {"name": field_name, "type": _optional(_avro_type(field_type, None, defined,
+                                                              f"{record_name}_{field_name}")), "default": None}
+            for field_name, field_type in column_type.fields]}
+    elif name == "decimal" and column_type.scale is None:
         if _VARIABLE_DECIMAL in defined:
             return _VARIABLE_DECIMAL
         defined.add(_VARIABLE_DECIMAL)
         return {"type": "record", "name": "VariableScaleDecimal", "namespace": "io.debezium.data",
                 "fields": [{"name": "scale", "type": "int"}, {"name": "value", "type": "bytes"}],
                 "connect.doc": "Variable scaled decimal", "connect.version": 1, "connect.name": _VARIABLE_DECIMAL}
-    if name in _PRIMITIVE:
+    elif name in _PRIMITIVE:
         schema = {"type": _PRIMITIVE[name]}
     elif name in ("int8", "int16"):
         schema = {"type": "int", "connect.type": name}
@@ -458,8 +503,8 @@ def _fields(columns: tuple[Column, ...], required: frozenset[str], defined: set[
         implied = _implied_type(column.type)
         source_type = column.source_type if column.source_type != implied and column.source_type is not None \
             else None
-        avro_type = _avro_type(column.type, source_type, defined)
         field_name = _field_name(column.name, taken)
+        avro_type = _avro_type(column.type, source_type, defined, field_name)
         entry: dict[str, Any] = {"name": field_name}
         if source_type is not None and column.type.name == "decimal" and column.type.scale is None:
             entry["connect.parameters"] = {SOURCE_TYPE: source_type}
@@ -487,11 +532,31 @@ def _written_type(column: Column) -> str | None:
 
 
 def _avro_value(value: Value, column_type: ColumnType) -> Any:
+    kind = type(value)
+    if kind is tuple:
+        assert column_type.items is not None  # a nested value is written in a column of its type
+        return [_avro_value(item, column_type.items) for item in value]  # type: ignore[union-attr]
+    if kind is Struct:
+        fields = dict(value.fields)  # type: ignore[union-attr]
+        return {name: _avro_value(fields.get(name), field_type) for name, field_type in column_type.fields}
     if type(value) is Decimal and column_type.scale is None:
         sign, digits, exponent = value.as_tuple()
         assert isinstance(exponent, int)  # only finite decimals fit a decimal column
         unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
         return {"scale": -exponent, "value": unscaled.to_bytes(_byte_length(unscaled), "big", signed=True)}
+    return value
+
+
+def _written_value(value: Value, column_type: ColumnType) -> Value:
+    """A value as reading it back from a column of ``column_type`` gives it: a struct with every field of the type,
+    in the type's order."""
+    kind = type(value)
+    if kind is tuple and column_type.items is not None:
+        return tuple(_written_value(item, column_type.items) for item in value)  # type: ignore[union-attr]
+    if kind is Struct and column_type.fields:
+        fields = dict(value.fields)  # type: ignore[union-attr]
+        return Struct(tuple((name, _written_value(fields.get(name), field_type))
+                            for name, field_type in column_type.fields))
     return value
 
 
@@ -553,7 +618,7 @@ class _TableVersion:
 
         assert self.schema is not None and self.position is not None
         namespace = _dotted(codec.config["topic_prefix"], self.table)
-        defined: set[str] = set()
+        defined = {"Value", "Envelope", "Key"}  # the records of the schema's own, which a struct's record is not
         self.value_fields = _fields(self.schema.columns, frozenset(), defined)
         value_record = {"type": "record", "name": "Value", "namespace": namespace, "fields": self.value_fields,
                         "connect.name": f"{namespace}.Value"}
@@ -580,7 +645,7 @@ class _TableVersion:
         self.value_schema = fastavro.parse_schema(envelope)
         self.value_id = _registered(codec, self.table, False, Schema(json.dumps(envelope), "AVRO"))
         if with_key and self.schema.key:
-            key_fields = _fields(self.schema.key_columns(), frozenset(self.schema.key), set())
+            key_fields = _fields(self.schema.key_columns(), frozenset(self.schema.key), {"Key"})
             self.key_names = [entry["name"] for entry in key_fields]
             key_record = {"type": "record", "name": "Key", "namespace": namespace, "fields": key_fields,
                           "connect.name": f"{namespace}.Key"}
@@ -652,8 +717,10 @@ class _TableVersion:
             if written_cell != cell:
                 losses.append(Loss("cell.type", f"key[{index}].type", written_cell.type,
                                    "a column has one type name per table version"))
-        order = [column.name for column in self.position.columns]
-        position = tuple(sorted(event.source.position, key=lambda entry: order.index(entry[0])))
+        types = {column.name: column.type for column in self.position.columns}
+        order = list(types)
+        position = tuple((name, _written_value(value, types[name])) for name, value in sorted(
+            event.source.position, key=lambda entry: order.index(entry[0])))
         if position != event.source.position:
             losses.append(Loss("source.position", "source.position", position,
                                "the position comes back in the table's source field order"))
@@ -661,7 +728,8 @@ class _TableVersion:
 
 
 def _written_cell(cell: Cell, column: Column) -> Cell:
-    return Cell(cell.name, cell.value if cell.kind is CellKind.PUT else None, _written_type(column))
+    return Cell(cell.name, _written_value(cell.value, column.type) if cell.kind is CellKind.PUT else None,
+                _written_type(column))
 
 
 def _position_schema(event: ChangeEvent) -> TableSchema:
@@ -812,7 +880,7 @@ def _read_fields(fields: list[dict[str, Any]]) -> list[_Field]:
 
 
 def _column_type_of(avro_type: Any) -> ColumnType:
-    """The column type of a field's Avro type (``json`` for the nested types, which have none of their own)."""
+    """The column type of a field's Avro type (``json`` for a map, or a record referred to by name)."""
     if avro_type == _VARIABLE_DECIMAL:  # the record, referred to by name after its first field
         return ColumnType("decimal")
     if type(avro_type) is str:
@@ -835,6 +903,11 @@ def _column_type_of(avro_type: Any) -> ColumnType:
         return ColumnType(avro_type["connect.type"])
     if type(avro_type.get("type")) is str and avro_type["type"] not in ("record", "array", "map", "enum", "fixed"):
         return _column_type_of(avro_type["type"])
+    if avro_type.get("type") == "array":
+        return ColumnType("array", items=_column_type_of(_non_null(avro_type.get("items"))))
+    if avro_type.get("type") == "record" and avro_type.get("fields"):
+        return ColumnType("struct", fields=tuple((entry["name"], _column_type_of(_non_null(entry.get("type"))))
+                                                 for entry in avro_type["fields"]))
     if avro_type.get("type") in ("enum",):
         return ColumnType("string")
     if avro_type.get("type") == "fixed":
