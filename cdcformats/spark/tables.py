@@ -16,14 +16,18 @@ exact decimal text (``1.50``, ``1E+3``: Python's ``str(Decimal)``); string and j
 ``BinaryType``; date ``DateType`` (from days since the epoch); ``time(n)`` ``LongType``, the integer as it is (units of
 10^-n seconds since midnight); ``timestamp(3|6|9)`` ``TimestampType`` from milliseconds, microseconds or nanoseconds
 since the epoch, where nanoseconds are rounded down to the microsecond, Spark's precision (a loss: ``time(9)`` keeps
-them); and a column that held nothing but nulls (``null``) ``StringType``, all null.
+them); ``array<T>`` an ``ArrayType`` and ``struct<...>`` a ``StructType`` of those types; and a column that held
+nothing but nulls (``null``) ``StringType``, all null.
 
 A value goes into its column only where it fits it (``ColumnType.fits``, and Spark's ranges: a ``decimal(*,s)`` of
 more than 38 digits, a millisecond timestamp beyond the ±292,000 years Spark's microseconds reach); any other value
 (a schema the caller gave that disagrees with the stream) fails the job with an error that names the table, the
 column, the value and the type, or, with ``errors="null"``, is null. It never becomes another value. A decimal is
-read in the spelling Python's ``str(Decimal)`` writes, which is what every decoder writes. Everything runs as Spark
-SQL expressions: no Python runs per row.
+read in the spelling Python's ``str(Decimal)`` writes, which is what every decoder writes. A nested value is read from
+its JSON text by ``from_json`` in ``FAILFAST`` mode: one that does not fit its column fails the job with Spark's error
+in either mode, and a struct's field that its type does not name is left out, so give a nested column the type its
+values have (a derived schema always does). Typed rows run as Spark SQL expressions, no Python per row; deriving a
+schema types the nested values in Python, to tell their types apart.
 """
 
 from __future__ import annotations
@@ -34,14 +38,17 @@ import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql import Column as SparkColumn
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from pyspark.sql.functions import arrow_udf
 from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import (
+    ArrayType,
     BinaryType,
     BooleanType,
     ByteType,
@@ -54,15 +61,26 @@ from pyspark.sql.types import (
     LongType,
     ShortType,
     StringType,
+    StructField,
+    StructType,
     TimestampType,
 )
 
 from ..envelopes import arrow
-from ..errors import ConfigurationError
+from ..errors import CodecError, ConfigurationError
 from ..model import Table, Value
 from ..options import error_mode
 from ..tables import Column as TableColumn
-from ..tables import ColumnType, SchemaConflict, SchemaSource, TableSchema, cell_type, table_name, widened
+from ..tables import (
+    ColumnType,
+    SchemaConflict,
+    SchemaSource,
+    TableSchema,
+    cell_type,
+    nested_type,
+    table_name,
+    widened,
+)
 
 ROW_ERROR_MODES = ("fail", "null")
 # Spark's widest decimal.
@@ -196,7 +214,7 @@ def _facts(events: DataFrame) -> DataFrame:
         .when((kind == "decimal") & decimal.canonical, F.concat(
             F.lit("decimal:"), decimal.exponent.cast("string"), F.lit(":"), decimal.negative_zero.cast("string")))
         .when(kind == "decimal", F.concat(F.lit("decimal-text:"), value["decimal"]))
-        .when(kind == "nested", F.concat(F.lit("nested:"), F.substring(value["nested"], 1, 1)))  # [ or {
+        .when(kind == "nested", F.concat(F.lit("nested:"), _nested_type_name(value["nested"])))
         .otherwise(kind))
     digits = F.when((kind == "decimal") & decimal.canonical, decimal.digits).otherwise(F.lit(0))
     cell_order = F.struct(F.col("_order"), F.col("item.segment"), F.col("item.index"))
@@ -213,6 +231,27 @@ def _facts(events: DataFrame) -> DataFrame:
         "name", "type", "class", "low", "high", "null_in_key",
         F.dense_rank().over(everything.orderBy("first")).alias("first_rank"),
         F.dense_rank().over(everything.orderBy("last")).alias("last_rank"))
+
+
+def _nested_type_names(texts: pa.Array) -> pa.Array:
+    """The ``nested_type`` of each nested value's text, or ``none`` for one without."""
+    names = []
+    for text in texts.to_pylist():
+        try:
+            found = None if text is None else nested_type(_model_value({"nested": text}, "nested"))
+        except CodecError:  # not a nested value's text: cell_type names it on the driver
+            found = None
+        names.append(None if text is None else str(found) if found is not None else "none")
+    return pa.array(names, pa.string())
+
+
+@lru_cache(maxsize=1)
+def _nested_type_name_function() -> Any:
+    return arrow_udf(_nested_type_names, StringType())  # type: ignore[call-overload]  # functionType inferred
+
+
+def _nested_type_name(text: SparkColumn) -> SparkColumn:
+    return _nested_type_name_function()(text)
 
 
 @dataclass
@@ -347,6 +386,10 @@ _INTEGER_TYPES: dict[str, tuple[DataType, int]] = {
 
 def _typing(column_type: ColumnType) -> _Typing:
     name = column_type.name
+    if column_type.items is not None or column_type.fields:
+        nested = _nested_spark_type(column_type)
+        return _Typing(nested, "nested", None,
+                       lambda value: F.from_json(value, nested, {"mode": "FAILFAST"}))
     if name in _INTEGER_TYPES:
         spark_type, bound = _INTEGER_TYPES[name]
         return _Typing(spark_type, "long", lambda value: value.between(-bound, bound - 1),
@@ -377,6 +420,13 @@ def _typing(column_type: ColumnType) -> _Typing:
         return _Typing(spark_type, member, None, _same)
     assert name == "null", name  # ColumnType allows no other name
     return _Typing(StringType(), None, None, _same)
+
+
+def _nested_spark_type(column_type: ColumnType) -> ArrayType | StructType:
+    if column_type.items is not None:
+        return ArrayType(_typing(column_type.items).spark_type, containsNull=True)
+    return StructType([StructField(name, _typing(field_type).spark_type, nullable=True)
+                       for name, field_type in column_type.fields])
 
 
 def _decimal_typing(column_type: ColumnType) -> _Typing:

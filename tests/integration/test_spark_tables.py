@@ -15,6 +15,7 @@ pytest.importorskip("pyspark")
 import pyarrow as pa  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql.types import (  # noqa: E402
+    ArrayType,
     BinaryType,
     BooleanType,
     DateType,
@@ -23,6 +24,8 @@ from pyspark.sql.types import (  # noqa: E402
     FloatType,
     LongType,
     StringType,
+    StructField,
+    StructType,
     TimestampType,
 )
 
@@ -129,7 +132,18 @@ CONFLICTS = {
     "key": (bad_stream("key", [(Cell("id", 1), Cell("k", 1)), (Cell("id", 2), Cell("k", 2))], [("id",), ("id", "k")]),
             "key"),
 }
-NESTED = bad_stream("nested", [(Cell("id", 1), Cell("doc", Struct((("a", 1),)), "JSON"))])
+NESTED = bad_stream("nested", [(Cell("id", 1), Cell("doc", (1, "a"), "JSON"))])
+DOCS = Table("docs", "shop")
+DOCS_EVENTS = [
+    ChangeEvent(Op.INSERT, DOCS, (Cell("id", 1),), None, (
+        Cell("id", 1), Cell("tags", ("a", "b")), Cell("address", Struct((("city", "Oslo"), ("geo", (59.9, 10.7))))),
+        Cell("scores", ((1, 2), (3,))), Cell("doc", Struct((("a", 1),)), "JSON")), Source(commit_time_us=1)),
+    ChangeEvent(Op.INSERT, DOCS, (Cell("id", 2),), None, (
+        Cell("id", 2), Cell("tags", ()), Cell("address", Struct((("zip", "0150"), ("city", None)))),
+        Cell("scores", ()), Cell("doc", None)), Source(commit_time_us=2)),
+    ChangeEvent(Op.UPDATE, DOCS, (Cell("id", 1),), None, (
+        Cell("id", 1), Cell("tags", None), Cell("address", Struct((("city", "Bergen"),)))), Source(commit_time_us=3)),
+]
 OTHER = [ChangeEvent(Op.INSERT, Table("orders"), (Cell("id", 1),), None, (Cell("id", "not this table"),))]
 
 
@@ -155,7 +169,7 @@ def events_frame(spark, events: list[ChangeEvent]):
 @pytest.fixture(scope="module")
 def frame(spark):
     bad = [event for stream, _ in CONFLICTS.values() for event in stream]
-    return events_frame(spark, EVENTS + MIXED_EVENTS + bad + NESTED).persist()
+    return events_frame(spark, EVENTS + MIXED_EVENTS + bad + NESTED + DOCS_EVENTS).persist()
 
 
 # -- the Python reference ---------------------------------------------------------------------------------------------
@@ -170,6 +184,11 @@ def typed(value, column_type: ColumnType):
         return date(1970, 1, 1) + timedelta(days=value)
     if column_type.name == "decimal" and column_type.scale is None:
         return str(value)
+    if column_type.items is not None:
+        return [typed(item, column_type.items) for item in value]
+    if column_type.fields:
+        fields = dict(value.fields)
+        return {name: typed(fields.get(name), field_type) for name, field_type in column_type.fields}
     return value
 
 
@@ -250,10 +269,32 @@ def test_a_conflicting_stream_raises_what_of_events_raises(frame, name: str) -> 
 def test_a_value_no_column_type_holds_is_named(frame) -> None:
     from cdcformats.spark import table_schema
 
-    with pytest.raises(ValueError, match="a Struct value has no column type"):
+    message = "a nested value of members no one type holds, or that JSON has no form for, has no column type"
+    with pytest.raises(ValueError, match=message):
         TableSchema.of_events(NESTED)
-    with pytest.raises(ValueError, match="table bad.nested, column doc: a Struct value has no column type"):
+    with pytest.raises(ValueError, match=f"table bad.nested, column doc: {message}"):
         table_schema(frame, "bad.nested")
+
+
+def test_nested_values_are_typed_arrays_and_structs(frame) -> None:
+    from cdcformats.spark import latest_state, table_rows, table_schema
+
+    schema = TableSchema.of_events(DOCS_EVENTS)[DOCS]
+    assert {column.name: str(column.type) for column in schema.columns} == {
+        "id": "int64", "tags": "array<string>", "address": "struct<city:string,geo:array<double>,zip:string>",
+        "scores": "array<array<int64>>", "doc": "struct<a:int64>"}
+    assert table_schema(frame, DOCS) == schema
+    rows = table_rows(frame, DOCS)
+    types = {field.name: field.dataType for field in rows.schema.fields}
+    assert types["scores"] == ArrayType(ArrayType(LongType()))
+    assert types["address"] == StructType([StructField("city", StringType()),
+                                           StructField("geo", ArrayType(DoubleType())),
+                                           StructField("zip", StringType())])
+    got = sorted(rows.toArrow().to_pylist(), key=lambda row: row["commit_time"])
+    assert got == reference_rows(DOCS_EVENTS, schema)
+    assert got[1]["address"] == {"city": None, "geo": None, "zip": "0150"}
+    state = latest_state(frame, typed=True, table=DOCS)
+    assert by_id(state.toArrow().to_pylist()) == reference_state(DOCS_EVENTS, schema)
 
 
 def test_table_rows_are_the_changes_typed(frame) -> None:
