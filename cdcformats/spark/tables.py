@@ -141,14 +141,15 @@ def _given_schema(schema: GivenSchema, table: Table) -> TableSchema:
 def table_schema(frame: DataFrame, table: Table | str, column: str = "event") -> TableSchema:
     """The schema of ``table`` that its changes in ``frame`` show: what ``TableSchema.of_events`` gives for the same
     events in the order of their commit time, then source position, then input order (as ``latest_state`` applies
-    them), derived in Spark by one job; a ``SchemaConflict`` (or, for a value no column type holds, a nested one,
-    a ``ValueError``) where ``of_events`` has one. The columns are in the order they first appear in, as in
-    ``of_events``. A table without changes has no columns.
+    them), derived in Spark by one job; a ``SchemaConflict`` (or, for a value no column type holds, such as a nested
+    one of no one type, a ``ValueError``) where ``of_events`` has one. The columns are in the order they first
+    appear in, as in ``of_events``. A table without changes has no columns.
 
     Spark aggregates, per column, source type name and class of value, the facts that ``cell_type`` reads: which
     member of the value is set; for an integer the narrowest of int8 .. int64 that holds it, for a double whether a
     float holds it, for a decimal its exponent, whether it is -0, and its fewest and most digits (as Python's
-    ``Decimal`` counts them; a spelling other than ``str(Decimal)``'s is sent as its text); with one value of each
+    ``Decimal`` counts them; a spelling other than ``str(Decimal)``'s is sent as its text), for a nested value its
+    ``nested_type`` (found by a Python UDF, the one step that types values one by one); with one value of each
     class and where each first and last appears. The driver types those values with ``cell_type`` and folds them with
     ``widened``, in order, as ``of_events`` does, so it reaches the same types, source types, key and nullability. On a
     conflict it names the same table and column; the types it names are the column's type so far and the one that
