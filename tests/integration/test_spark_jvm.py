@@ -115,14 +115,34 @@ def assert_same_decisions(configuration: Configuration, messages: list[bytes | N
             assert arrow.event_from_row(jvm_row) == arrow.event_from_row(python_row), message
 
 
-# One Spark job an example, so fewer examples than a pure-Python property, each of up to a dozen messages.
-@settings(max_examples=60)
-@pytest.mark.parametrize("name", JVM_CONFIGURATIONS)
-@given(data=st.data())
-def test_the_jvm_decoder_decides_as_the_python_codec(spark, name: str, data: st.DataObject) -> None:
+# Each property draws its examples first, then decodes all their messages in one Spark job: a job per example cost
+# about 200 ms, twelve seconds a configuration at 60 examples. A failure names the message; it is not shrunk.
+EXAMPLES_PER_CONFIGURATION = 200
+
+
+def drawn_messages(strategy: st.SearchStrategy[list[bytes]]) -> list[bytes]:
+    """The messages of ``EXAMPLES_PER_CONFIGURATION`` examples of ``strategy``, in order."""
+    drawn: list[bytes] = []
+
+    @settings(max_examples=EXAMPLES_PER_CONFIGURATION, database=None)
+    @given(messages=strategy)
+    def draw(messages: list[bytes]) -> None:
+        drawn.extend(messages)
+
+    draw()
+    return drawn
+
+
+def check_jvm_decides_as_python(spark, name: str, strategy: st.SearchStrategy[list[bytes]]) -> None:
     configuration = registered(spark, name)
-    messages = data.draw(mixed_messages(configuration))
+    messages = drawn_messages(strategy)
+    assert len(messages) >= EXAMPLES_PER_CONFIGURATION
     assert_same_decisions(configuration, messages, decoded_in_jvm(spark, configuration.format, messages))
+
+
+@pytest.mark.parametrize("name", JVM_CONFIGURATIONS)
+def test_the_jvm_decoder_decides_as_the_python_codec(spark, name: str) -> None:
+    check_jvm_decides_as_python(spark, name, mixed_messages(CONFIGURATIONS[name]))
 
 
 @st.composite
@@ -135,17 +155,12 @@ def one_row_canal_messages(draw: st.DrawFn) -> bytes:
     return encode_json(document)
 
 
-@settings(max_examples=60)
 @pytest.mark.parametrize("name", [name for name in JVM_CONFIGURATIONS if CONFIGURATIONS[name].format == "canal-json"])
-@given(data=st.data())
-def test_the_jvm_decoder_decides_one_row_canal_messages_as_the_python_codec(spark, name: str,
-                                                                            data: st.DataObject) -> None:
+def test_the_jvm_decoder_decides_one_row_canal_messages_as_the_python_codec(spark, name: str) -> None:
     """Canal's native messages mostly hold several rows, refused alike on both paths: its rows get a test of their
     own."""
-    configuration = registered(spark, name)
-    messages = data.draw(st.lists(one_row_canal_messages(), min_size=1, max_size=4).flatmap(
+    check_jvm_decides_as_python(spark, name, st.lists(one_row_canal_messages(), min_size=1, max_size=4).flatmap(
         lambda valid: st.tuples(*[mangled(message) for message in valid]).map(lambda broken: valid + list(broken))))
-    assert_same_decisions(configuration, messages, decoded_in_jvm(spark, configuration.format, messages))
 
 
 # -- nested values, off-type values and null schemas, built by hand -------------------------------------------------
@@ -263,17 +278,13 @@ def nested_messages(draw: st.DrawFn, format_name: str) -> bytes:
 _NESTED_FORMATS = ("arcion", "debezium-json", "lindorm-subscription")
 
 
-@settings(max_examples=60)
 @pytest.mark.parametrize("name", [name for name in JVM_CONFIGURATIONS
                                   if CONFIGURATIONS[name].format in _NESTED_FORMATS])
-@given(data=st.data())
-def test_the_jvm_decoder_reads_nested_and_off_type_values_as_the_python_codec(spark, name: str,
-                                                                             data: st.DataObject) -> None:
+def test_the_jvm_decoder_reads_nested_and_off_type_values_as_the_python_codec(spark, name: str) -> None:
     """Arrays, objects and values that disagree with their Connect schema, read as Python reads them (a nested value
     as the same tagged text), and a null schema as the bare payload."""
-    configuration = registered(spark, name)
-    messages = data.draw(st.lists(nested_messages(configuration.format), min_size=1, max_size=6))
-    assert_same_decisions(configuration, messages, decoded_in_jvm(spark, configuration.format, messages))
+    check_jvm_decides_as_python(spark, name, st.lists(nested_messages(CONFIGURATIONS[name].format), min_size=1,
+                                                      max_size=6))
 
 
 def test_the_formats_decoded_most_have_a_jvm_decoder() -> None:
