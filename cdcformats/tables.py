@@ -242,14 +242,10 @@ def nested_type(value: Value) -> ColumnType | None:
             if items is None:
                 return None
         return ColumnType("array", items=items)
-    if type(value) is Struct:
-        fields = []
-        for name, item in value.fields:
-            field_type = _member_type(item)
-            if field_type is None:
-                return None
-            fields.append((name, field_type))
-        return ColumnType("struct", fields=tuple(fields)) if fields else None
+    if type(value) is Struct and value.fields:
+        fields = [(name, _member_type(item)) for name, item in value.fields]
+        typed = [(name, field_type) for name, field_type in fields if field_type is not None]
+        return ColumnType("struct", fields=tuple(typed)) if len(typed) == len(fields) else None
     return None
 
 
