@@ -400,8 +400,8 @@ class SchemaConflict(CdcFormatsError, ValueError):
     def __init__(self, table: Table | None, column: str, current: object, new: object) -> None:
         self.table, self.column, self.current, self.new = table, column, current, new
         super().__init__(f"schema conflict in table {table_name(table)}, column {column}: {current} cannot become "
-                         f"{new} (a table's schema may add columns, widen int8 to int64, float to double and a "
-                         "decimal's precision at one scale)")
+                         f"{new} (a table's schema may add columns, widen int8 to int64, float to double, a "
+                         "decimal's precision at one scale, and an array's items or a struct's fields alike)")
 
 
 def table_name(table: Table | None) -> str:

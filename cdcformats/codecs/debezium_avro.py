@@ -23,11 +23,10 @@ Debezium's ``io.debezium.data.VariableScaleDecimal`` record (``scale``, ``value`
 unit; ``json`` ``io.debezium.data.Json`` text; ``null`` (a column of nulls only, so far) ``null``; ``array<T>`` an
 Avro ``array`` of ``["null", T]`` items, as Debezium writes a PostgreSQL array; ``struct<...>`` a record of
 ``["null", T]`` fields with null defaults, named after its column (``<column>``, ``<column>_<field>`` inside it).
-Where the source's
-own type name is not what reading the field gives back, it is the field's ``__debezium.source.column.type``
-parameter, as Debezium's ``column.propagate.source.type`` writes it. A column or position name that Avro does not allow
-(``order-id``) is written with its invalid characters as ``_``, and its name in the field property
-``cdcformats.column``.
+Where the source's own type name is not what reading the field gives back, it is the field's
+``__debezium.source.column.type`` parameter, as Debezium's ``column.propagate.source.type`` writes it. A column or
+position name that Avro does not allow (``order-id``) is written with its invalid characters as ``_``, and its name in
+the field property ``cdcformats.column``.
 
 Subjects follow Confluent's strategies (option ``subject_name_strategy``): ``topic`` gives ``<topic>-value`` and
 ``<topic>-key``, where the topic is the option ``topic`` or else Debezium's per-table topic
@@ -171,8 +170,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
         "key", "before", "after", "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str",
         "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type", "value.nested", "source.system",
-        "source.position",
-        "source.commit_time", "source.capture_time", "source.time.sub_ms",
+        "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
     requires = ("table", ONE_TYPE)
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE})
@@ -539,8 +537,8 @@ def _avro_value(value: Value, column_type: ColumnType) -> Any:
     if kind is Struct:
         fields = dict(value.fields)  # type: ignore[union-attr]
         return {name: _avro_value(fields.get(name), field_type) for name, field_type in column_type.fields}
-    if type(value) is Decimal and column_type.scale is None:
-        sign, digits, exponent = value.as_tuple()
+    if kind is Decimal and column_type.scale is None:
+        sign, digits, exponent = value.as_tuple()  # type: ignore[union-attr]
         assert isinstance(exponent, int)  # only finite decimals fit a decimal column
         unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
         return {"scale": -exponent, "value": unscaled.to_bytes(_byte_length(unscaled), "big", signed=True)}
@@ -723,7 +721,8 @@ class _TableVersion:
             event.source.position, key=lambda entry: order.index(entry[0])))
         if position != event.source.position:
             losses.append(Loss("source.position", "source.position", position,
-                               "the position comes back in the table's source field order"))
+                               "the position comes back in the table's source field order, a struct with the "
+                               "fields of its type"))
         return losses
 
 

@@ -40,6 +40,7 @@ embedded registry; default: the embedded one), exactly as ``cdcformats.kafka`` d
 
 from __future__ import annotations
 
+import io
 import json
 import operator
 import os
@@ -200,14 +201,24 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
 def _record_reader(record_codec: Codec) -> Callable[[Any], ChangeEvent | None]:
     """How a format whose messages are Kafka records reads one: a struct of its ``key`` and ``value`` (Spark's Kafka
     source has both), or a line of its file form. A record that holds no change (a tombstone after a delete, in
-    ``debezium-avro``) reads as null."""
+    ``debezium-avro``) reads as null. A record that cannot be read is kept as its file form's line, key and value."""
+    record_of_line = getattr(record_codec, "record_of_line", None)
+
     def read(message: Any) -> ChangeEvent | None:
         if isinstance(message, dict):
             record = KafkaRecord(message.get("key"), message.get("value"))
+        elif record_of_line is None:
+            raise DecodeError(record_codec.name, "give a struct(key, value): this format has no lines of records")
         else:
-            record = record_codec.record_of_line(  # type: ignore[attr-defined]  # a KafkaRecordCodec's
-                message.encode("utf-8") if isinstance(message, str) else message)
-        events = record_codec.decode_messages(record)
+            record = record_of_line(message.encode("utf-8") if isinstance(message, str) else message)
+        try:
+            events = record_codec.decode_messages(record)
+        except DecodeError as error:
+            if isinstance(message, dict):
+                line = io.BytesIO()
+                record_codec.file_writer(line).write([record])
+                error.raw = line.getvalue().rstrip(b"\n")
+            raise
         if len(events) > 1:
             raise DecodeError(record_codec.name, f"a record holds one change, this one {len(events)}")
         return events[0] if events else None

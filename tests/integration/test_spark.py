@@ -354,16 +354,21 @@ def test_spark_convert_writes_and_reads_kafka_records_with_their_keys(spark, reg
         mirror.encode_messages(event)
     assert sorted(map(repr, reader.decode(records))) == sorted(map(repr, expected))
 
-    # Back from the key and value columns, with a tombstone beside them.
+    # Back from the key and value columns, with a tombstone and a broken record beside them.
     dump = tmp_path / "topic.parquet"
-    spark.createDataFrame(pa.table({"key": [records[0].key, *(record.key for record in records)],
-                                    "value": [None, *(record.value for record in records)]}).to_pandas()
+    broken = KafkaRecord(records[0].key, b"\x00\x00\x00\x00\x01garbage")
+    spark.createDataFrame(pa.table({"key": [records[0].key, broken.key, *(record.key for record in records)],
+                                    "value": [None, broken.value, *(record.value for record in records)]}).to_pandas()
                           ).write.parquet(str(dump))
     counts = convert_files(spark, str(dump), "debezium-avro", str(tmp_path / "json"), "debezium-json",
                            output_kind="text", dead_letter=str(tmp_path / "dead2"))
     assert (counts.rows_in, counts.written, counts.no_change, counts.dead_letters) == (
-        len(records) + 1, len(records), 1, 0)
+        len(records) + 2, len(records), 1, 1)
     assert "1 without a change" in str(counts)
+    (dead,) = spark.read.parquet(str(tmp_path / "dead2")).toArrow().to_pylist()
+    assert dead["format"] == "debezium-avro" and dead["field"] == "value"
+    # The dead letter keeps the whole record, key and value, as a line of the format's file form.
+    assert reader.record_of_line(dead["raw"]) == broken  # type: ignore[attr-defined]  # a KafkaRecordCodec's
     lines = spark.read.text(str(tmp_path / "json")).toArrow().column("value").to_pylist()
     debezium = codec("debezium-json")
     assert sorted(lines) == sorted(message.decode() for message in debezium.encode(reader.decode(records)))
