@@ -295,6 +295,10 @@ def test_nested_values_are_typed_arrays_and_structs(frame) -> None:
     assert got[1]["address"] == {"city": None, "geo": None, "zip": "0150"}
     state = latest_state(frame, typed=True, table=DOCS)
     assert by_id(state.toArrow().to_pylist()) == reference_state(DOCS_EVENTS, schema)
+    # A nested value that does not fit the column given fails the job, in either mode (from_json in FAILFAST mode).
+    for errors in ("fail", "null"):
+        with pytest.raises(Exception, match="FAILFAST|Malformed"):
+            table_rows(frame, DOCS, {"id": "int64", "tags": "array<int64>"}, errors=errors).collect()
 
 
 def test_table_rows_are_the_changes_typed(frame) -> None:
