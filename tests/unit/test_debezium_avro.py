@@ -486,3 +486,68 @@ def test_nested_values_are_typed_arrays_and_records_or_else_their_json_text() ->
     row = {entry["name"]: entry["type"] for entry in envelope["fields"][0]["type"][1]["fields"]}
     assert row["tags"] == ["null", {"type": "array", "items": ["null", "string"]}]
     assert row["address"][1]["type"] == "record" and row["address"][1]["name"] == "address"
+
+
+# Debezium 3.x's PostgreSQL envelope as its AvroConverter registers it: a required key column with a Connect default,
+# optional columns whose union puts "null" second, the snapshot Enum, ts_us and ts_ns in source and envelope, and the
+# transaction block between source and op.
+_PG = "demo.public.users"
+_PG_TIMESTAMP = {"type": "long", "connect.version": 1, "connect.default": 0,
+                 "connect.name": "io.debezium.time.MicroTimestamp"}
+_OPTIONAL_LONG = {"type": ["null", "long"], "default": None}
+POSTGRES_ENVELOPE = {
+    "type": "record", "name": "Envelope", "namespace": _PG, "connect.version": 2, "connect.name": f"{_PG}.Envelope",
+    "fields": [
+        {"name": "before", "type": ["null", {"type": "record", "name": "Value", "connect.name": f"{_PG}.Value",
+                                             "fields": [
+            {"name": "id", "type": {"type": "int", "connect.default": 0}, "default": 0},
+            {"name": "email", "type": ["null", "string"], "default": None},
+            {"name": "created_at", "type": [_PG_TIMESTAMP, "null"], "default": 0}]}], "default": None},
+        {"name": "after", "type": ["null", "Value"], "default": None},
+        {"name": "source", "type": {
+            "type": "record", "name": "Source", "namespace": "io.debezium.connector.postgresql",
+            "connect.name": "io.debezium.connector.postgresql.Source", "fields": [
+                {"name": "version", "type": "string"}, {"name": "connector", "type": "string"},
+                {"name": "name", "type": "string"}, {"name": "ts_ms", "type": "long"},
+                {"name": "snapshot", "type": [{"type": "string", "connect.version": 1,
+                                               "connect.parameters": {"allowed": "true,last,false,incremental"},
+                                               "connect.default": "false", "connect.name": "io.debezium.data.Enum"},
+                                              "null"], "default": "false"},
+                {"name": "db", "type": "string"}, {"name": "sequence", **_OPTIONAL_STRING},
+                {"name": "ts_us", **_OPTIONAL_LONG}, {"name": "ts_ns", **_OPTIONAL_LONG},
+                {"name": "schema", "type": "string"}, {"name": "table", "type": "string"},
+                {"name": "txId", **_OPTIONAL_LONG}, {"name": "lsn", **_OPTIONAL_LONG},
+                {"name": "xmin", **_OPTIONAL_LONG}]}},
+        {"name": "transaction", "type": ["null", {
+            "type": "record", "name": "block", "namespace": "event", "connect.version": 1,
+            "connect.name": "event.block", "fields": [
+                {"name": "id", "type": "string"}, {"name": "total_order", "type": "long"},
+                {"name": "data_collection_order", "type": "long"}]}], "default": None},
+        {"name": "op", "type": "string"},
+        {"name": "ts_ms", **_OPTIONAL_LONG}, {"name": "ts_us", **_OPTIONAL_LONG}, {"name": "ts_ns", **_OPTIONAL_LONG},
+    ]}
+
+
+def test_a_record_of_debezium_3s_postgres_envelope_reads_as_its_change_and_writes_back() -> None:
+    value_id = REGISTRY.register_schema(f"pg{next(_UNIQUE)}-value", Schema(json.dumps(POSTGRES_ENVELOPE), "AVRO"))
+    row = {"id": 7, "email": "ann@example.com", "created_at": 1714550400123456}
+    value = {"before": None, "after": row,
+             "source": {"version": "3.0.0.Final", "connector": "postgresql", "name": "demo", "ts_ms": 1714550401000,
+                        "snapshot": "false", "db": "shop", "sequence": '["24023128","24023128"]',
+                        "ts_us": 1714550401000123, "ts_ns": 1714550401000123456, "schema": "public",
+                        "table": "users", "txId": 571, "lsn": 24023128, "xmin": None},
+             "transaction": {"id": "571:24023128", "total_order": 1, "data_collection_order": 1},
+             "op": "c", "ts_ms": 1714550401234, "ts_us": 1714550401234567, "ts_ns": 1714550401234567890}
+    codec = fresh_codec()
+    (event,) = codec.decode([cf.KafkaRecord(None, _confluent_framed(value_id, POSTGRES_ENVELOPE, value))])
+    assert event.op is cf.Op.INSERT and event.table == cf.Table("users", "public", "shop")
+    assert event.after == (cf.Cell("id", 7, "int32"), cf.Cell("email", "ann@example.com"),
+                           cf.Cell("created_at", 1714550400123456, "io.debezium.time.MicroTimestamp"))
+    assert event.source == cf.Source("postgresql", (
+        ("version", "3.0.0.Final"), ("name", "demo"), ("snapshot", "false"), ("sequence", '["24023128","24023128"]'),
+        ("ts_ns", 1714550401000123456), ("txId", 571), ("lsn", 24023128)),
+        commit_time_us=1714550401000123, capture_time_us=1714550401234567)
+    assert event.attributes == (("debezium.transaction.id", "571:24023128"), ("debezium.transaction.total_order", 1),
+                                ("debezium.transaction.data_collection_order", 1))
+    # Written again as a table of this codec's own, and read back as dropped() says.
+    check_encodes(codec, event)
