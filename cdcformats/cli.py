@@ -354,22 +354,27 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
               show_default=True, help="What a message that cannot be converted does.")
 @click.option("--dead-letter", "dead_letter", default=None, help="Directory for the dead letters (Parquet: the "
               "error and the raw message); required with --errors dead-letter.")
+@click.option("--registry", default=None, help="Schema registry URL (http://, https://) or file (.sqlite, .db) for "
+              "avro, protobuf and debezium-avro (the option schema_registry); default: the embedded registry.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="A format option, or strict=true, schema_registry=URL|FILE, framing=none (JSON values).")
 def spark_convert_command(input_path: str, source_format: str, output_path: str, target_format: str, master: str,
                           input_kind: str, output_kind: str, errors: str, dead_letter: str | None,
-                          options: tuple[str, ...]) -> None:
+                          registry: str | None, options: tuple[str, ...]) -> None:
     """Convert files of change messages with Spark, on this machine (local[*]) or a cluster (--master)."""
     from .spark import register, session
     from .spark.job import convert_files
 
+    given = _format_options(options)
+    if registry is not None:
+        given.setdefault("schema_registry", registry)
     spark = session(master, "cdcformats spark-convert")
     spark.sparkContext.setLogLevel("ERROR")
     register(spark)
     try:
         counts = convert_files(spark, input_path, source_format, output_path, target_format, input_kind=input_kind,
                                output_kind=output_kind, errors="null" if errors == "skip" else errors,
-                               dead_letter=dead_letter, options=_format_options(options))
+                               dead_letter=dead_letter, options=given)
     finally:
         spark.stop()
     click.echo(str(counts), err=True)

@@ -310,6 +310,10 @@ def test_spark_convert_command(tmp_path: Path) -> None:
     import subprocess
     import sys
 
+    import pyarrow.parquet as pq
+
+    from cdcformats.schema_registry import connect
+
     source = tmp_path / "orders.jsonl"
     source.write_bytes(b"\n".join(EXAMPLES[0].messages()) + b"\n{broken\n")
     result = subprocess.run(
@@ -324,6 +328,18 @@ def test_spark_convert_command(tmp_path: Path) -> None:
     arcion = ChangeEventSerializer("arcion")
     assert sorted(lines) == sorted(arcion(event) for event in codec("lindorm", key_columns=["id"]).decode(
         EXAMPLES[0].messages()))
+
+    # Typed Avro per table into the registry --registry names, as Parquet key and value columns.
+    registry = tmp_path / "registry.sqlite"
+    result = subprocess.run(
+        [sys.executable, "-m", "cdcformats.cli", "spark-convert", "--input", str(source), "--from", "lindorm",
+         "--output", str(tmp_path / "typed"), "--to", "debezium-avro", "--registry", str(registry),
+         "--dead-letter", str(tmp_path / "dead-typed"), "--master", "local[1]", "--option", 'key_columns=["id"]'],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert f"{rows_in} rows in: {rows_in - 1} written, 1 dead-lettered" in result.stderr
+    assert sorted(connect(str(registry)).get_subjects()) == ["cdcformats.orders-key", "cdcformats.orders-value"]
+    assert pq.read_table(tmp_path / "typed").column_names == ["key", "value"]
 
 
 def test_spark_convert_writes_and_reads_kafka_records_with_their_keys(spark, registry_file: str,
