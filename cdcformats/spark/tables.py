@@ -215,13 +215,17 @@ def _facts(events: DataFrame) -> DataFrame:
         .when((kind == "decimal") & decimal.canonical, F.concat(
             F.lit("decimal:"), decimal.exponent.cast("string"), F.lit(":"), decimal.negative_zero.cast("string")))
         .when(kind == "decimal", F.concat(F.lit("decimal-text:"), value["decimal"]))
-        .when(kind == "nested", F.concat(F.lit("nested:"), _nested_type_name(value["nested"])))
         .otherwise(kind))
+    # A nested value's class is its type, which a Python UDF finds; Spark would run a UDF for every row of an
+    # expression, so only the nested values' rows go through it.
+    nested = kind == "nested"
+    classified = items.where(~F.coalesce(nested, F.lit(False))).withColumn("_class", value_class).unionByName(
+        items.where(nested).withColumn("_class", F.concat(F.lit("nested:"), _nested_type_name(value["nested"]))))
     digits = F.when((kind == "decimal") & decimal.canonical, decimal.digits).otherwise(F.lit(0))
     cell_order = F.struct(F.col("_order"), F.col("item.segment"), F.col("item.index"))
     by_digits = F.struct(digits, cell_order)
-    facts = items.groupBy(F.col("item.name").alias("name"), F.col("item.type").alias("type"),
-                          value_class.alias("class")).agg(
+    facts = classified.groupBy(F.col("item.name").alias("name"), F.col("item.type").alias("type"),
+                               F.col("_class").alias("class")).agg(
         F.min(cell_order).alias("first"), F.max(cell_order).alias("last"),
         F.min_by(value, by_digits).alias("low"), F.max_by(value, by_digits).alias("high"),
         F.bool_or(kind.isNull() & F.array_contains(F.col("_key_names"), F.col("item.name"))).alias("null_in_key"))
