@@ -45,7 +45,10 @@ no change.
 
 Written from other formats:
 
-* an UPSERT is a ``c``, read back as an INSERT; a change needs a table;
+* an UPSERT is a ``c``, read back as an INSERT;
+* a change without a table (an Arcion snapshot row) is written as the table of no name: its records are
+  ``<prefix>.Envelope`` / ``.Value`` / ``.Key``, its subjects ``<prefix>-value`` / ``-key``, and its ``source`` has no
+  ``db``, ``schema`` or ``table``, which reads back as no table;
 * a row holds every column of its table, in the table's order (``image.columns``): a column the change leaves out is
   null, key cells the image leaves out take the key's values;
 * a change whose cells do not fit the table's schema by the rules of evolution (a text value in an ``int64`` column,
@@ -82,7 +85,7 @@ from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value, is_nested
-from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type, nested_type
+from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type, nested_type, table_name
 from ._kit import typed_text
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
@@ -172,7 +175,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type", "value.nested", "source.system",
         "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
-    requires = ("table", ONE_TYPE)
+    requires = (ONE_TYPE,)
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE})
     typed_rows = True
     options = OPTIONS
@@ -180,7 +183,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._registry: Any = None
-        self._tables: dict[Table, _TableVersion] = {}
+        self._tables: dict[Table | None, _TableVersion] = {}
         self._readers: dict[int, _Reader] = {}
 
     @property
@@ -257,14 +260,13 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        assert event.table is not None  # written(): a change without a table is refused
         version = self._current(event.table).evolved(event, self)
         value = version.write_value(event)
         key = version.write_key(event.key) if event.key else None
         self._tables[event.table] = version
         return KafkaRecord(key, value)
 
-    def _current(self, table: Table) -> _TableVersion:
+    def _current(self, table: Table | None) -> _TableVersion:
         """The table's schema as this codec last wrote it, or as the registry last has it, or none yet."""
         if table not in self._tables:
             self._tables[table] = _TableVersion.registered(self, table)
@@ -272,7 +274,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
 
     # -- the registered schemas -----------------------------------------------------------------------------------
 
-    def table_schemas(self, table: Table) -> list[tuple[int, TableSchema]]:
+    def table_schemas(self, table: Table | None) -> list[tuple[int, TableSchema]]:
         """Each version registered under ``table``'s value subject, oldest first: its version number and the table
         schema its rows have, with the key columns of the latest key version. None registered: ``[]``."""
         registry = self.registry
@@ -293,12 +295,12 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             found.append((version, reader.table_schema(table)))
         return found
 
-    def table_schema(self, table: Table) -> TableSchema | None:
+    def table_schema(self, table: Table | None) -> TableSchema | None:
         """The schema of ``table`` as its latest registered version has it (``table_schemas``), or None."""
         versions = self.table_schemas(table)
         return versions[-1][1] if versions else None
 
-    def subject(self, table: Table, is_key: bool = False) -> str:
+    def subject(self, table: Table | None, is_key: bool = False) -> str:
         """The subject of ``table``'s value (or key) schemas, by the option ``subject_name_strategy``."""
         namespace = _dotted(self.config["topic_prefix"], table)
         topic = self.config["topic"] or namespace
@@ -353,8 +355,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
                             "total_order and data_collection_order (longs), in that order")
                        for index, (name, _) in enumerate(event.attributes) if name.startswith(TRANSACTION_ATTRIBUTE)]
         table = event.table
-        assert table is not None  # requires: a change without a table is refused before
-        if table.catalog is not None and table.schema is None:
+        if table is not None and table.catalog is not None and table.schema is None:
             losses.append(Loss("table.catalog", "table", Table(table.name, table.catalog),
                                "the catalog is written as the schema (db)"))
         return losses
@@ -362,14 +363,10 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def dropped(self, event: ChangeEvent) -> list[Loss]:
         """The losses of the stages (``Codec.dropped``), then those of typing the rows: the schema conflict that
         refuses the change, or the rows as the table's schema writes them."""
-        if event.table is None:
-            return [Loss("requires table", "table", REFUSED,
-                         "a typed table is named by its table: its records, subjects and topic")]
         losses = super().dropped(event)
         if refused(losses) is not None:
             return losses
         current = without(event, losses)
-        assert current.table is not None  # requires
         try:
             version = self._current(current.table).evolved(current, self, register=False)
         except SchemaConflict as conflict:
@@ -429,8 +426,11 @@ def _avro_name(name: str) -> str:
     return adjusted if _AVRO_NAME.fullmatch(adjusted) else f"_{adjusted}"
 
 
-def _dotted(prefix: str, table: Table) -> str:
-    return ".".join(_avro_name(part) for part in (prefix, table.schema, table.name) if part is not None)
+def _dotted(prefix: str, table: Table | None) -> str:
+    """Debezium's ``<prefix>.<schema>.<table>``: the names of a table's topic and records (the prefix alone for a
+    change without a table)."""
+    parts = (prefix,) if table is None else (prefix, table.schema, table.name)
+    return ".".join(_avro_name(part) for part in parts if part is not None)
 
 
 # -- writing -------------------------------------------------------------------------------------------------------
@@ -567,7 +567,7 @@ class _TableVersion:
     """A table's schema as last written: its ``TableSchema``, the position fields of its ``source``, and the
     registered Avro schemas and ids of its value and key."""
 
-    table: Table
+    table: Table | None
     schema: TableSchema | None = None
     position: TableSchema | None = None
     connector: str | None = None
@@ -581,7 +581,7 @@ class _TableVersion:
     key_names: list[str] = field(default_factory=list)
 
     @classmethod
-    def registered(cls, codec: DebeziumAvroCodec, table: Table) -> _TableVersion:
+    def registered(cls, codec: DebeziumAvroCodec, table: Table | None) -> _TableVersion:
         """The table as the latest schema under its value subject has it, or a table with no schema yet."""
         try:
             latest = codec.registry.get_latest_version(codec.subject(table))
@@ -656,12 +656,12 @@ class _TableVersion:
         """The framed envelope of ``event``, a change this version's schema holds."""
         assert self.schema is not None and self.position is not None and self.value_id is not None
         table = event.table
-        assert table is not None  # requires
         source = event.source
-        record_source: dict[str, Any] = {"connector": source.system, "ts_ms": None, "ts_us": None,
-                                         "db": table.catalog if table.catalog is not None else table.schema,
-                                         "schema": table.schema if table.catalog is not None else None,
-                                         "table": table.name}
+        record_source: dict[str, Any] = {"connector": source.system, "ts_ms": None, "ts_us": None, "db": None,
+                                         "schema": None, "table": None}
+        if table is not None:
+            record_source.update(db=table.catalog if table.catalog is not None else table.schema,
+                                 schema=table.schema if table.catalog is not None else None, table=table.name)
         write_time(record_source, source.commit_time_us)
         position = dict(source.position)
         for column, avro_name in zip(self.position.columns, self.position_names, strict=True):
@@ -735,12 +735,12 @@ def _position_schema(event: ChangeEvent) -> TableSchema:
     return TableSchema(None, tuple(Column(name, cell_type(value, None)) for name, value in event.source.position))
 
 
-def _registered(codec: DebeziumAvroCodec, table: Table, is_key: bool, schema: Any) -> int:
+def _registered(codec: DebeziumAvroCodec, table: Table | None, is_key: bool, schema: Any) -> int:
     subject = codec.subject(table, is_key)
     try:
         schema_id: int = codec.registry.register_schema(subject, schema)
     except Exception as error:  # the registry's refusal (409: incompatible) or an unreachable registry
-        raise EncodeError(NAME, f"the schema registry refused the schema of table {table.name} under subject "
+        raise EncodeError(NAME, f"the schema registry refused the schema of table {table_name(table)} under subject "
                                 f"{subject}: {' '.join(str(error).split())}") from None
     return schema_id
 
@@ -828,7 +828,7 @@ class _Reader:
                                if entry.column.name not in SOURCE_FIELDS]
         return reader
 
-    def table_schema(self, table: Table) -> TableSchema:
+    def table_schema(self, table: Table | None) -> TableSchema:
         return TableSchema(table, tuple(entry.column for entry in self.row),
                            tuple(entry.column.name for entry in self.key_fields))
 
@@ -845,11 +845,14 @@ class _Reader:
         return tuple(Cell(entry.column.name, _value_in(record.get(entry.avro_name), f"key.{entry.avro_name}"),
                           entry.cell_type) for entry in self.key_fields)
 
-    def source(self, record: Any) -> tuple[Table, Source]:
-        if type(record) is not dict or type(record.get("table")) is not str:
-            raise DecodeError(NAME, "expected the source record with a table", field="source.table")
-        db, schema = record.get("db"), record.get("schema")
-        table = Table(record["table"], schema, db) if schema is not None else Table(record["table"], db)
+    def source(self, record: Any) -> tuple[Table | None, Source]:
+        """The table and source of a ``source`` record: no table where it names none, db and schema neither."""
+        if type(record) is not dict:
+            raise DecodeError(NAME, "expected the source record", field="source")
+        name, db, schema = record.get("table"), record.get("db"), record.get("schema")
+        if type(name) is not str and (name is not None or db is not None or schema is not None):
+            raise DecodeError(NAME, "expected the table's name with its db and schema", field="source.table")
+        table = None if name is None else Table(name, schema, db) if schema is not None else Table(name, db)
         position = tuple((entry.column.name, _value_in(record[entry.avro_name], f"source.{entry.avro_name}"))
                          for entry in self.position if record.get(entry.avro_name) is not None)
         connector = record.get("connector")

@@ -551,3 +551,19 @@ def test_a_record_of_debezium_3s_postgres_envelope_reads_as_its_change_and_write
                                 ("debezium.transaction.data_collection_order", 1))
     # Written again as a table of this codec's own, and read back as dropped() says.
     check_encodes(codec, event)
+
+
+def test_a_change_without_a_table_is_written_as_the_table_of_no_name() -> None:
+    """An Arcion snapshot row names no table: its subjects are the topic prefix's own, and it reads back tableless."""
+    codec = fresh_codec()
+    snapshot = cf.ChangeEvent(cf.Op.READ, None, key=(cf.Cell("r_regionkey", "1"),),
+                              after=(cf.Cell("r_regionkey", "1"), cf.Cell("r_name", "AMERICA")))
+    assert refused(codec.dropped(snapshot)) is None
+    (record,) = check_encodes(codec, snapshot)
+    prefix = codec.config["topic_prefix"]
+    assert codec.subject(None) == f"{prefix}-value"  # type: ignore[attr-defined]
+    assert [schema.names for _, schema in codec.table_schemas(None)] == [  # type: ignore[attr-defined]
+        ("r_regionkey", "r_name")]
+    envelope = json.loads(codec.registry.get_schema(schema_id(record.value)).schema_str)
+    assert envelope["namespace"] == prefix
+    assert "requires table" not in cf.loss("arcion", codec)
