@@ -180,7 +180,8 @@ def to_arrow(rows: Sequence[ChangeEvent | CodecError | None]) -> pa.StructArray:
                      for row in rows], type=EVENT)
 
 
-def _value(row: dict[str, Any] | None, where: str) -> Value:
+def value_from_row(row: dict[str, Any] | None, where: str) -> Value:
+    """The model's value of a ``VALUE`` row, the inverse of ``value_row`` (``EncodeError`` naming ``where``)."""
     if row is None:
         return None
     members = [(name, value) for name, value in row.items() if value is not None]
@@ -223,13 +224,13 @@ def _cells(rows: list[dict[str, Any]] | None, where: str) -> tuple[Cell, ...] | 
         except ValueError:
             raise EncodeError("arrow", f"unknown cell kind {row.get('kind')!r}; expected one of "
                                        f"{', '.join(kind.value for kind in CellKind)}", field=f"{path}.kind") from None
-        cells.append(Cell(_name(row), _value(row.get("value"), f"{path}.value"), row.get("type"),
+        cells.append(Cell(_name(row), value_from_row(row.get("value"), f"{path}.value"), row.get("type"),
                           row.get("version"), kind))
     return tuple(cells)
 
 
 def _entries(rows: list[dict[str, Any]] | None, where: str) -> tuple[tuple[str, Value], ...]:
-    return tuple((_name(row), _value(row.get("value"), f"{where}[{index}].value"))
+    return tuple((_name(row), value_from_row(row.get("value"), f"{where}[{index}].value"))
                  for index, row in enumerate(rows or ()))
 
 

@@ -68,7 +68,7 @@ from pyspark.sql.types import (
 
 from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError
-from ..model import Table, Value
+from ..model import Table
 from ..options import error_mode
 from ..tables import Column as TableColumn
 from ..tables import (
@@ -243,7 +243,7 @@ def _nested_type_names(texts: pa.Array) -> pa.Array:
     names = []
     for text in texts.to_pylist():
         try:
-            found = None if text is None else nested_type(_model_value({"nested": text}, "nested"))
+            found = None if text is None else nested_type(arrow.value_from_row({"nested": text}, "nested"))
         except CodecError:  # not a nested value's text: cell_type names it on the driver
             found = None
         names.append(None if text is None else str(found) if found is not None else "none")
@@ -271,13 +271,6 @@ class _Folding:
     broken: bool = False
 
 
-def _model_value(row: dict[str, Any] | None, where: str) -> Value:
-    """The model's value of a ``VALUE`` row, read as ``arrow.event_from_row`` reads one."""
-    event = arrow.event_from_row({"op": "UPSERT", "after": [{"name": where, "value": row}]})
-    assert event.after is not None  # an after image was given
-    return event.after[0].value
-
-
 def _folded(facts: list[dict[str, Any]], table: Table) -> TableSchema:
     """The schema that the facts of ``_facts`` show, folded in stream order as ``TableSchema.of_events`` folds."""
     problems: list[tuple[int, Exception]] = []
@@ -298,7 +291,7 @@ def _folded(facts: list[dict[str, Any]], table: Table) -> TableSchema:
         for end in ("low", "high"):
             if folding.broken:
                 break
-            value = _model_value(fact[end], name)
+            value = arrow.value_from_row(fact[end], name)
             try:
                 observed = cell_type(value, fact["type"])
             except ValueError as error:  # a value no column type holds: of_events raises it bare
