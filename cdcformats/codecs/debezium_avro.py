@@ -87,6 +87,7 @@ from ..losses import REFUSED, Loss, SlotIndex, refused, without
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value, is_nested
 from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type, nested_type, table_name
 from ._kit import typed_text
+from ._kit.connect_schema import DECIMAL, SOURCE_TYPE
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
     OP_OF_CODE,
@@ -103,7 +104,6 @@ NAME = "debezium-avro"
 # What a change must keep to be written: a column's values, change after change, of types one column type holds.
 ONE_TYPE = "one type per column"
 MAGIC = b"\x00"
-SOURCE_TYPE = "__debezium.source.column.type"
 COLUMN_PROPERTY = "cdcformats.column"
 _STRATEGIES = ("topic", "record", "topic-record")
 # The types of the fields of ``source`` that say the system, times and table; the position's fields follow them.
@@ -133,7 +133,6 @@ _PRIMITIVE = {"null": "null", "boolean": "boolean", "int32": "int", "int64": "lo
               "double": "double", "string": "string", "bytes": "bytes"}
 _VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 _ANY_DECIMAL = ColumnType("decimal")  # the column a decimal of any scale fits: any but NaN, infinities and -0
-_DECIMAL = "org.apache.kafka.connect.data.Decimal"
 # The column types of Connect names and Avro logical types, for reading.
 _TYPE_OF_NAME = {
     **{connect_name: ColumnType(*(key if isinstance(key, tuple) else (key,))) for key, (_, connect_name)
@@ -477,7 +476,7 @@ def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[st
         schema = {"type": "bytes", "scale": column_type.scale,
                   # Connect's default precision, or the scale where it is larger: Avro wants scale <= precision.
                   "precision": max(64, scale) if column_type.precision is None else column_type.precision,
-                  "connect.version": 1, "connect.parameters": parameters, "connect.name": _DECIMAL,
+                  "connect.version": 1, "connect.parameters": parameters, "connect.name": DECIMAL,
                   "logicalType": "decimal"}
     else:
         avro, connect_name = _LOGICAL[name if name in _LOGICAL else (name, column_type.precision)]
@@ -773,7 +772,7 @@ def _implied_of_field(avro_type: Any) -> str | None:
     if "connect.type" in avro_type:
         return str(avro_type["connect.type"])
     name = avro_type.get("connect.name")
-    if name in (None, _DECIMAL, _VARIABLE_DECIMAL) or avro_type.get("type") == "record":
+    if name in (None, DECIMAL, _VARIABLE_DECIMAL) or avro_type.get("type") == "record":
         return _implied_of_field(avro_type.get("type")) if type(avro_type.get("type")) is str and name is None \
             else None
     return str(name)

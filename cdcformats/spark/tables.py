@@ -517,8 +517,7 @@ def _meta(schema: TableSchema, prefix: str) -> _Meta:
     return meta
 
 
-def _schema_for(schema: GivenSchema | None, events: DataFrame, table: Table
-                ) -> TableSchema:
+def _schema_for(schema: GivenSchema | None, events: DataFrame, table: Table) -> TableSchema:
     return _derived(events, table) if schema is None else _given_schema(schema, table)
 
 
