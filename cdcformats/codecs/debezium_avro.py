@@ -276,9 +276,9 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     def table_schemas(self, table: Table | None) -> list[tuple[int, TableSchema]]:
         """Each version registered under ``table``'s value subject, oldest first: its version number and the table
         schema its rows have, with the key columns of the latest key version. None registered: ``[]``."""
-        registry = self.registry
+        registry, subject = self.registry, self.subject(table)
         try:
-            versions = registry.get_versions(self.subject(table))
+            versions = registry.get_versions(subject)
         except Exception:  # the registry's "subject not found"
             return []
         try:
@@ -288,7 +288,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             key_fields = []
         found = []
         for version in sorted(versions):  # confluent's mock:// client lists them in no order
-            registered = registry.get_version(self.subject(table), version)
+            registered = registry.get_version(subject, version)
             reader = _Reader.of(registered.schema.schema_str, registered.schema_id, "value")
             reader.key_fields = key_fields
             found.append((version, reader.table_schema(table)))
