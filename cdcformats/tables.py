@@ -6,14 +6,14 @@ widen and go, as a typed target (``debezium-avro``, a typed Spark row) needs it.
     schema.key            # ('id',)
 
 A column's type is a ``ColumnType``: ``boolean``, ``int8`` .. ``int64``, ``float`` (32 bits), ``double``,
-``decimal(p,s)`` (or ``decimal``, of any scale, where the source declares none), ``string``, ``bytes``, ``date``
-(days), ``time(n)`` and ``timestamp(n)`` (integers in units of 10^-n seconds: 3 milliseconds, 6 microseconds, 9
-nanoseconds), ``json`` (JSON text), or ``null`` for a column that has held nothing but nulls yet; and the nested
-types of the model's nested values: ``array<T>`` (a tuple whose items are of one type T) and
+``decimal(p,s)`` (or ``decimal``, of any scale, where the source declares none), ``string``, ``bytes``, ``date`` (days),
+``time(n)`` and ``timestamp(n)`` (integers in units of 10^-n seconds: 3 milliseconds, 6 microseconds, 9 nanoseconds; a
+``time(3)`` an int32, as Connect's ``Time``), ``json`` (JSON text), or ``null`` for a column that has held nothing but
+nulls yet; and the nested types of the model's nested values: ``array<T>`` (a tuple whose items are of one type T) and
 ``struct<name:T,...>`` (a ``Struct``, its fields by name). A nested value has a type where its members are JSON's own
 (null, booleans, integers as ``int64``, finite floats as ``double``, text, and nested values of those) and each array's
-items widen to one type; any other (``(1, "a")``, a Struct holding bytes, an empty Struct) has none, and a typed
-target writes it as its JSON text.
+items widen to one type; any other (``(1, "a")``, a Struct holding bytes, an empty Struct) has none, and a typed target
+writes it as its JSON text.
 
 A cell's type is what its source declares, where its value fits it (``declared_type``: a SQL name such as
 ``decimal(10,2)`` or ``bigint(20) unsigned``, a Kafka Connect or Debezium type name, or a whole Connect field schema as
@@ -120,6 +120,8 @@ class ColumnType:
         if name in _INT_RANGE:
             return kind is int and -_INT_RANGE[name] <= value < _INT_RANGE[name]  # type: ignore[operator]
         if name == "date":
+            return kind is int and -(2**31) <= value < 2**31  # type: ignore[operator]
+        if name == "time" and self.precision == 3:  # milliseconds of the day, an int32 as Connect's Time has them
             return kind is int and -(2**31) <= value < 2**31  # type: ignore[operator]
         if name in ("time", "timestamp"):
             return kind is int

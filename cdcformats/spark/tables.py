@@ -396,7 +396,8 @@ def _typing(column_type: ColumnType) -> _Typing:
         return _Typing(DateType(), "long", lambda value: value.between(-(2**31), 2**31 - 1),
                        lambda value: F.date_from_unix_date(value.cast("int")))
     if name == "time":
-        return _Typing(LongType(), "long", None, _same)
+        in_int32 = (lambda value: value.between(-(2**31), 2**31 - 1)) if column_type.precision == 3 else None
+        return _Typing(LongType(), "long", in_int32, _same)
     if name == "timestamp":
         if column_type.precision == 3:  # Spark counts microseconds in a long: 1000 times fewer milliseconds fit
             return _Typing(TimestampType(), "long", lambda value: value.between(-(_LONG_MAX // 1000),

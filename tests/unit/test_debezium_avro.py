@@ -567,3 +567,11 @@ def test_a_change_without_a_table_is_written_as_the_table_of_no_name() -> None:
     envelope = json.loads(codec.registry.get_schema(schema_id(record.value)).schema_str)
     assert envelope["namespace"] == prefix
     assert "requires table" not in cf.loss("arcion", codec)
+
+
+def test_a_connect_time_beyond_an_int32_is_written_as_a_long() -> None:
+    """Found by the conversion matrix: fastavro refused 2**31 for the time(3) column's Avro int."""
+    connect_time = ('{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Time","version":1,'
+                    '"field":"name"}')
+    event = cf.ChangeEvent(cf.Op.INSERT, TABLE, after=(cf.Cell("id", None), cf.Cell("name", 2**31, connect_time)))
+    check_encodes(fresh_codec(), event)

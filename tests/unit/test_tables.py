@@ -60,3 +60,15 @@ def test_values_of_no_one_type_have_none() -> None:
     assert widened(array_of("struct<a:int64>"), array_of("struct<a:string>")) is None
     assert widened(array_of("struct<a:int64,b:null>"), array_of("struct<c:string,b:array<double>>")) == array_of(
         "struct<a:int64,b:array<double>,c:string>")
+
+
+def test_a_millisecond_time_is_an_int32_as_connects_time() -> None:
+    """Found by the conversion matrix: a Connect Time holding 2**31 was typed time(3), which Avro's int cannot
+    write; it is an int64 column instead, keeping the value."""
+    from cdcformats.tables import cell_type
+
+    connect_time = '{"type":"int32","name":"org.apache.kafka.connect.data.Time","version":1}'
+    assert ColumnType("time", 3).fits(2**31 - 1) and not ColumnType("time", 3).fits(2**31)
+    assert ColumnType("time", 6).fits(2**31)
+    assert cell_type(2**31 - 1, connect_time) == ColumnType("time", 3)
+    assert cell_type(2**31, connect_time) == ColumnType("int64")
