@@ -92,10 +92,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import replace
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from ..codec import (
     ABSENT,

@@ -69,10 +69,10 @@ when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError

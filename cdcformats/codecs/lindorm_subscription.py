@@ -61,8 +61,9 @@ then ``ts_ms`` (``ts_us``).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError

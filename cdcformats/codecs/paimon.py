@@ -36,8 +36,9 @@ form; in upsert mode, ``c`` values without ``before``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Protocol, cast
+
+from msgspec.structs import replace
 
 from ..codec import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
 from ..errors import DecodeError

@@ -7,10 +7,10 @@ belongs in its ``carries`` (and so in ``cf.loss``).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal
 
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from cdcformats.codec import ABSENT, ALL_FEATURES, NONEMPTY, OPTIONAL, Codec, Shape
 from cdcformats.codecs._kit import typed_text

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 import cdcformats as cf
 from cdcformats import Cell, ChangeEvent, Op, Source, Table

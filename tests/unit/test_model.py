@@ -104,15 +104,15 @@ def test_event_id_does_not_depend_on_the_hash_seed() -> None:
 
 
 def test_event_id_changes_with_any_field() -> None:
-    import dataclasses
+    from msgspec.structs import replace
     variants = [
-        dataclasses.replace(SAMPLE, op=Op.UPSERT),
-        dataclasses.replace(SAMPLE, table=Table("region", "tpch", "")),
-        dataclasses.replace(SAMPLE, key=(Cell("r_regionkey", 2),)),
-        dataclasses.replace(SAMPLE, before=None),
-        dataclasses.replace(SAMPLE, after=SAMPLE.after[:-1]),
-        dataclasses.replace(SAMPLE, source=Source("arcion", (("log", "log-bin.000001"), ("position", 3621)))),
-        dataclasses.replace(SAMPLE, key_only=True),
-        dataclasses.replace(SAMPLE, attributes=()),
+        replace(SAMPLE, op=Op.UPSERT),
+        replace(SAMPLE, table=Table("region", "tpch", "")),
+        replace(SAMPLE, key=(Cell("r_regionkey", 2),)),
+        replace(SAMPLE, before=None),
+        replace(SAMPLE, after=SAMPLE.after[:-1]),
+        replace(SAMPLE, source=Source("arcion", (("log", "log-bin.000001"), ("position", 3621)))),
+        replace(SAMPLE, key_only=True),
+        replace(SAMPLE, attributes=()),
     ]
     assert len({SAMPLE.event_id, *(variant.event_id for variant in variants)}) == len(variants) + 1
