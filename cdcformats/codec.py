@@ -391,9 +391,24 @@ class Codec:
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._has_loss_rules = any(getattr(cls, stage) is not getattr(Codec, stage)
+                                  for stage in ("dropped", "cell_losses", "reshaped", "dropped_details"))
+
+    _has_loss_rules: ClassVar[bool] = False
+
+    def writes_every_event(self) -> bool:
+        """Whether this format writes every event exactly, so that ``dropped()`` is always empty: it carries every
+        feature, admits any shape and has no loss rules of its own (the canonical envelopes)."""
+        return (self.carries is ALL_FEATURES or self.carries == ALL_FEATURES) and self.shapes is None \
+            and not self._has_loss_rules
+
     def written(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` as this format writes it (``without(event, dropped(event))``); ``EncodeError`` when the change
         has no form here at all."""
+        if self.writes_every_event():  # nothing to find, and finding it would walk every cell
+            return event
         losses = self.dropped(event)
         refusal = refused(losses)
         if refusal is not None:
@@ -424,27 +439,51 @@ class Codec:
 
     def _cell_losses(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []
+        one_per_column = "cell.repeated" not in self.carries
         for image_name in ("key", "before", "after"):
             image = getattr(event, image_name)
-            if image_name not in self.carries:  # taken away whole by _field_losses
+            if not image or image_name not in self.carries:  # an image not carried is taken away by _field_losses
                 continue
-            seen: set[str] = set()
-            for index, cell in enumerate(image or ()):
-                path = f"{image_name}[{index}]"
-                cell_losses = self.cell_losses(cell, path)
-                losses += cell_losses
-                if cell.name in seen and "cell.repeated" not in self.carries:
-                    losses.append(Loss("cell.repeated", path, why="a row holds each column once: the first is kept"))
-                seen.add(cell.name)
+            for index, cell in enumerate(image):
+                losses += self.cell_losses(cell, f"{image_name}[{index}]")
+            if one_per_column and len({cell.name for cell in image}) < len(image):
+                seen: set[str] = set()
+                for index, cell in enumerate(image):
+                    if cell.name in seen:
+                        losses.append(Loss("cell.repeated", f"{image_name}[{index}]",
+                                           why="a row holds each column once: the first is kept"))
+                    seen.add(cell.name)
         return losses
+
+    def _plain_cells(self) -> tuple[frozenset[type], bool, bool, bool, frozenset[CellKind]]:
+        """What a cell holds that the base ``cell_losses`` passes without a second look, for this codec's
+        ``carries``: the kinds of value written as they are (not nested values, nor floats unless NaN and infinities
+        are carried too), whether type names, values off their type and versions are carried, and the cell kinds."""
+        cached = self.__dict__.get("_plain_cells_of")
+        if cached is None or cached[0] is not self.carries:
+            carries = self.carries
+            value_types = frozenset(kind for kind, feature in _VALUE_FEATURE.items()
+                                    if feature in carries and feature != "value.nested"
+                                    and (kind is not float or "value.float_nonfinite" in carries))
+            kinds = frozenset(kind for kind in CellKind
+                              if kind is CellKind.PUT or f"cell.kind.{kind.value}" in carries)
+            cached = (carries, (value_types, "cell.type" in carries, "value.off_type" in carries,
+                                "cell.version" in carries, kinds))
+            self.__dict__["_plain_cells_of"] = cached
+        return cached[1]
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         """What this format writes differently in one cell: a value of a kind it has no form for as its text (bytes
         as base64), a value its type name would retype without that type name, a deleted column as a null value;
         types and versions it does not carry are taken away. A format with rules of its own overrides this (and
         may call it first)."""
-        losses: list[Loss] = []
         value = cell.value
+        value_types, carries_type, carries_off_type, carries_version, kinds = self._plain_cells()
+        if (type(value) in value_types and (cell.kind is CellKind.PUT or cell.kind in kinds)
+                and (cell.version is None or carries_version)
+                and (cell.type is None or carries_type and (carries_off_type or typed_text.carries(value, cell.type)))):
+            return []  # what every cell of most streams is, found without building a loss
+        losses: list[Loss] = []
         feature = _VALUE_FEATURE[type(value)]
         nested_losses = self._nested_losses(value, path) if feature == "value.nested" else []
         if feature not in self.carries:
@@ -485,9 +524,8 @@ class Codec:
         losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path in _field_features(event)
                   if feature not in self.carries]
         source = event.source
-        for feature, path in (("source.commit_time", "source.commit_time_us"),
-                              ("source.capture_time", "source.capture_time_us")):
-            time_us = getattr(source, path.split(".")[1])
+        for feature, path, time_us in (("source.commit_time", "source.commit_time_us", source.commit_time_us),
+                                       ("source.capture_time", "source.capture_time_us", source.capture_time_us)):
             if (time_us is not None and time_us % time_units.MILLISECOND and feature in self.carries
                     and "source.time.sub_ms" not in self.carries):
                 losses.append(Loss("source.time.sub_ms", path, time_units.floored(time_us, time_units.MILLISECOND),
@@ -498,13 +536,13 @@ class Codec:
                         type(value) is float and not math.isfinite(value)
                         and "value.float_nonfinite" not in self.carries):
                     losses.append(Loss(_VALUE_FEATURE[type(value)], f"source.position[{index}]"))
-                else:
+                elif is_nested(value):
                     losses += self._nested_losses(value, f"source.position[{index}]")
         for index, (name, value) in enumerate(event.attributes):
             if "attributes" in self.carries:
                 if _VALUE_FEATURE[type(value)] not in self.carries:
                     losses.append(Loss(_VALUE_FEATURE[type(value)], f"attributes[{index}]"))
-                else:
+                elif is_nested(value):
                     losses += self._nested_losses(value, f"attributes[{index}]")
             elif not owns_attribute(self.own_attributes, name):
                 losses.append(Loss("attributes", f"attributes[{index}]", why=f"{self.name} has no place for {name}"))

@@ -26,8 +26,9 @@ replaces the whole sequence: paths into it after that count the new one.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any, NamedTuple
+
+from msgspec.structs import replace
 
 from .model import ChangeEvent, Source, Table
 
@@ -142,15 +143,23 @@ class SlotIndex:
     the last whole replacement of the sequence gave them)."""
 
     def __init__(self, event: ChangeEvent) -> None:
-        self.slots: dict[str, list[int]] = {
-            "key": list(range(len(event.key))), "before": list(range(len(event.before or ()))),
-            "after": list(range(len(event.after or ()))), "attributes": list(range(len(event.attributes))),
-            "source.position": list(range(len(event.source.position)))}
+        self.event = event
+        self.slots: dict[str, list[int]] = {}  # filled on first use: most events lose nothing
+
+    def _slots(self, name: str) -> list[int]:
+        if name not in self.slots:
+            event = self.event
+            sequence = {"key": event.key, "before": event.before, "after": event.after,
+                        "attributes": event.attributes, "source.position": event.source.position}[name]
+            self.slots[name] = list(range(len(sequence or ())))
+        return self.slots[name]
 
     def counted(self, losses: list[Loss] | tuple[Loss, ...]) -> list[Loss]:
         """``losses`` of one stage with their element paths counted as ``without()`` counts them. Within the stage,
         paths after a whole replacement of a sequence count the new one, as in ``without()``; what the stage takes
         away counts for the stages after it."""
+        if not losses:
+            return []
         counted = []
         taken: dict[str, list[int]] = {}
         for loss in losses:
@@ -159,12 +168,12 @@ class SlotIndex:
                 self.slots[loss.path] = list(range(len(loss.written or ())))
                 taken.pop(loss.path, None)
             elif match is not None:
-                name, slot = match.group(1), self.slots[match.group(1)][int(match.group(2))]
+                name, slot = match.group(1), self._slots(match.group(1))[int(match.group(2))]
                 loss = loss._replace(path=f"{name}[{slot}]" + (f".{match.group(3)}" if match.group(3) else ""))
                 if match.group(3) is None:
                     taken.setdefault(name, []).append(slot)
             counted.append(loss)
         for name, slots in taken.items():
             for slot in slots:
-                self.slots[name].remove(slot)
+                self._slots(name).remove(slot)
         return counted

@@ -56,6 +56,7 @@ from ..model import (
     INT64_MAX,
     INT64_MIN,
     Cell,
+    CellKind,
     ChangeEvent,
     Entries,
     Image,
@@ -64,7 +65,7 @@ from ..model import (
     Table,
     Value,
     is_nested,
-    value_key,
+    same_value,
 )
 from ._kit import kept_fields, typed_text
 from ._kit.json_message import (
@@ -314,14 +315,15 @@ class ArcionCodec(KeyedByColumns):
                 continue
             written = []
             for index, cell in enumerate(image):
-                path = f"{image_name}[{index}]"
                 read = _read_back(cell, types.get(cell.name))
-                if read.type != cell.type:
-                    losses.append(Loss("cell.type", f"{path}.type", read.type, "types come from the option "
-                                                                               "column_types"))
-                if value_key(read.value) != value_key(cell.value):
-                    losses.append(Loss("value.off_type", f"{path}.value", read.value,
-                                       "the value reads back as its column's type in column_types types it"))
+                if read is not cell:
+                    path = f"{image_name}[{index}]"
+                    if read.type != cell.type:
+                        losses.append(Loss("cell.type", f"{path}.type", read.type, "types come from the option "
+                                                                                   "column_types"))
+                    if not same_value(read.value, cell.value):
+                        losses.append(Loss("value.off_type", f"{path}.value", read.value,
+                                           "the value reads back as its column's type in column_types types it"))
                 written.append(read)
             images[image_name] = tuple(written)
         if self.key_columns:
@@ -418,6 +420,10 @@ def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
     return tuple(position), nested
 
 
+# Values that JSON writes as they are and reads back as the same value, whatever the column.
+_JSON_SCALAR_TYPES = frozenset({type(None), bool, int, str})
+
+
 def _json_value(cell: Cell) -> Any:
     """The JSON value of a cell: typed values, and values JSON has no number for (a decimal, NaN, an infinity), as
     their text; a nested value as nested JSON, whatever its column's type (typing reads text only)."""
@@ -432,7 +438,10 @@ def _json_value(cell: Cell) -> Any:
 
 def _read_back(cell: Cell, type_name: str | None) -> Cell:
     """The cell that decoding its JSON value gives, in a column of ``type_name`` by the option column_types (which
-    it is written with)."""
+    it is written with); ``cell`` itself when that is the same cell."""
+    if (type_name is None and cell.type is None and type(cell.value) in _JSON_SCALAR_TYPES and cell.version is None
+            and cell.kind is CellKind.PUT):
+        return cell  # a JSON value of its own, read back as it is
     value = _json_value(Cell(cell.name, cell.value, type_name))
     if type_name is not None and type(value) is str:
         value = typed_text.parse(value, type_name)

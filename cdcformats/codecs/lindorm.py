@@ -56,10 +56,10 @@ Normal form (what ``encode`` writes): every scalar as a JSON string, ``keyOnly``
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from ..codec import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
 from ..errors import DecodeError, EncodeError
@@ -230,7 +230,8 @@ class LindormCodec(KeyedByColumns):
 
     def read_key(self, table: Table | None, image: Image | None) -> Image:
         """Key entries identify the row, so they read back as PUT cells whatever the mutation."""
-        return tuple(replace(cell, kind=CellKind.PUT) for cell in super().read_key(table, image))
+        return tuple(cell if cell.kind is CellKind.PUT else replace(cell, kind=CellKind.PUT)
+                     for cell in super().read_key(table, image))
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         """Every value is written as text and typed back by its entry's type: bytes, whose form is not documented,

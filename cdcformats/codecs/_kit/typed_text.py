@@ -13,6 +13,7 @@ how the JSON formats without a schema write it.
 from __future__ import annotations
 
 import base64
+import functools
 import math
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -30,6 +31,7 @@ _KIND_OF_TYPE: dict[str, type] = {
 TYPED_NAMES = tuple(_KIND_OF_TYPE)
 
 
+@functools.lru_cache(maxsize=4096)  # a stream has few type names, and every value it reads or writes asks
 def kind_of(type_name: str | None) -> type | None:
     """The Python type a column of this SQL type holds, or None when its values stay text."""
     if not type_name:
