@@ -455,21 +455,13 @@ class Codec:
                     seen.add(cell.name)
         return losses
 
-    def _plain_cells(self) -> tuple[frozenset[type], bool, bool, bool, frozenset[CellKind]]:
-        """What a cell holds that the base ``cell_losses`` passes without a second look, for this codec's
-        ``carries``: the kinds of value written as they are (not nested values, nor floats unless NaN and infinities
-        are carried too), whether type names, values off their type and versions are carried, and the cell kinds."""
-        cached = self.__dict__.get("_plain_cells_of")
+    def _carriage(self) -> _Carriage:
+        """What ``carries`` means for the checks of every event, found once for this codec's ``carries`` (which a
+        codec may set on itself as it is made)."""
+        cached = self.__dict__.get("_carriage_of")
         if cached is None or cached[0] is not self.carries:
-            carries = self.carries
-            value_types = frozenset(kind for kind, feature in _VALUE_FEATURE.items()
-                                    if feature in carries and feature != "value.nested"
-                                    and (kind is not float or "value.float_nonfinite" in carries))
-            kinds = frozenset(kind for kind in CellKind
-                              if kind is CellKind.PUT or f"cell.kind.{kind.value}" in carries)
-            cached = (carries, (value_types, "cell.type" in carries, "value.off_type" in carries,
-                                "cell.version" in carries, kinds))
-            self.__dict__["_plain_cells_of"] = cached
+            cached = (self.carries, _Carriage.of(self.carries))
+            self.__dict__["_carriage_of"] = cached
         return cached[1]
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
@@ -478,10 +470,12 @@ class Codec:
         types and versions it does not carry are taken away. A format with rules of its own overrides this (and
         may call it first)."""
         value = cell.value
-        value_types, carries_type, carries_off_type, carries_version, kinds = self._plain_cells()
-        if (type(value) in value_types and (cell.kind is CellKind.PUT or cell.kind in kinds)
-                and (cell.version is None or carries_version)
-                and (cell.type is None or carries_type and (carries_off_type or typed_text.carries(value, cell.type)))):
+        carriage = self._carriage()
+        if (type(value) in carriage.plain_value_types
+                and (cell.kind is CellKind.PUT or cell.kind in carriage.cell_kinds)
+                and (cell.version is None or carriage.version)
+                and (cell.type is None or carriage.type and (carriage.off_type
+                                                             or typed_text.carries(value, cell.type)))):
             return []  # what every cell of most streams is, found without building a loss
         losses: list[Loss] = []
         feature = _VALUE_FEATURE[type(value)]
@@ -521,8 +515,8 @@ class Codec:
         return []
 
     def _field_losses(self, event: ChangeEvent) -> list[Loss]:
-        losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path in _field_features(event)
-                  if feature not in self.carries]
+        losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path, holds in self._carriage().fields_taken_away
+                  if holds(event)]
         source = event.source
         for feature, path, time_us in (("source.commit_time", "source.commit_time_us", source.commit_time_us),
                                        ("source.capture_time", "source.capture_time_us", source.capture_time_us)):
@@ -591,38 +585,50 @@ def _shape_of(event: ChangeEvent) -> str:
     return f"{event.op.value}({', '.join(images) or 'no images'}{'; cells ' + kinds if kinds else ''})"
 
 
+# The fields other than cells and attributes, as (feature, path, whether an event holds something there), each taken
+# away where a format does not carry its feature.
+_FIELDS: tuple[tuple[str, str, Callable[[ChangeEvent], bool]], ...] = (
+    ("table", "table", lambda event: event.table is not None),
+    ("table.schema", "table.schema", lambda event: event.table is not None and event.table.schema is not None),
+    ("table.catalog", "table.catalog", lambda event: event.table is not None and event.table.catalog is not None),
+    ("key", "key", lambda event: bool(event.key)),
+    ("before", "before", lambda event: event.before is not None),
+    ("after", "after", lambda event: event.after is not None),
+    ("source.system", "source.system", lambda event: event.source.system is not None),
+    ("source.position", "source.position", lambda event: bool(event.source.position)),
+    ("source.commit_time", "source.commit_time_us", lambda event: event.source.commit_time_us is not None),
+    ("source.capture_time", "source.capture_time_us", lambda event: event.source.capture_time_us is not None),
+    ("key_only", "key_only", lambda event: event.key_only),
+)
+
+class _Carriage(NamedTuple):
+    """A codec's ``carries`` as the checks of every event ask it."""
+
+    # The kinds of value a cell holds that the base cell_losses passes as they are: not nested values, and floats
+    # only where NaN and infinities are carried too.
+    plain_value_types: frozenset[type]
+    cell_kinds: frozenset[CellKind]
+    type: bool
+    off_type: bool
+    version: bool
+    fields_taken_away: tuple[tuple[str, str, Callable[[ChangeEvent], bool]], ...]
+
+    @classmethod
+    def of(cls, carries: frozenset[str]) -> _Carriage:
+        return cls(
+            frozenset(kind for kind, feature in _VALUE_FEATURE.items() if feature in carries
+                      and feature != "value.nested" and (kind is not float or "value.float_nonfinite" in carries)),
+            frozenset(kind for kind in CellKind if kind is CellKind.PUT or f"cell.kind.{kind.value}" in carries),
+            "cell.type" in carries, "value.off_type" in carries, "cell.version" in carries,
+            tuple(field for field in _FIELDS if field[0] not in carries))
+
+
 # What a field that a format does not carry is written as: taken away.
 _TAKEN_AWAY: dict[str, Any] = {
     "table": None, "table.schema": None, "table.catalog": None, "key": (), "before": None, "after": None,
     "source.system": None, "source.position": (), "source.commit_time_us": None, "source.capture_time_us": None,
     "key_only": False,
 }
-
-
-def _field_features(event: ChangeEvent) -> Iterator[tuple[str, str]]:
-    """The (feature, path) of the fields of ``event`` other than cells and attributes that carry something."""
-    if event.table is not None:
-        yield "table", "table"
-        if event.table.schema is not None:
-            yield "table.schema", "table.schema"
-        if event.table.catalog is not None:
-            yield "table.catalog", "table.catalog"
-    if event.key:
-        yield "key", "key"
-    for image_name in ("before", "after"):
-        if getattr(event, image_name) is not None:
-            yield image_name, image_name
-    source = event.source
-    if source.system is not None:
-        yield "source.system", "source.system"
-    if source.position:
-        yield "source.position", "source.position"
-    if source.commit_time_us is not None:
-        yield "source.commit_time", "source.commit_time_us"
-    if source.capture_time_us is not None:
-        yield "source.capture_time", "source.capture_time_us"
-    if event.key_only:
-        yield "key_only", "key_only"
 
 
 class IncrementalDecoder:

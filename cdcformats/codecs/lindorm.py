@@ -428,31 +428,36 @@ def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> tuple[Ima
     cells = []
     blank_ts = []
     for index, entry in enumerate(data):
-        path = f"data[{index}]"
+        # Places are named only on the way to an error: building them for every entry costs more than the checks.
         if type(entry) is not dict:
-            raise DecodeError(NAME, f"expected an object, got {json_type(entry)}", field=path)
-        unknown = entry.keys() - _ENTRY_FIELDS
-        if unknown:
+            raise DecodeError(NAME, f"expected an object, got {json_type(entry)}", field=f"data[{index}]")
+        if not entry.keys() <= _ENTRY_FIELDS:
             raise DecodeError(NAME, f"unknown field (an entry has {', '.join(sorted(_ENTRY_FIELDS))})",
-                              field=f"{path}.{sorted(unknown)[0]}")
+                              field=f"data[{index}].{sorted(entry.keys() - _ENTRY_FIELDS)[0]}")
         name = entry.get("name")
         if type(name) is not str:
-            raise DecodeError(NAME, f"expected a string, got {json_type(name)}", field=f"{path}.name")
+            raise DecodeError(NAME, f"expected a string, got {json_type(name)}", field=f"data[{index}].name")
         type_name = entry.get("type")
         if type_name is not None and type(type_name) is not str:
-            raise DecodeError(NAME, f"expected a string, got {json_type(type_name)}", field=f"{path}.type")
+            raise DecodeError(NAME, f"expected a string, got {json_type(type_name)}", field=f"data[{index}].type")
         value = entry.get("value")
         if type(value) is str:
-            value = typed_text.parse(value, type_name)
-        elif type(value) in (dict, list):
-            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"{path}.value")
-        version = _version(entry.get("ts"), f"{path}.ts")
-        if entry.get("ts") == "":
+            if type_name is not None:
+                value = typed_text.parse(value, type_name)
+        elif type(value) is dict or type(value) is list:
+            raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"data[{index}].value")
+        ts = entry.get("ts")
+        if ts is None:
+            version = None
+        elif ts == "":
+            version = None
             blank_ts.append(index)
+        else:
+            version = _version(ts, f"data[{index}].ts")
         try:
             cells.append(Cell(name, value, type_name, version, CellKind.PUT if name in key_columns else kind))
         except (TypeError, ValueError) as error:
-            raise DecodeError(NAME, str(error), field=f"{path}.value") from None
+            raise DecodeError(NAME, str(error), field=f"data[{index}].value") from None
     return tuple(cells), blank_ts
 
 

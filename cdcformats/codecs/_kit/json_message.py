@@ -14,7 +14,7 @@ import msgspec
 
 from ...codec import Option
 from ...errors import DecodeError, EncodeError
-from ...model import Table, Value
+from ...model import INT64_MAX, INT64_MIN, Table, Value
 from .typed_text import from_json
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -108,8 +108,8 @@ def value_of(parsed: Any, format_name: str, path: str, depth: int = 0) -> Value:
     integer beyond 64 bits, or nesting deeper than the model holds (``depth``: the levels around it already), is
     refused, naming where it is."""
     kind = type(parsed)
-    if kind is not list and kind is not dict and kind is not int:  # text, a float, a boolean or null: as it is
-        return parsed
+    if kind is not list and kind is not dict and (kind is not int or INT64_MIN <= parsed <= INT64_MAX):
+        return parsed  # a scalar the model holds as it is
     try:
         return from_json(parsed, path, depth)
     except ValueError as error:
