@@ -101,6 +101,8 @@ def _image_fits(image: Image | None, rule: str, kinds: frozenset[CellKind], key_
         return rule in (ABSENT, OPTIONAL)
     if rule == ABSENT or (rule == NONEMPTY and not image):
         return False
+    if CellKind.PUT in kinds and all(cell.kind is CellKind.PUT for cell in image):
+        return True  # most images: told by identity, since hashing an enum member runs Python code
     return all(cell.kind in kinds or (cell.kind is CellKind.PUT and cell.name in key_names) for cell in image)
 
 

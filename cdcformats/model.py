@@ -196,11 +196,10 @@ class Cell(msgspec.Struct, frozen=True, eq=False, gc=False):
     def __post_init__(self) -> None:
         # The common case is tested first, and a place named only on the way to an error (f-strings cost).
         value = self.value
-        value_type = type(value)
-        if value_type is int:
-            if not INT64_MIN <= value <= INT64_MAX:  # type: ignore[operator]
+        if type(value) is int:
+            if not INT64_MIN <= value <= INT64_MAX:
                 check_value(value, f"cell {self.name!r} value")
-        elif value_type not in _PLAIN_VALUE_TYPES:
+        elif type(value) not in _PLAIN_VALUE_TYPES:
             check_value(value, f"cell {self.name!r} value")
         if type(self.name) is not str:
             raise TypeError(f"cell name: expected a str, got {type(self.name).__name__}")
@@ -248,11 +247,17 @@ Entries = tuple[tuple[str, Value], ...]
 
 def _entries(pairs: Iterable[tuple[str, Value]], where: str) -> Entries:
     """An ordered tuple of (name, value) pairs; names may repeat, order is kept."""
-    result = tuple((name, value) for name, value in pairs)
-    for name, value in result:
+    result = pairs if type(pairs) is tuple else tuple(pairs)
+    for entry in result:
+        if type(entry) is not tuple or len(entry) != 2:  # pairs given as lists, say: made pairs (or refused) first
+            return _entries(tuple((name, value) for name, value in result), where)
+        name, value = entry
         if type(name) is not str:
             raise TypeError(f"{where}: entry name must be a str, got {type(name).__name__}")
-        if type(value) not in _PLAIN_VALUE_TYPES:
+        if type(value) is int:
+            if not INT64_MIN <= value <= INT64_MAX:
+                check_value(value, f"{where} {name!r}")
+        elif type(value) not in _PLAIN_VALUE_TYPES:
             check_value(value, f"{where} {name!r}")
     return result
 
@@ -304,8 +309,9 @@ Image = tuple[Cell, ...]
 
 def _cells(cells: Iterable[Cell], where: str) -> Image:
     result = cells if type(cells) is tuple else tuple(cells)
-    for index, cell in enumerate(result):
+    for cell in result:
         if type(cell) is not Cell:
+            index = next(index for index, cell in enumerate(result) if type(cell) is not Cell)
             raise TypeError(f"{where}[{index}]: expected a Cell, got {type(cell).__name__}")
     return result
 
@@ -335,11 +341,11 @@ class ChangeEvent(msgspec.Struct, frozen=True, eq=False, gc=False):
         if self.table is not None and type(self.table) is not Table:
             raise TypeError(f"table: expected a Table, got {type(self.table).__name__}")
         force_setattr = msgspec.structs.force_setattr
-        force_setattr(self, "key", _cells(self.key, "key"))
-        if self.before is not None:
-            force_setattr(self, "before", _cells(self.before, "before"))
-        if self.after is not None:
-            force_setattr(self, "after", _cells(self.after, "after"))
+        for image_name, image in (("key", self.key), ("before", self.before), ("after", self.after)):
+            if image is not None:
+                cells = _cells(image, image_name)
+                if cells is not image:
+                    force_setattr(self, image_name, cells)
         if type(self.source) is not Source:
             raise TypeError(f"source: expected a Source, got {type(self.source).__name__}")
         if type(self.key_only) is not bool:

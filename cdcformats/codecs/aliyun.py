@@ -111,7 +111,7 @@ from ..codec import (
 )
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
-from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, value_key
+from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, same_value
 from ._kit import kept_fields, time_units
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
@@ -578,7 +578,7 @@ def _image_losses(image_name: str, image: Image, written: Image, why: str) -> li
     for index, (cell, new) in enumerate(zip(image, written)):
         if cell.type != new.type:
             losses.append(Loss("cell.type", f"{image_name}[{index}].type", new.type, why))
-        if value_key(cell.value) != value_key(new.value):
+        if not same_value(cell.value, new.value):
             feature = "value.bytes" if type(cell.value) is bytes else "value.str"
             losses.append(Loss(feature, f"{image_name}[{index}].value", new.value, why))
     return losses

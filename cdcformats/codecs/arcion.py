@@ -224,7 +224,7 @@ class ArcionCodec(KeyedByColumns):
             type_name = types.get(column)
             if type_name is not None and type(value) is str:
                 value = typed_text.parse(value, type_name)
-            cells.append(Cell(column, value_of(value, NAME, path + column), type_name))
+            cells.append(Cell(column, value_of(value, NAME, path, column), type_name))
         return tuple(cells)
 
     def jvm_decoder(self) -> JvmDecoder:

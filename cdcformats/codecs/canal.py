@@ -94,7 +94,7 @@ from ..model import (
     Source,
     Struct,
     Value,
-    value_key,
+    same_value,
 )
 from ._kit import kept_fields, time_units, typed_text
 from ._kit.json_message import (
@@ -260,7 +260,7 @@ class CanalJsonCodec(Codec):
         if cell.version is not None:
             losses.append(Loss("cell.version", f"{path}.version", None, "a Canal row has no cell versions"))
         read_back = _read_back(value, cell.type)
-        if value_key(read_back) != value_key(value):
+        if not same_value(read_back, value):
             feature = {bytes: "value.bytes", tuple: "value.nested", Struct: "value.nested"}.get(type(value),
                                                                                              "value.off_type")
             column = "an untyped column" if cell.type is None else f"a {cell.type} column"
@@ -497,7 +497,7 @@ def _image_losses(feature: str, image_name: str, image: Image, written: Image, w
     for index, (cell, new) in enumerate(zip(image, written)):
         if cell.type != new.type:
             losses.append(Loss(feature, f"{image_name}[{index}].type", new.type, why))
-        if value_key(cell.value) != value_key(new.value):
+        if not same_value(cell.value, new.value):
             losses.append(Loss(feature, f"{image_name}[{index}].value", new.value, why))
     return losses
 

@@ -119,7 +119,8 @@ class ConnectJsonCodec(KafkaRecordCodec):
             document = document["payload"]
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field=f"{part}.payload")
-        return tuple(Cell(name, value_of(value, NAME, f"{part}.{name}")) for name, value in document.items())
+        where = f"{part}."
+        return tuple(Cell(name, value_of(value, NAME, where, name)) for name, value in document.items())
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -116,7 +116,7 @@ class PaimonLogCodec(KafkaRecordCodec):
         except DecodeError as error:
             error.field = "key"
             raise
-        return tuple(Cell(name, value_of(value, NAME, f"key.{name}")) for name, value in columns.items())
+        return tuple(Cell(name, value_of(value, NAME, "key.", name)) for name, value in columns.items())
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -57,7 +57,7 @@ import msgspec
 
 from ...errors import DecodeError
 from ...losses import Loss
-from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Struct, Value, is_nested, value_key
+from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Struct, Value, is_nested, same_value
 from . import typed_text
 from .json_message import encode, json_type, value_of
 
@@ -236,7 +236,7 @@ def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
             read, read_type = read_value(json_value(value), schema, "", path)
         except DecodeError:
             read, read_type = None, None
-        if read_type is not None and value_key(read) == value_key(value):
+        if read_type is not None and same_value(read, value):
             if read_type != type_name:
                 return [Loss("cell.type", f"{path}.type", read_type, "the Connect schema reads back as this type")]
             return []
@@ -368,7 +368,8 @@ def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple
         value, type_name = read_value(payload.get(name), field, format_name, f"{path}.payload.{name}")
         cells.append(Cell(name, value, type_name))
     names = {field["field"] for field in fields}
-    cells += [Cell(name, value_of(value, format_name, f"{path}.payload.{name}")) for name, value in payload.items()
+    where = f"{path}.payload."
+    cells += [Cell(name, value_of(value, format_name, where, name)) for name, value in payload.items()
               if name not in names]
     return tuple(cells)
 
@@ -392,7 +393,7 @@ def read_value(value: Any, field: dict[str, Any], format_name: str, path: str, d
     try:
         result = None if value is None else _typed(value, kind, field, parameters, format_name, path, depth)
     except _OffType:
-        return value_of(value, format_name, path, depth), encode(given).decode()
+        return value_of(value, format_name, path, depth=depth), encode(given).decode()
     if SOURCE_TYPE in parameters:
         type_name = parameters[SOURCE_TYPE]
     else:
@@ -438,7 +439,7 @@ def _nested(value: Any, kind: str, field: dict[str, Any], format_name: str, path
             raise _OffType
         members = [(name, _member(value.get(name), member, format_name, f"{path}.{name}", depth + 1))
                    for name, member in zip(names, fields)]
-        members += [(name, value_of(item, format_name, f"{path}.{name}", depth + 1)) for name, item in value.items()
+        members += [(name, value_of(item, format_name, f"{path}.", name, depth + 1)) for name, item in value.items()
                     if name not in names]
         return Struct(tuple(members))
     raise _OffType

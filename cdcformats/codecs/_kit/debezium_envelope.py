@@ -95,12 +95,12 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
     if type(data) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(data)}", field=image_name)
     cells = []
+    where = f"{image_name}."
     for name, value in data.items():
-        path = f"{image_name}.{name}"
         if name in columns:
-            cells.append(Cell(name, *connect_schema.read_value(value, columns[name], NAME, path)))
+            cells.append(Cell(name, *connect_schema.read_value(value, columns[name], NAME, where + name)))
         else:
-            cells.append(Cell(name, value_of(value, NAME, path)))
+            cells.append(Cell(name, value_of(value, NAME, where, name)))
     return tuple(cells)
 
 
@@ -142,7 +142,7 @@ def read_source(source: Any) -> tuple[Table | None, Source]:
     for field, value in source.items():
         if field in structural:
             continue
-        position.append((field, value_of(value, NAME, f"source.{field}")))
+        position.append((field, value_of(value, NAME, "source.", field)))
     return table, Source(system, tuple(position), read_time(source, "source."))
 
 

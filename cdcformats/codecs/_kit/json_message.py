@@ -103,13 +103,15 @@ def database_table(format_name: str, database: Any, name: Any) -> Table | None:
     return Table(name, database)
 
 
-def value_of(parsed: Any, format_name: str, path: str, depth: int = 0) -> Value:
+def value_of(parsed: Any, format_name: str, where: str, name: str = "", depth: int = 0) -> Value:
     """A parsed JSON value as a cell value (``typed_text.from_json``): an array a tuple, an object a ``Struct``. An
     integer beyond 64 bits, or nesting deeper than the model holds (``depth``: the levels around it already), is
-    refused, naming where it is."""
+    refused, naming where it is: at ``where + name``, joined only then, since most values of a message are read
+    without an error."""
     kind = type(parsed)
     if kind is not list and kind is not dict and (kind is not int or INT64_MIN <= parsed <= INT64_MAX):
         return parsed  # a scalar the model holds as it is
+    path = where + name
     try:
         return from_json(parsed, path, depth)
     except ValueError as error:

@@ -25,7 +25,7 @@ import msgspec
 
 from ...errors import EncodeError
 from ...losses import Loss
-from ...model import Entries, Value, value_key
+from ...model import Entries, Value, same_value
 from .json_message import encode, is_canonical, raw
 
 GroupOf = Callable[[str, Value], tuple[int, Value] | None]
@@ -69,7 +69,7 @@ def losses(attributes: Entries, group_of: GroupOf, format_name: str, order: str)
         if index not in written_at:
             found.append(Loss("attributes", f"attributes[{index}]",
                               why=f"{name} has no place of its own in a {format_name} message"))
-        elif value_key(written_at[index][1]) != value_key(value):
+        elif not same_value(written_at[index][1], value):
             found.append(Loss("attributes", f"attributes[{index}].value", written_at[index][1],
                               f"{name} is written as {written_at[index][1]!r}"))
     groups = [group for _, group, _, _ in kept]
