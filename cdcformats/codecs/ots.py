@@ -162,7 +162,8 @@ class OtsCodec(Codec):
         without it."""
         if not isinstance(message, (tuple, list)):
             raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
-        width = len(self._primary_key)
+        primary_key = self._primary_key
+        width = len(primary_key)
         if len(message) not in (width + 4, width + 5):
             raise DecodeError(NAME, f"expected {width + 4} fields ({width} key columns, columnName, timestamp, "
                                     f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
@@ -170,10 +171,10 @@ class OtsCodec(Codec):
         for index, value in enumerate(key):
             if type(value) not in _KEY_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
-                                  field=self._primary_key[index])
+                                  field=primary_key[index])
         column, timestamp, value, op_type = message[width:width + 4]
         _check_cell(op_type, column, timestamp, value)
-        if column in self._primary_key:
+        if column in primary_key:
             raise DecodeError(NAME, f"an attribute column cannot have the name of a primary key column ({column!r})",
                               field="columnName")
         place = None
@@ -379,7 +380,10 @@ class OtsJsonCodec(OtsCodec):
         row = load(self.name, message, self.config["max_message_bytes"])
         if type(row) is not list:
             raise DecodeError(self.name, f"expected a JSON array, got {json_type(row)}")
-        return tuple(_from_json(value, index) for index, value in enumerate(row))
+        for value in row:
+            if type(value) is dict or type(value) is list:  # bytes, NaN or an infinity in JSON's own form
+                return tuple(_from_json(value, index) for index, value in enumerate(row))
+        return tuple(row)
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         return [encode([_to_json(value) for value in row]) for row in super().encode_exact(event)]
