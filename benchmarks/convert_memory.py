@@ -1,6 +1,6 @@
 """Peak memory (and speed) of ``cdcformats convert`` on a large Lindorm JSON-lines file, converted to Avro.
 
-The command streams, so its peak resident memory should not grow with the input: the target is under 300 MB for
+The command streams, so its peak resident memory should not grow with the input: the target is under 100 MB for
 1 GB. The input is generated into a temporary directory first (the Lindorm orders of ``sample_streams``).
 
     .venv/bin/python benchmarks/convert_memory.py [--gigabytes 1.0]
