@@ -517,7 +517,8 @@ class Codec:
         return []
 
     def _field_losses(self, event: ChangeEvent) -> list[Loss]:
-        losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path, holds in self._carriage().fields_taken_away
+        carriage = self._carriage()
+        losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path, holds in carriage.fields_taken_away
                   if holds(event)]
         source = event.source
         for feature, path, time_us in (("source.commit_time", "source.commit_time_us", source.commit_time_us),
@@ -528,6 +529,8 @@ class Codec:
                                    f"{self.name} writes milliseconds"))
         if source.position and "source.position" in self.carries:
             for index, (_, value) in enumerate(source.position):
+                if type(value) in carriage.plain_value_types:
+                    continue
                 if _VALUE_FEATURE[type(value)] not in self.carries or (
                         type(value) is float and not math.isfinite(value)
                         and "value.float_nonfinite" not in self.carries):
@@ -536,6 +539,8 @@ class Codec:
                     losses += self._nested_losses(value, f"source.position[{index}]")
         for index, (name, value) in enumerate(event.attributes):
             if "attributes" in self.carries:
+                if type(value) in carriage.plain_value_types:
+                    continue
                 if _VALUE_FEATURE[type(value)] not in self.carries:
                     losses.append(Loss(_VALUE_FEATURE[type(value)], f"attributes[{index}]"))
                 elif is_nested(value):

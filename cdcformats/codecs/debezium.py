@@ -201,9 +201,10 @@ class DebeziumJsonCodec(KeyedByColumns):
         and the kept attributes (paimon-log writes its values with this)."""
         losses = self.dropped_key(event, getattr(event, self.row_image_name(event)))
         losses += position_losses(event, _reserved(event.table), self.schemas)
-        # The headers generated for this event; they depend on its table and source alone.
-        bare = replace(without(event, losses), attributes=())
-        generated = _headers(_envelope_schema(bare, self._payload(bare))) if self.schemas else {}
+        generated = {}
+        if self.schemas:  # the headers generated for this event; they depend on its table and source alone
+            bare = replace(without(event, losses), attributes=())
+            generated = _headers(_envelope_schema(bare, self._payload(bare)))
 
         def group(name: str, value: Value) -> tuple[int, Value] | None:
             if name.startswith(SCHEMA_ATTRIBUTE):

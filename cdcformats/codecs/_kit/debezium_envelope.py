@@ -48,12 +48,13 @@ def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool)
     losses = []
     seen: set[str] = set()
     for index, (name, value) in enumerate(event.source.position):
-        path = f"source.position[{index}]"
         if name in seen or name in reserved:
-            losses.append(Loss("source.position", path, why=f"{name!r} repeats or names another source field"))
+            losses.append(Loss("source.position", f"source.position[{index}]",
+                               why=f"{name!r} repeats or names another source field"))
             continue
         seen.add(name)
         if schemas:
+            path = f"source.position[{index}]"
             for feature in connect_schema.schema_only_features(value):
                 value = typed_text.from_json(json_form(value))
                 losses.append(Loss(feature, f"{path}.value", value, "written as text in source"))
