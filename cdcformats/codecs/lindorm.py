@@ -56,6 +56,7 @@ Normal form (what ``encode`` writes): every scalar as a JSON string, ``keyOnly``
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -97,6 +98,32 @@ _OPS: dict[str, tuple[Op, str, CellKind]] = {
 }
 _DOCUMENTED_FIELDS = ("op", "table", "ts", "keyOnly", "data")
 _ENTRY_FIELDS = frozenset({"type", "name", "ts", "value"})
+
+
+class _Entry(msgspec.Struct, forbid_unknown_fields=True):
+    """An entry of ``data`` in the documented layout, as ``_read_mutation`` reads it."""
+
+    name: str
+    type: str | None = None
+    ts: str | int | None = None
+    value: str | int | float | bool | None = None
+
+
+class _Mutation(msgspec.Struct, forbid_unknown_fields=True):
+    """A message in the documented layout: the five fields, of the types Lindorm writes (and the JSON integers and
+    booleans accepted for them), checked by msgspec as it parses."""
+
+    op: str
+    table: str | None = None
+    ts: str | int | None = None
+    keyOnly: str | bool | int = "false"
+    data: list[_Entry] = msgspec.field(default_factory=list)
+
+
+# Most messages are in the documented layout, which msgspec reads into Structs faster than into dicts, checking
+# their types as it goes. A message in any other one (fields of its own, a type Lindorm does not write) fails this
+# reader and is read as any JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_mutation = msgspec.json.Decoder(_Mutation).decode
 _INTEGER_TEXT = re.compile(r"-?[0-9]{1,19}")  # at most what fits in 64 bits, so int() is cheap
 _KEY_ONLY = {"true": True, "false": False, True: True, False: False}  # 1 and 0 hash as True and False
 
@@ -122,23 +149,38 @@ class LindormCodec(KeyedByColumns):
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def decode_message(self, message: bytes) -> ChangeEvent:
-        document = load_object(NAME, message, self.config["max_message_bytes"])
-        op_name = document.get("op")
+        max_bytes = self.config["max_message_bytes"]
+        if type(message) is bytes and len(message) <= max_bytes:
+            try:
+                mutation = _read_mutation(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                pass  # not in the documented layout: the reader of any JSON keeps what it has, or names what is wrong
+            else:
+                return self._event(mutation.op, mutation.table, mutation.ts, mutation.keyOnly, mutation.data,
+                                   _entry_cells, ())
+        document = load_object(NAME, message, max_bytes)
+        return self._event(document.get("op"), document.get("table"), document.get("ts"),
+                           document.get("keyOnly", "false"), document.get("data", []), _cells, document.items())
+
+    def _event(self, op_name: Any, table_name: Any, ts: Any, key_only_given: Any, data: Any,
+               read_cells: Callable[[Any, CellKind, tuple[str, ...]], tuple[Image, list[int]]],
+               fields: Iterable[tuple[str, Any]]) -> ChangeEvent:
+        """The event of a message's fields: its ``data`` read by ``read_cells``, its ``fields`` other than the
+        documented ones kept as attributes."""
         if type(op_name) is not str or op_name not in _OPS:
             raise DecodeError(NAME, f"unknown op {op_name!r}; expected one of {', '.join(_OPS)}", field="op")
         op, image_name, kind = _OPS[op_name]
-        table_name = document.get("table")
         if table_name is not None and type(table_name) is not str:
             raise DecodeError(NAME, f"expected a string, got {json_type(table_name)}", field="table")
         table = None if table_name is None else Table(table_name)
-        default_version = _version(document.get("ts"), "ts")
+        default_version = _version(ts, "ts")
         commit_time_us = None if default_version is None else _to_microseconds(default_version)
-        key_only = _key_only(document.get("keyOnly", "false"))
+        key_only = _key_only(key_only_given)
         if key_only is None:
-            raise DecodeError(NAME, f"expected \"true\" or \"false\", got {document.get('keyOnly')!r}", field="keyOnly")
+            raise DecodeError(NAME, f"expected \"true\" or \"false\", got {key_only_given!r}", field="keyOnly")
         table_key = self.key_columns.for_table(table)
-        image, blank_ts = _cells(document.get("data", []), kind, table_key)
-        attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), _DOCUMENTED_FIELDS)
+        image, blank_ts = read_cells(data, kind, table_key)
+        attributes = kept_fields.read(FIELD_ATTRIBUTE, fields, _DOCUMENTED_FIELDS)
         if blank_ts:
             attributes.insert(0, (BLANK_TS_ATTRIBUTE, _positions_text(blank_ts)))
         event = ChangeEvent(
@@ -426,7 +468,7 @@ def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> tuple[Ima
     if type(data) is not list:
         raise DecodeError(NAME, f"expected an array, got {json_type(data)}", field="data")
     cells = []
-    blank_ts = []
+    blank_ts: list[int] = []
     for index, entry in enumerate(data):
         # Places are named only on the way to an error: building them for every entry costs more than the checks.
         if type(entry) is not dict:
@@ -441,24 +483,36 @@ def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> tuple[Ima
         if type_name is not None and type(type_name) is not str:
             raise DecodeError(NAME, f"expected a string, got {json_type(type_name)}", field=f"data[{index}].type")
         value = entry.get("value")
-        if type(value) is str:
-            if type_name is not None:
-                value = typed_text.parse(value, type_name)
-        elif type(value) is dict or type(value) is list:
+        if type(value) is dict or type(value) is list:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=f"data[{index}].value")
-        ts = entry.get("ts")
-        if ts is None:
-            version = None
-        elif ts == "":
-            version = None
-            blank_ts.append(index)
-        else:
-            version = _version(ts, f"data[{index}].ts")
-        try:
-            cells.append(Cell(name, value, type_name, version, CellKind.PUT if name in key_columns else kind))
-        except (TypeError, ValueError) as error:
-            raise DecodeError(NAME, str(error), field=f"data[{index}].value") from None
+        cells.append(_cell(index, name, type_name, entry.get("ts"), value, kind, key_columns, blank_ts))
     return tuple(cells), blank_ts
+
+
+def _entry_cells(entries: list[_Entry], kind: CellKind, key_columns: tuple[str, ...]) -> tuple[Image, list[int]]:
+    """``_cells`` of entries that msgspec has checked already, as it read them."""
+    blank_ts: list[int] = []
+    return tuple(_cell(index, entry.name, entry.type, entry.ts, entry.value, kind, key_columns, blank_ts)
+                 for index, entry in enumerate(entries)), blank_ts
+
+
+def _cell(index: int, name: str, type_name: str | None, ts: Any, value: Any, kind: CellKind,
+          key_columns: tuple[str, ...], blank_ts: list[int]) -> Cell:
+    """The cell of the entry at ``index``, a scalar ``value`` typed by its ``type_name``; its position added to
+    ``blank_ts`` where its ``ts`` is blank."""
+    if type(value) is str and type_name is not None:
+        value = typed_text.parse(value, type_name)
+    if ts is None:
+        version = None
+    elif ts == "":
+        version = None
+        blank_ts.append(index)
+    else:
+        version = _version(ts, f"data[{index}].ts")
+    try:
+        return Cell(name, value, type_name, version, CellKind.PUT if name in key_columns else kind)
+    except (TypeError, ValueError) as error:
+        raise DecodeError(NAME, str(error), field=f"data[{index}].value") from None
 
 
 def _entry(cell: Cell, blank_ts: bool) -> dict[str, Any]:
