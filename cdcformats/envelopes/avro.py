@@ -2,11 +2,12 @@
 
 The schema is ``avro/change_event.avsc`` (record ``cdcformats.v1.ChangeEvent``); it carries every canonical event
 exactly. A message is the bare Avro body, without an object-container header and without the schema-registry framing
-(the Kafka serializers add that). ``avro_body`` writes the body and fastavro reads it. A file is an Avro object
-container file (readable by any Avro tool); one written with another version of the envelope is read through schema
-resolution. Values are a union of null, boolean, long, double, string, bytes, a ``Decimal`` record holding the
-exact decimal text, so that any precision and scale survive, and the nested values: an ``Array`` record of values
-and a ``Struct`` record of ``Entry`` records (name, value), each member a value of the same union.
+(the Kafka serializers add that). ``avro_body`` writes and reads the body; fastavro reads files, and bodies written
+with another version of the envelope. A file is an Avro object container file (readable by any Avro tool); one
+written with another version of the envelope is read through schema resolution. Values are a union of null, boolean,
+long, double, string, bytes, a ``Decimal`` record holding the exact decimal text, so that any precision and scale
+survive, and the nested values: an ``Array`` record of values and a ``Struct`` record of ``Entry`` records (name,
+value), each member a value of the same union.
 
 Version 2 of the schema added the ``Array`` and ``Struct`` branches (and moved the definition of ``Entry`` into
 ``Struct``, where the union first needs it). A reader of version 2 reads everything version 1 wrote, so a registry
@@ -29,7 +30,7 @@ from ..codec import Codec, DecodedUnit, FileWriter, WriterSchema
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import avro_schema, avro_schema_text
-from .avro_body import write_event
+from .avro_body import BodyError, TrailingBytes, read_event, write_event
 from .varint import varint
 
 NAME = "avro"
@@ -49,18 +50,13 @@ class AvroCodec(Codec):
     def decode_message(self, message: bytes) -> ChangeEvent:
         if not isinstance(message, (bytes, bytearray, memoryview)):
             raise DecodeError(self.name, f"expected bytes, got {type(message).__name__}")
-        stream = BytesIO(message)
         try:
-            record = fastavro.schemaless_reader(stream, self.schema, None)
-        except Exception as error:  # fastavro raises whatever the bytes provoke: EOFError, IndexError, ...
-            raise DecodeError(self.name, f"not a canonical Avro change event ({type(error).__name__}: {error})"
-                              ) from None
-        if stream.tell() != len(message):
-            raise DecodeError(self.name, f"{len(message) - stream.tell()} bytes left over after the event")
-        assert isinstance(record, dict)  # the top level of the change-event schema is a record
-        try:
-            return event_from_record(record)
-        except (TypeError, ValueError, InvalidOperation, RecursionError) as error:  # RecursionError: deep values
+            return read_event(message)
+        except TrailingBytes as error:
+            raise DecodeError(self.name, str(error)) from None
+        except BodyError as error:
+            raise DecodeError(self.name, f"not a canonical Avro change event ({error})") from None
+        except (TypeError, ValueError, InvalidOperation) as error:  # an event the model refuses
             raise DecodeError(self.name, str(error) or type(error).__name__) from None
 
     @classmethod
