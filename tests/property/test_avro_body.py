@@ -20,6 +20,7 @@ import cdcformats as cf
 from cdcformats import DecodeError
 from cdcformats.envelopes.avro import event_from_record
 from cdcformats.envelopes.avro_body import BodyError, TrailingBytes, read_event, write_event
+from cdcformats.envelopes.varint import varint
 from cdcformats.model import MAX_NESTING, Value
 from cdcformats.schemas import avro_schema
 
@@ -102,13 +103,7 @@ def test_garbage_is_read_as_fastavro_reads_it_or_refused_with_decode_error(messa
 # -- by hand ----------------------------------------------------------------------------------------------------------
 
 def _long(number: int) -> bytes:
-    number = (number << 1) ^ (number >> 63)
-    out = bytearray()
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
+    return varint((number << 1) ^ (number >> 63))  # zigzag
 
 
 def _string(text: str) -> bytes:

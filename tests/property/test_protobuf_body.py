@@ -21,6 +21,7 @@ import cdcformats as cf
 from cdcformats import DecodeError
 from cdcformats.envelopes.protobuf import parse_event, proto_from_event
 from cdcformats.envelopes.protobuf_body import Unhandled, read_event, write_event
+from cdcformats.envelopes.varint import varint
 from cdcformats.model import INT64_MAX, INT64_MIN, MAX_NESTING, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table
 
 from .strategies import events
@@ -29,15 +30,6 @@ CODEC = cf.codec("protobuf")
 
 
 # -- the wire format, by hand, for taking messages apart ---------------------------------------------------------------
-
-def varint(number: int) -> bytes:
-    out = bytearray()
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
 
 def read_varint(data: bytes, pos: int) -> tuple[int, int]:
     number = shift = 0
