@@ -34,6 +34,7 @@ demo: $(INSTALLED)
 # Spark runs take most of it).
 benchmark: $(INSTALLED)
 	$(BIN)/python benchmarks/codec_throughput.py
+	$(BIN)/python benchmarks/model_floor.py
 	$(BIN)/python benchmarks/convert_memory.py
 	$(BIN)/python benchmarks/spark_decode.py
 
