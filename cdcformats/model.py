@@ -342,7 +342,7 @@ class ChangeEvent(msgspec.Struct, frozen=True, eq=False, gc=False):
             raise TypeError(f"table: expected a Table, got {type(self.table).__name__}")
         force_setattr = msgspec.structs.force_setattr
         for image_name, image in (("key", self.key), ("before", self.before), ("after", self.after)):
-            if image is not None:
+            if image is not None or image_name == "key":  # the key is cells, never None
                 cells = _cells(image, image_name)
                 if cells is not image:
                     force_setattr(self, image_name, cells)

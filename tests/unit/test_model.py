@@ -8,6 +8,7 @@ import sys
 from decimal import Decimal
 
 import pytest
+from msgspec.structs import replace
 
 from cdcformats import Cell, CellKind, ChangeEvent, Op, Source, Struct, Table
 
@@ -73,10 +74,25 @@ def test_lists_become_tuples_and_events_are_immutable() -> None:
     (lambda: Cell("c", (1, (2, 2**64))), r"cell 'c' value\[1\]\[1\]: integer 18446744073709551616 is outside"),
     (lambda: Cell("c", Struct((("a", 1), ("a", 2)))), "struct field 'a' twice"),
     (lambda: Struct((("a", object()),)), "struct field 'a': object is not a change-event value"),
+    (lambda: ChangeEvent(Op.INSERT, key=None), "not iterable"),
+    (lambda: ChangeEvent(Op.INSERT, attributes=[("a", 2**64)]), "attributes 'a': integer 18446744073709551616"),
+    (lambda: Source(position=[("p", 1, 2)]), "too many values to unpack"),
+    (lambda: Cell("c", type=7), "cell 'c' type: expected a str"),
+    (lambda: replace(SAMPLE, key=[("c", 1)]), r"key\[0\]: expected a Cell"),
+    (lambda: replace(SAMPLE.after[0], value=2**63), "outside the signed 64-bit range"),
 ])
 def test_bad_values_are_refused_where_they_are_built(build, message: str) -> None:
     with pytest.raises((TypeError, ValueError), match=message):
         build()
+
+
+def test_not_equal_is_the_inverse_of_equal() -> None:
+    """msgspec's own != compares identity for a Struct with equality of its own: the model defines both."""
+    for left, right in ((Cell("a", 1), Cell("a", 1)), (Source("s", (("p", 1.0),)), Source("s", (("p", 1.0),))),
+                        (SAMPLE, replace(SAMPLE))):
+        assert left == right and not left != right
+    for left, right in ((Cell("a", 1), Cell("a", True)), (SAMPLE, replace(SAMPLE, key_only=True))):
+        assert left != right and not left == right
 
 
 SAMPLE = ChangeEvent(
@@ -104,7 +120,6 @@ def test_event_id_does_not_depend_on_the_hash_seed() -> None:
 
 
 def test_event_id_changes_with_any_field() -> None:
-    from msgspec.structs import replace
     variants = [
         replace(SAMPLE, op=Op.UPSERT),
         replace(SAMPLE, table=Table("region", "tpch", "")),
