@@ -341,8 +341,11 @@ class ChangeEvent(msgspec.Struct, frozen=True, eq=False, gc=False):
         if self.table is not None and type(self.table) is not Table:
             raise TypeError(f"table: expected a Table, got {type(self.table).__name__}")
         force_setattr = msgspec.structs.force_setattr
-        for image_name, image in (("key", self.key), ("before", self.before), ("after", self.after)):
-            if image is not None or image_name == "key":  # the key is cells, never None
+        key = _cells(self.key, "key")  # cells, never None
+        if key is not self.key:
+            force_setattr(self, "key", key)
+        for image_name, image in (("before", self.before), ("after", self.after)):
+            if image is not None:
                 cells = _cells(image, image_name)
                 if cells is not image:
                     force_setattr(self, image_name, cells)
