@@ -183,7 +183,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         super().__init__(**options)
         self._registry: Any = None
         self._tables: dict[Table | None, _TableVersion] = {}
-        self._readers: dict[int, _Reader] = {}
+        self._readers: dict[tuple[int, str], _Reader] = {}
 
     @property
     def registry(self) -> Any:
@@ -248,13 +248,14 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         return reader, record
 
     def _reader(self, schema_id: int, part: str) -> _Reader:
-        if schema_id not in self._readers:
+        # By part too: a registry gives one id to one schema text, which a key and a value may share.
+        if (schema_id, part) not in self._readers:
             try:
                 registered = self.registry.get_schema(schema_id)
             except Exception as error:  # the registry's own errors: an unknown id, an unreachable registry
                 raise DecodeError(NAME, f"schema id {schema_id} cannot be fetched: {error}", field=part) from None
-            self._readers[schema_id] = _Reader.of(registered.schema_str, schema_id, part)
-        return self._readers[schema_id]
+            self._readers[schema_id, part] = _Reader.of(registered.schema_str, schema_id, part)
+        return self._readers[schema_id, part]
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
@@ -809,10 +810,10 @@ class _Reader:
         reader = cls(schema_id, parsed)
         if type(schema) is not dict or schema.get("type") != "record":
             raise DecodeError(NAME, f"schema {schema_id} is not a record schema", field=part)
-        envelope = {entry.get("name"): entry for entry in schema.get("fields", [])}
-        if "op" not in envelope:  # a key record
+        if part == "key":  # a record of the key columns, which may have any names ("op" too)
             reader.key_fields = _read_fields(schema["fields"])
             return reader
+        envelope = {entry.get("name"): entry for entry in schema.get("fields", [])}
         row_type = _non_null(envelope.get("after", envelope.get("before", {})).get("type"))
         if type(row_type) is dict and row_type.get("type") == "record":
             reader.row = _read_fields(row_type["fields"])
