@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..model import MAX_NESTING, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table
+from .varint import put_varint
 
 # Indexes of the branches and symbols, in the order of avro/change_event.avsc.
 _OP_INDEX = {op: bytes([index * 2]) for index, op in enumerate(
@@ -37,11 +38,7 @@ _pack_double = struct.Struct("<d").pack
 
 
 def _long(out: bytearray, number: int) -> None:
-    number = (number << 1) ^ (number >> 63)
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
+    put_varint(out, (number << 1) ^ (number >> 63))  # zigzag
 
 
 def _string(out: bytearray, text: str) -> None:

@@ -28,6 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..model import MAX_NESTING, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table
+from .varint import put_varint
 
 # Tags: the field number shifted left by 3, or'd with the wire type (0 varint, 1 fixed64, 2 length-delimited).
 _OP_NUMBERS = {Op.INSERT: 1, Op.UPDATE: 2, Op.DELETE: 3, Op.UPSERT: 4, Op.READ: 5, Op.TRUNCATE: 6}
@@ -56,13 +57,6 @@ class Unhandled(Exception):
 
 # -- event -> bytes ---------------------------------------------------------------------------------------------------
 
-def _put_varint(out: bytearray, number: int) -> None:
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-
-
 def _put_field(out: bytearray, tag: int, body: bytes | bytearray) -> None:
     """A length-delimited field: ``tag``, the length of ``body``, ``body``."""
     length = len(body)
@@ -70,8 +64,14 @@ def _put_field(out: bytearray, tag: int, body: bytes | bytearray) -> None:
         out += _HEADS[tag][length]
     else:
         out.append(tag)
-        _put_varint(out, length)
+        put_varint(out, length)
     out += body
+
+
+def _put_int64(out: bytearray, tag: int, number: int) -> None:
+    """An int64 field: a negative number is ten bytes of two's complement."""
+    out.append(tag)
+    put_varint(out, number & 0xFFFFFFFFFFFFFFFF)
 
 
 def _put_text(out: bytearray, tag: int, text: str) -> None:
@@ -91,7 +91,7 @@ def _value(value: Any) -> bytes | bytearray:
         if number < 128:
             return bytes((0x10, number))
         out = bytearray(b"\x10")
-        _put_varint(out, number)
+        put_varint(out, number)
         return out
     if kind is bool:
         return _TRUE if value else _FALSE
@@ -132,52 +132,19 @@ def _entries(entries: tuple[tuple[str, Any], ...], tag: int) -> bytearray:
 
 
 def _cells(out: bytearray, cells: tuple[Cell, ...], tag: int) -> None:
-    """Each cell as a ``Cell`` field numbered by ``tag``: the hot loop, so written out in full."""
-    heads = _HEADS[tag]
+    """Each cell as a ``Cell`` field numbered by ``tag``."""
     for cell in cells:
         body = bytearray()
-        name = cell.name
-        if name:  # Cell.name = 1
-            data = name.encode()
-            length = len(data)
-            if length < 128:
-                body += _HEADS[0x0A][length]
-            else:
-                body.append(0x0A)
-                _put_varint(body, length)
-            body += data
-        value = cell.value
-        if value is not None:  # Cell.value = 2
-            data = _value(value)
-            length = len(data)
-            if length < 128:
-                body += _HEADS[0x12][length]
-            else:
-                body.append(0x12)
-                _put_varint(body, length)
-            body += data
-        type_name = cell.type
-        if type_name is not None:  # Cell.type = 3, optional: written even when empty
-            data = type_name.encode()
-            length = len(data)
-            if length < 128:
-                body += _HEADS[0x1A][length]
-            else:
-                body.append(0x1A)
-                _put_varint(body, length)
-            body += data
-        version = cell.version
-        if version is not None:  # Cell.version = 4, optional int64: a negative one is ten bytes of two's complement
-            body.append(0x20)
-            _put_varint(body, version & 0xFFFFFFFFFFFFFFFF)
+        if cell.name:
+            _put_text(body, 0x0A, cell.name)  # Cell.name = 1
+        if cell.value is not None:
+            _put_field(body, 0x12, _value(cell.value))  # Cell.value = 2
+        if cell.type is not None:  # Cell.type = 3, optional: written even when empty
+            _put_text(body, 0x1A, cell.type)
+        if cell.version is not None:
+            _put_int64(body, 0x20, cell.version)  # Cell.version = 4, optional
         body += _KIND_FIELD[cell.kind]  # Cell.kind = 5
-        length = len(body)
-        if length < 128:
-            out += heads[length]
-        else:
-            out.append(tag)
-            _put_varint(out, length)
-        out += body
+        _put_field(out, tag, body)
 
 
 def write_event(event: ChangeEvent) -> bytes:
@@ -207,11 +174,9 @@ def write_event(event: ChangeEvent) -> bytes:
     if source.position:
         body += _entries(source.position, 0x12)  # Source.position = 2
     if source.commit_time_us is not None:
-        body.append(0x18)  # Source.commit_time_us = 3, optional int64
-        _put_varint(body, source.commit_time_us & 0xFFFFFFFFFFFFFFFF)
+        _put_int64(body, 0x18, source.commit_time_us)  # Source.commit_time_us = 3, optional
     if source.capture_time_us is not None:
-        body.append(0x20)  # Source.capture_time_us = 4, optional int64
-        _put_varint(body, source.capture_time_us & 0xFFFFFFFFFFFFFFFF)
+        _put_int64(body, 0x20, source.capture_time_us)  # Source.capture_time_us = 4, optional
     _put_field(out, 0x32, body)
     if event.key_only:
         out += b"\x38\x01"  # ChangeEvent.key_only = 7
@@ -284,6 +249,11 @@ def _length(data: bytes, pos: int, end: int) -> tuple[int, int]:
     if stop > end:
         raise Unhandled
     return pos, stop
+
+
+def _int64(number: int) -> int:
+    """An int64 field's value from its varint, read as unsigned 64 bits: two's complement."""
+    return number - 0x10000000000000000 if number > 0x7FFFFFFFFFFFFFFF else number
 
 
 def _read_text(data: bytes, pos: int, end: int) -> tuple[str, int]:
@@ -441,8 +411,7 @@ def _read_cells(data: bytes, pos: int, end: int, tag: int) -> tuple[tuple[Cell, 
                 pos += 2
             else:
                 version, pos = _varint(data, pos + 1)
-            if version > 0x7FFFFFFFFFFFFFFF:  # int64: two's complement
-                version -= 0x10000000000000000
+            version = _int64(version)
             field = data[pos] if pos < stop else 0
         if field == 0x28:  # Cell.kind = 5: a number the model has no kind for is IndexError, and left to upb
             kind = _KINDS[data[pos + 1]]
@@ -516,15 +485,13 @@ def _read_event(data: bytes) -> ChangeEvent:
         if field == 0x12:  # Source.position = 2
             position, start = _read_entries(data, start, pos, 0x12, 0)
             field = data[start] if start < pos else 0
-        if field == 0x18:  # Source.commit_time_us = 3, int64: two's complement
+        if field == 0x18:  # Source.commit_time_us = 3
             commit_time, start = _varint(data, start + 1)
-            if commit_time > 0x7FFFFFFFFFFFFFFF:
-                commit_time -= 0x10000000000000000
+            commit_time = _int64(commit_time)
             field = data[start] if start < pos else 0
         if field == 0x20:  # Source.capture_time_us = 4
             capture_time, start = _varint(data, start + 1)
-            if capture_time > 0x7FFFFFFFFFFFFFFF:
-                capture_time -= 0x10000000000000000
+            capture_time = _int64(capture_time)
         if start != pos:
             raise Unhandled
         field = data[pos] if pos < end else 0

@@ -9,11 +9,16 @@ from typing import BinaryIO
 def varint(number: int) -> bytes:
     """``number`` (not negative) in base-128, least significant group first."""
     out = bytearray()
+    put_varint(out, number)
+    return bytes(out)
+
+
+def put_varint(out: bytearray, number: int) -> None:
+    """``varint(number)`` appended to ``out``, for the envelope writers, which build a message in one bytearray."""
     while number > 0x7F:
         out.append((number & 0x7F) | 0x80)
         number >>= 7
     out.append(number)
-    return bytes(out)
 
 
 def read_varint(stream: BinaryIO) -> int | None:
