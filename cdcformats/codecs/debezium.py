@@ -151,9 +151,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
         event = ChangeEvent(OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
-        key = self.read_key(table, getattr(event, self.row_image_name(event)))
-        if key:  # the event is built once more only for a key
-            event = replace(event, key=key)
+        event = self.with_key_read(event)
         if schema is None:
             return event
         generated = _headers(_envelope_schema(event, self._payload(event)))

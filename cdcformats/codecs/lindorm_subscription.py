@@ -63,8 +63,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec.structs import replace
-
 from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
@@ -149,8 +147,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         attributes = kept_fields.read(FIELD_ATTRIBUTE, envelope.items(), _ENVELOPE_FIELDS)
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
         event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
-        key = self.read_key(table, getattr(event, self.row_image_name(event)))
-        return replace(event, key=key) if key else event  # the event is built once more only for a key
+        return self.with_key_read(event)
 
     def jvm_decoder(self) -> JvmDecoder:
         """``jvm/LindormSubscriptionDecoder.java``, this decoder in Java (``schemas`` is for writing: both read

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from msgspec.structs import replace
+
 from ...codec import Codec, Option
 from ...losses import Loss, without
 from ...model import Cell, ChangeEvent, Image, Op, Table
@@ -116,6 +118,11 @@ class KeyedByColumns(Codec):
     def read_key(self, table: Table | None, image: Image | None) -> Image:
         """The key that decoding reads out of ``image``."""
         return self.key_columns.key_of(table, image)
+
+    def with_key_read(self, event: ChangeEvent) -> ChangeEvent:
+        """A decoded event of no key, with the key read out of its row image (built once more only for a key)."""
+        key = self.read_key(event.table, getattr(event, self.row_image_name(event)))
+        return replace(event, key=key) if key else event
 
     def dropped(self, event: ChangeEvent) -> list[Loss]:
         keyed = self.keyed_by_row(event) if self.key_in_row else []
