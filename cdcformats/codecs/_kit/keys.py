@@ -137,16 +137,12 @@ class KeyedByColumns(Codec):
         if missing:
             image = (*missing, *(image or ()))
             losses.append(Loss("key", image_name, image, f"{self.name} reads the key out of the row"))
-        if self.key_columns:
-            read = self.read_key(event.table, image)
-            if event.key != read:
-                losses.append(Loss("key", "key", read, f"{self.name} reads the key out of the row by key_columns"))
-        return losses
+        return losses + self.dropped_key(event, image)
 
     def dropped_key(self, event: ChangeEvent, image: Image | None) -> list[Loss]:
         """The key, as lost, when reading it out of ``image`` would not give it back."""
         if self.key_columns:
             read = self.read_key(event.table, image)
             if event.key != read:
-                return [Loss("key", "key", read, f"{self.name} reads the key out of the image by key_columns")]
+                return [Loss("key", "key", read, f"{self.name} reads the key out of the row by key_columns")]
         return []
