@@ -1,4 +1,4 @@
-"""cdc_decode against Spark's own from_json on Lindorm, Arcion and Debezium JSON messages, in one run.
+"""cdc_decode against Spark's own from_json on Lindorm, Arcion, Debezium JSON and Aliyun DTS messages, in one run.
 
 For each format, the messages ``sample_streams`` generates are written once to a Parquet file (a binary ``value``
 column); every line reads that file and writes to the ``noop`` sink, so the figure is the cost of decoding alone:
@@ -15,7 +15,7 @@ target: cdc_decode on the JVM at most 1.25 x from_json on two cores (the default
 give the verdict per format.
 
     .venv/bin/python benchmarks/spark_decode.py [--messages 1000000] [--master local[2]] [--repeat 3]
-                                                [--formats lindorm,arcion,debezium-json]
+                                                [--formats lindorm,arcion,debezium-json,aliyun-json]
 """
 
 from __future__ import annotations
@@ -31,14 +31,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from sample_streams import arcion_messages, debezium_messages, lindorm_messages
+from sample_streams import aliyun_messages, arcion_messages, debezium_messages, lindorm_messages
 
 from cdcformats.spark import ARROW_DECODE, JAR, jvm_formats, register, session
 
 TARGET_RATIO = 1.25
 
 GENERATORS: dict[str, Callable[[int, int], list[bytes]]] = {
-    "lindorm": lindorm_messages, "arcion": arcion_messages, "debezium-json": debezium_messages}
+    "lindorm": lindorm_messages, "arcion": arcion_messages, "debezium-json": debezium_messages,
+    "aliyun-json": aliyun_messages}
 
 # The row images of the generated messages: Arcion sends every value as a string, Debezium as the JSON value it is.
 _ARCION_ROW = "struct<o_orderkey: string, o_custkey: string, o_orderstatus: string, o_totalprice: string>"
@@ -56,6 +57,12 @@ LAYOUTS = {
                      "connector: string, name: string, ts_ms: bigint, snapshot: string, db: string, table: string, "
                      "server_id: bigint, file: string, pos: bigint, row: int, thread: bigint>, op string, "
                      "ts_ms bigint, transaction struct<id: string, total_order: bigint, data_collection_order: bigint>",
+    "aliyun-json": "schema struct<dataColumn: array<struct<name: string>>, primaryKey: array<string>, "
+                   "source: struct<dbType: string, dbName: string, tableName: string>>, "
+                   f"payload struct<before: struct<dataColumn: {_DEBEZIUM_ROW}>, "
+                   f"after: struct<dataColumn: {_DEBEZIUM_ROW}>, timestamp: struct<eventTime: bigint, "
+                   "systemTime: bigint, version: string, name: string, snapshot: string, server_id: bigint, "
+                   "file: string, pos: bigint, row: int, thread: bigint>, op: string>",
 }
 
 
