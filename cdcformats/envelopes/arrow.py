@@ -27,10 +27,13 @@ check that both paths agree.
 from __future__ import annotations
 
 import base64
+import functools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
-from typing import Any
+from itertools import accumulate, chain, compress, count, islice
+from operator import attrgetter, itemgetter
+from typing import Any, cast
 
 import msgspec
 import pyarrow as pa
@@ -127,8 +130,12 @@ def value_row(value: Value) -> dict[str, Any] | None:
     if type(value) is Decimal:
         return {"decimal": str(value)}
     if is_nested(value):
-        return {"nested": msgspec.json.encode(_tagged(value)).decode()}
+        return {"nested": _nested_text(value)}
     return {_MEMBER_OF_TYPE[type(value)]: value}
+
+
+def _nested_text(value: Value) -> str:
+    return msgspec.json.encode(_tagged(value)).decode()
 
 
 def _cell_row(cell: Cell) -> dict[str, Any]:
@@ -175,9 +182,140 @@ def error_from_row(row: dict[str, Any]) -> DecodeError:
 
 
 def to_arrow(rows: Sequence[ChangeEvent | CodecError | None]) -> pa.StructArray:
-    """Events (and, for dead-letter rows, errors; None for null rows) as an ``EVENT`` array."""
-    return pa.array([None if row is None else error_row(row) if isinstance(row, CodecError) else event_row(row)
-                     for row in rows], type=EVENT)
+    """Events (and, for dead-letter rows, errors; None for null rows) as an ``EVENT`` array.
+
+    It is the array ``pa.array`` makes of each row's ``event_row`` (``error_row``, None), built a column at a time:
+    making those dicts took longer than decoding the events did."""
+    is_event = [row is not None and not isinstance(row, CodecError) for row in rows]
+    events = cast(list[ChangeEvent], list(compress(rows, is_event)))
+    columns = _event_columns(events)
+    if len(events) == len(rows):
+        columns.append(pa.nulls(len(rows), ERROR))
+        return pa.StructArray.from_arrays(columns, fields=list(EVENT))
+    is_error = [isinstance(row, CodecError) for row in rows]
+    errors = pa.array([error_row(row)["error"] for row in rows if isinstance(row, CodecError)], ERROR)
+    at_events = _positions(is_event)
+    columns = [column.take(at_events) for column in columns]
+    columns.append(errors.take(_positions(is_error)))
+    nulls = [row is None for row in rows]
+    return pa.StructArray.from_arrays(columns, fields=list(EVENT), mask=pa.array(nulls) if True in nulls else None)
+
+
+def _positions(chosen: list[bool]) -> pa.Int64Array:
+    """For each row, its place among the chosen rows, null for a row not chosen: what ``take`` spreads the chosen
+    rows' array over all rows with."""
+    place = count()
+    return pa.array([next(place) if flag else None for flag in chosen], pa.int64())
+
+
+# The VALUE member each kind of value goes to, by its number in VALUE's order counted from 1: 0 is a null value.
+_MEMBER_NUMBER = {type(None): 0, bool: 1, int: 2, float: 3, str: 4, bytes: 5, Decimal: 6, tuple: 7, Struct: 7}
+_DECIMAL_MEMBER = 6
+_NESTED_MEMBER = 7
+# For each member number, the bytes.translate table that turns a list's member numbers into 1 for its own, else 0.
+_MEMBER_SELECTORS = [bytes(code == number for code in range(256)) for number in range(len(VALUE) + 1)]
+
+
+def _value_array(values: list[Value]) -> pa.StructArray:
+    """``values`` as a ``VALUE`` array, each as ``value_row`` writes it.
+
+    The values' member numbers are bytes, so that each member's values are picked out of the list at C speed
+    (translate, then compress), converted on their own and put back in place by Arrow: a loop appending each value to
+    its member's list would run Python code per value."""
+    numbers = bytes(map(_MEMBER_NUMBER.__getitem__, map(type, values)))
+    number_array = pa.Array.from_buffers(pa.int8(), len(numbers), [None, pa.py_buffer(numbers)])
+    members = []
+    for number, member in enumerate(VALUE, start=1):
+        if bytes((number,)) not in numbers:
+            members.append(pa.nulls(len(values), member.type))
+            continue
+        picked = list(compress(values, numbers.translate(_MEMBER_SELECTORS[number])))
+        if number == _DECIMAL_MEMBER:
+            picked = list(map(str, picked))
+        elif number == _NESTED_MEMBER:
+            picked = list(map(_nested_text, picked))
+        members.append(pc.replace_with_mask(pa.nulls(len(values), member.type), pc.equal(number_array, number),
+                                            pa.array(picked, member.type)))
+    return pa.StructArray.from_arrays(members, fields=list(VALUE),
+                                      mask=pc.equal(number_array, 0) if b"\0" in numbers else None)
+
+
+def _list_array(groups: list[Any], items: pa.Array) -> pa.ListArray:
+    """``groups`` (sequences, None for a null list) as a list array of ``items``, which holds their members in
+    order."""
+    if None in groups:
+        lengths: Iterable[int] = [0 if group is None else len(group) for group in groups]
+        mask = pa.array([group is None for group in groups])
+    else:
+        lengths, mask = map(len, groups), None
+    offsets = pa.array(list(accumulate(lengths, initial=0)), pa.int32())
+    return pa.ListArray.from_arrays(offsets, items, mask=mask)
+
+
+def _strings(items: Iterable[Any]) -> pa.Array:
+    return pa.array(list(items), pa.string())
+
+
+def _int64s(items: Iterable[Any]) -> pa.Array:
+    return pa.array(list(items), pa.int64())
+
+
+def _kind_array(cells: list[Cell]) -> pa.Array:
+    """The cells' kinds as text: counted by identity, since hashing an Enum member runs Python code, and read by
+    ``_value_``, since Enum's ``value`` property does too."""
+    kinds = list(map(attrgetter("kind"), cells))
+    if kinds.count(CellKind.PUT) == len(kinds):  # the common case: every cell a PUT
+        return pa.repeat(pa.scalar(CellKind.PUT.value), len(kinds))
+    return _strings(map(attrgetter("_value_"), kinds))
+
+
+def _event_columns(events: list[ChangeEvent]) -> list[pa.Array]:
+    """The arrays of every ``EVENT`` field but ``error`` for ``events``, each of them ``len(events)`` long."""
+    tables = list(map(attrgetter("table"), events))
+    keys = list(map(attrgetter("key"), events))
+    befores = list(map(attrgetter("before"), events))
+    afters = list(map(attrgetter("after"), events))
+    sources = list(map(attrgetter("source"), events))
+    positions = list(map(attrgetter("position"), sources))
+    attributes = list(map(attrgetter("attributes"), events))
+
+    # Every cell (of the keys, then the befores, then the afters) and every entry (of the positions, then the
+    # attributes) in one list each, their values in one VALUE array: the leaf arrays are built once, then sliced.
+    key_cells = list(chain.from_iterable(keys))
+    before_cells = list(chain.from_iterable(filter(None, befores)))
+    cells = key_cells + before_cells + list(chain.from_iterable(filter(None, afters)))
+    position_entries = list(chain.from_iterable(positions))
+    entries = position_entries + list(chain.from_iterable(attributes))
+    values = _value_array([*map(attrgetter("value"), cells), *map(itemgetter(1), entries)])
+    cell_array = pa.StructArray.from_arrays([
+        _strings(map(attrgetter("name"), cells)), values.slice(0, len(cells)), _strings(map(attrgetter("type"), cells)),
+        _int64s(map(attrgetter("version"), cells)), _kind_array(cells),
+    ], fields=list(CELL))
+    entry_array = pa.StructArray.from_arrays([_strings(map(itemgetter(0), entries)), values.slice(len(cells))],
+                                             fields=list(ENTRY))
+
+    if None in tables:
+        table_members = [[None if table is None else getattr(table, member) for table in tables]
+                         for member in TABLE.names]
+        table_mask = pa.array([table is None for table in tables])
+    else:
+        table_members = [list(map(attrgetter(member), tables)) for member in TABLE.names]
+        table_mask = None
+    return [
+        _strings(map(attrgetter("op._value_"), events)),  # not op.value, a property that runs Python code
+        pa.StructArray.from_arrays([_strings(member) for member in table_members], fields=list(TABLE),
+                                   mask=table_mask),
+        _list_array(keys, cell_array.slice(0, len(key_cells))),
+        _list_array(befores, cell_array.slice(len(key_cells), len(before_cells))),
+        _list_array(afters, cell_array.slice(len(key_cells) + len(before_cells))),
+        pa.StructArray.from_arrays([
+            _strings(map(attrgetter("system"), sources)),
+            _list_array(positions, entry_array.slice(0, len(position_entries))),
+            _int64s(map(attrgetter("commit_time_us"), sources)), _int64s(map(attrgetter("capture_time_us"), sources)),
+        ], fields=list(SOURCE)),
+        pa.array(list(map(attrgetter("key_only"), events)), pa.bool_()),
+        _list_array(attributes, entry_array.slice(len(position_entries))),
+    ]
 
 
 def value_from_row(row: dict[str, Any] | None, where: str) -> Value:
@@ -258,6 +396,126 @@ def event_from_row(row: dict[str, Any]) -> ChangeEvent:
         raise EncodeError("arrow", str(error)) from None
 
 
+# -- EVENT arrays -> events, a column at a time -----------------------------------------------------------------------
+
+# What the columnar reader puts where event_from_row would raise (a value with two members, an unknown op or kind, a
+# cell the model refuses): the model refuses it in every place, so the row's event is never built, and the row is
+# left to event_from_row, which raises the error with its message.
+_UNREADABLE = object()
+_OP_OF_TEXT = {op.value: op for op in Op}
+# A null or empty kind is a PUT, as _cells reads it.
+_KIND_OF_TEXT: dict[str | None, CellKind] = {None: CellKind.PUT, "": CellKind.PUT,
+                                              **{kind.value: kind for kind in CellKind}}
+
+
+def events_from_array(array: pa.Array) -> list[ChangeEvent | None]:
+    """The events of an ``EVENT`` array, each leaf column read once, as ``event_from_row`` reads each row; None for a
+    row it leaves to ``event_from_row``: a null row, a dead letter, a row that is not an event, and every row of an
+    array that is not of ``EVENT``'s type (a struct built by hand, which may lack fields)."""
+    if not isinstance(array, pa.StructArray) or not _reads_as_event(array.type):
+        return [None] * len(array)
+    op, table, key, before, after, source, key_only, attributes, error = array.flatten()  # with the rows' nulls
+    system, position, commit_time_us, capture_time_us = source.flatten()
+    images = (key, before, after)
+    cell_array = pa.concat_arrays([image.flatten() for image in images])
+    entry_array = pa.concat_arrays([position.flatten(), attributes.flatten()])
+    names, cell_values, types, versions, kinds = cell_array.flatten()
+    entry_names, entry_values = entry_array.flatten()
+    values = _read_values(pa.concat_arrays([cell_values, entry_values]))
+    cells = iter(_built(Cell, _UNREADABLE, names.to_pylist(), values[:len(cell_array)], types.to_pylist(),
+                        versions.to_pylist(), [_KIND_OF_TEXT.get(kind, _UNREADABLE) for kind in kinds.to_pylist()]))
+    entries = iter(list(zip(entry_names.to_pylist(), values[len(cell_array):])))
+    key_cells, before_cells, after_cells = (_grouped(image, cells) for image in images)
+    positions, attribute_entries = (_grouped(entry_lists, entries) for entry_lists in (position, attributes))
+    catalogs, schemas, table_names = table.flatten()
+    tables = _built(_table, _UNREADABLE, table.is_valid().to_pylist(), table_names.to_pylist(), schemas.to_pylist(),
+                    catalogs.to_pylist())
+    sources = _built(Source, _UNREADABLE, system.to_pylist(), [group or () for group in positions],
+                     commit_time_us.to_pylist(), capture_time_us.to_pylist())
+    events: list[ChangeEvent | None] = _built(
+        ChangeEvent, None, [_OP_OF_TEXT.get(text, _UNREADABLE) for text in op.to_pylist()], tables,
+        [group or () for group in key_cells], before_cells, after_cells, sources,
+        pc.fill_null(key_only, False).to_pylist(), [group or () for group in attribute_entries])
+    for index in pc.indices_nonzero(error.is_valid()).to_pylist():  # a dead letter, even one with an op
+        events[index] = None
+    return events
+
+
+@functools.lru_cache(maxsize=64)
+def _reads_as_event(data_type: pa.DataType) -> bool:
+    """Whether an array of ``data_type`` is read a column at a time (kept: a batch's type is seldom new, and walking
+    it takes longer than reading a small batch)."""
+    return _shaped_like(data_type, EVENT)
+
+
+def _shaped_like(actual: pa.DataType, expected: pa.DataType) -> bool:
+    """Whether ``actual`` is ``expected`` but for nullability and the names of list items, which Spark sets its own
+    way (it names them ``element``)."""
+    if pa.types.is_struct(expected):
+        return (pa.types.is_struct(actual) and actual.names == expected.names
+                and all(_shaped_like(member.type, expected_member.type)
+                        for member, expected_member in zip(actual, expected)))
+    if pa.types.is_list(expected):
+        return pa.types.is_list(actual) and _shaped_like(actual.value_type, expected.value_type)
+    return actual == expected
+
+
+def _built(make: Callable[..., Any], refused: Any, *columns: list[Any]) -> list[Any]:
+    """``make`` of each row of ``columns``, ``refused`` for each row where it raises TypeError or ValueError, as the
+    model does for what it cannot hold."""
+    try:
+        return list(map(make, *columns))
+    except (TypeError, ValueError):
+        made = []
+        for items in zip(*columns):
+            try:
+                made.append(make(*items))
+            except (TypeError, ValueError):
+                made.append(refused)
+        return made
+
+
+def _table(valid: bool, name: Any, schema: Any, catalog: Any) -> Table | None:
+    return Table(name, schema, catalog) if valid else None
+
+
+def _grouped(lists: pa.ListArray, items: Iterator[Any]) -> list[tuple[Any, ...] | None]:
+    """The rows of ``lists`` as tuples of the next ``items``, None for a null list."""
+    return [None if length is None else tuple(islice(items, length)) for length in lists.value_lengths().to_pylist()]
+
+
+def _read_values(array: pa.StructArray) -> list[Any]:
+    """The model's values of a ``VALUE`` array as ``value_from_row`` reads each, ``_UNREADABLE`` where it raises.
+
+    Each member's values are read on their own, and one list of indexes, made in Arrow, picks each value out of them
+    all at C speed: a loop over the values would run Python code for each."""
+    picked: list[Any] = []
+    index_of_value = pa.repeat(pa.scalar(-1, pa.int64()), len(array))  # -1: the None appended to picked
+    members_set = pa.repeat(pa.scalar(0, pa.int8()), len(array))
+    for name, member in zip(VALUE.names, array.flatten()):  # with the values' nulls
+        if member.null_count == len(member):
+            continue
+        is_set = member.is_valid()
+        members_set = pc.add(members_set, pc.cast(is_set, pa.int8()))
+        index_of_value = pc.if_else(is_set, pc.add(pc.cumulative_sum(pc.cast(is_set, pa.int64())), len(picked) - 1),
+                                    index_of_value)
+        member_values = member.drop_null().to_pylist()
+        picked.extend(member_values if name not in ("decimal", "nested")
+                      else [_read_member(name, text) for text in member_values])
+    picked.append(None)
+    values = list(map(picked.__getitem__, index_of_value.to_pylist()))
+    for index in pc.indices_nonzero(pc.greater(members_set, 1)).to_pylist():
+        values[index] = _UNREADABLE
+    return values
+
+
+def _read_member(name: str, text: str) -> Any:
+    try:
+        return value_from_row({name: text}, name)
+    except (CodecError, TypeError, ValueError):  # a nested integer beyond 64 bits is refused with a ValueError
+        return _UNREADABLE
+
+
 # -- batches ----------------------------------------------------------------------------------------------------------
 
 def _handled(error: CodecError, errors: str) -> CodecError | None:
@@ -316,19 +574,22 @@ def encode_array(events: pa.StructArray, write: Callable[[ChangeEvent], Any], fo
     """Each ``EVENT`` row written by ``write`` (a null row gives None), errors handled as in ``decode_array``."""
     error_mode(errors, COLUMN_ERROR_MODES)
     results: list[Any] = []
-    for row in events.to_pylist():
-        if row is None:
-            results.append(None)
-            continue
-        if row.get("error") is not None:  # a message that could not be read: its error goes on
-            results.append(_handled(error_from_row(row["error"]), errors))
-            continue
+    for index, event in enumerate(events_from_array(events)):
+        row: Any = None  # the row's dict, where the reader left the row to event_from_row
+        if event is None:  # the reader left it to event_from_row: a null row, a dead letter, a row that is no event
+            row = events[index].as_py()
+            if row is None:
+                results.append(None)
+                continue
+            if row.get("error") is not None:  # a message that could not be read: its error goes on
+                results.append(_handled(error_from_row(row["error"]), errors))
+                continue
         try:
-            results.append(write(event_from_row(row)))
+            results.append(write(event if event is not None else event_from_row(row)))
         except CodecError as error:
             if error.format == "arrow":  # the row is not an event at all: report it as the target's input error
                 error.relabeled(format_name)
             if error.raw is None:
-                error.raw = repr(row)
+                error.raw = repr(events[index].as_py() if row is None else row)
             results.append(_handled(error, errors))
     return results
