@@ -63,17 +63,10 @@ def decode_arrow(values: pa.Array, max_message_bytes: int, key_columns: tuple[st
     if len(rows) == length:
         return events, undecided
     # Scatter back to the batch: unparsable non-null rows are undecided, null rows stay null.
-    position = pa.array(_positions(rows, length), pa.int64())
+    position = arrow.places_among_chosen(parsable.to_pylist())
     events = events.take(position)
     undecided = pc.if_else(pc.is_null(position), values.is_valid(), undecided.take(position))
     return events, undecided
-
-
-def _positions(rows: pa.Array, length: int) -> list[int | None]:
-    positions: list[int | None] = [None] * length
-    for parsed_index, row in enumerate(rows.to_pylist()):
-        positions[row] = parsed_index
-    return positions
 
 
 def _valid_utf8(values: pa.Array) -> pa.Array:

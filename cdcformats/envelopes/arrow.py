@@ -194,14 +194,14 @@ def to_arrow(rows: Sequence[ChangeEvent | CodecError | None]) -> pa.StructArray:
         return pa.StructArray.from_arrays(columns, fields=list(EVENT))
     is_error = [isinstance(row, CodecError) for row in rows]
     errors = pa.array([error_row(row)["error"] for row in rows if isinstance(row, CodecError)], ERROR)
-    at_events = _positions(is_event)
+    at_events = places_among_chosen(is_event)
     columns = [column.take(at_events) for column in columns]
-    columns.append(errors.take(_positions(is_error)))
+    columns.append(errors.take(places_among_chosen(is_error)))
     nulls = [row is None for row in rows]
     return pa.StructArray.from_arrays(columns, fields=list(EVENT), mask=pa.array(nulls) if True in nulls else None)
 
 
-def _positions(chosen: list[bool]) -> pa.Int64Array:
+def places_among_chosen(chosen: list[bool]) -> pa.Int64Array:
     """For each row, its place among the chosen rows, null for a row not chosen: what ``take`` spreads the chosen
     rows' array over all rows with."""
     place = count()
