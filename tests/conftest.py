@@ -6,10 +6,34 @@ quick local run.
 ``make test`` runs the tests on two processes (pytest-xdist). The integration tests share one of them, in order: they
 start brokers, Spark and servers, and wait on them with timeouts that a second one competing for the cores would make
 flaky.
+
+No test touches the user's own files: before anything is imported, ``CDCFORMATS_SCHEMA_REGISTRY`` and the XDG data
+directory point into a temporary directory of this run, and the run fails if the user's default registry file changed
+all the same.
 """
 
 import os
+import tempfile
 from pathlib import Path
+
+# The user's default registry file, as cdcformats would find it without the settings below (platformdirs' rule on
+# Linux), and how it stood before the tests ran.
+USER_REGISTRY = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "cdcformats" / \
+    "schema-registry.sqlite"
+
+
+def _standing(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_size, status.st_mtime_ns
+
+
+USER_REGISTRY_BEFORE = _standing(USER_REGISTRY)
+_ISOLATED = Path(tempfile.mkdtemp(prefix="cdcformats-tests-"))
+os.environ["CDCFORMATS_SCHEMA_REGISTRY"] = str(_ISOLATED / "schema-registry.sqlite")
+os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -30,3 +54,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 settings.register_profile("ci", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=50, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when the user's default registry file changed while the tests ran."""
+    if _standing(USER_REGISTRY) != USER_REGISTRY_BEFORE:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        print(f"\nFAILED: the tests changed the user's schema registry file {USER_REGISTRY}; a test must use "
+              "CDCFORMATS_SCHEMA_REGISTRY (tests/conftest.py sets it)")
