@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import signal
 import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -40,10 +41,27 @@ class _CommandLine(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
             raise  # click's own, shown as click shows them; a closed stdout pipe ends quietly, as click does
+        except KeyboardInterrupt as interrupt:
+            signal_number = interrupt.signal_number if isinstance(interrupt, _Signalled) else signal.SIGINT
+            click.echo(f"Error: stopped by {signal.Signals(signal_number).name}", err=True)
+            raise click.exceptions.Exit(128 + signal_number) from None  # as a shell reports a command a signal ended
         except Exception as error:
             if ctx.params.get("debug"):
                 raise
             raise _one_line(error) from None
+
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, as Python raises SIGINT: so that every file being written is
+    cleaned up on the way out as it is for an error."""
+
+    def __init__(self, signal_number: int) -> None:
+        super().__init__(signal_number)
+        self.signal_number = signal_number
+
+
+def _raise_signalled(signal_number: int, frame: Any) -> None:
+    raise _Signalled(signal_number)
 
 
 def _one_line(error: Exception) -> click.ClickException:
@@ -63,6 +81,8 @@ def _one_line(error: Exception) -> click.ClickException:
 @click.option("--debug", is_flag=True, help="Show the traceback of an error instead of one line.")
 def main(debug: bool) -> None:
     """Convert change-data-capture streams between formats through one canonical change event."""
+    for signal_number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signal_number, _raise_signalled)
 
 
 @main.command("formats")
@@ -210,7 +230,7 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
     """
     import time
 
-    from .convert import ConversionStats, configure, convert_file, dead_letter_writer, same_file
+    from .convert import ConversionStats, configure, convert_file, dead_letter_writer, output, replaces, same_file
 
     errors = _errors_mode(errors, dead_letter)
     files = {"IN": input_path, "OUT": output_path, "--dead-letter": dead_letter}
@@ -228,12 +248,15 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
                                            target_options=_format_options(target_options), **given)
     stats = ConversionStats()
     show_progress = sys.stderr.isatty() if progress is None else progress
+    # What a run that stops before its end leaves: nothing, where OUT is replaced only by a whole new file.
+    written_stays = output_path == "-" or not replaces(output_path)
     with contextlib.ExitStack() as files_open:
         input_stream = sys.stdin.buffer if input_path == "-" else files_open.enter_context(open(input_path, "rb"))
         handler: Any = errors
         if errors == "dead-letter":
             assert dead_letter is not None  # _errors_mode: --errors dead-letter comes with --dead-letter FILE
-            letters = files_open.enter_context(open(dead_letter, "w", encoding="utf-8"))
+            letters = files_open.enter_context(io.TextIOWrapper(files_open.enter_context(output(dead_letter)),
+                                                                encoding="utf-8"))
             handler = dead_letter_writer(letters, source_codec.name)
         reader = files_open.enter_context(_progress(input_stream, show_progress, stats))
         started = time.perf_counter()
@@ -243,7 +266,8 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
             sys.stdout.flush()
         except BaseException:
             if stats.messages_read:  # the counts up to a bad message; a run that could not start has none to give
-                _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
+                _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started,
+                         stopped_in=None if written_stays else output_path)
             raise
         _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
 
@@ -294,12 +318,16 @@ def _progress(stream: BinaryIO, show: bool, stats: Any) -> Iterator[BinaryIO]:
         yield io.BufferedReader(RelayedReader(stream, counted=advance))
 
 
-def _summary(source: str, target: str, stats: Any, seconds: float) -> None:
+def _summary(source: str, target: str, stats: Any, seconds: float, stopped_in: str | None = None) -> None:
+    """The counts of a run on stderr. ``stopped_in`` is the OUT of a run that stopped before its end and so was not
+    written at all: its messages are said to be converted, never written."""
     rate = f", {stats.events / seconds:,.0f} events/s" if seconds > 0 and stats.events else ""
+    converted, written = ("written", f"{stats.messages_written:,} messages written") if stopped_in is None else (
+        "converted", f"stopped before the end: nothing written, {stopped_in} is as it was")
     click.echo(f"{source} -> {target}: {stats.messages_read:,} messages read ({stats.messages_decoded:,} decoded, "
                f"{stats.messages_failed:,} failed, {stats.messages_skipped:,} skipped), {stats.events:,} events "
-               f"({stats.events_written:,} written, {stats.events_refused:,} refused), {stats.messages_written:,} "
-               f"messages written in {seconds:.1f} s{rate}", err=True)
+               f"({stats.events_written:,} {converted}, {stats.events_refused:,} refused), {written} in "
+               f"{seconds:.1f} s{rate}", err=True)
 
 
 @main.command("bridge")

@@ -111,11 +111,12 @@ def convert_file(source_file: str | os.PathLike[str] | BinaryIO, target_file: st
     formats, an Avro container file, length-delimited Protobuf) and ``target_file`` written in ``target``'s. Each is
     a path or an open binary file; arguments are as for ``convert``, and the counts are returned.
 
-    A path is written safely: into a temporary file beside it, which replaces it only when the run ends as asked (not
-    when ``errors="fail"`` stopped it), so that a failed run leaves an existing file untouched and no partial one;
-    an output that is the input is refused before anything is read; an Avro container is complete however the run
-    ends. Errors are placed at the 1-based line (or record) of the input that holds the message, also when the target
-    refuses its event. A dead-letter file (``dead_letter_writer``) is read as the source messages it holds: converting
+    A path is written by its kind (``output``): a regular file, or a link to one, through a temporary file beside it
+    that replaces it only when the run ends as asked (not when ``errors="fail"`` stopped it), so that a failed run
+    leaves an existing file untouched and no partial one; a device, a FIFO or ``/dev/stdout`` directly. An output that
+    is the input is refused before anything is read; an Avro container is complete however the run ends. Errors
+    are placed at the 1-based line (or record) of the input that holds the message, also when the target refuses its
+    event. A dead-letter file (``dead_letter_writer``) is read as the source messages it holds: converting
     it replays them."""
     source_codec, target_codec = configure(source, target, **options)
     counts = stats if stats is not None else ConversionStats()
@@ -127,7 +128,7 @@ def convert_file(source_file: str | os.PathLike[str] | BinaryIO, target_file: st
             source_file = files.enter_context(open(source_file, "rb"))
         units, file_unit = _file_units(source_codec, source_file)
         if isinstance(target_file, (str, os.PathLike)):
-            target_file = files.enter_context(_replacing(target_file))
+            target_file = files.enter_context(output(target_file))
         writer = target_codec.file_writer(target_file)
         try:
             for messages in _converted(units, target_codec, strict, on_error, counts, file_unit):
@@ -199,34 +200,84 @@ def _error_handler(errors: str | Callable[[CodecError], None], counts: Conversio
 # -- files ------------------------------------------------------------------------------------------------------------
 
 def same_file(first: str | os.PathLike[str] | IO[Any], second: str | os.PathLike[str] | IO[Any]) -> bool:
-    """Whether two paths or open files are one regular file (through a link or another spelling of its path)."""
+    """Whether two paths or open files are one file however they are named: the same file on disk (through a link or
+    another spelling of its path), or the same path once links are followed where it does not exist yet. A character
+    device (a null device, a terminal) may be named twice: writing into it twice loses nothing."""
+    one, other = _identity(first), _identity(second)
+    return one is not None and one == other
+
+
+def _identity(file: str | os.PathLike[str] | IO[Any]) -> tuple[Any, ...] | None:
     try:
-        one, other = _status(first), _status(second)
+        status = os.stat(file) if isinstance(file, (str, os.PathLike)) else os.fstat(file.fileno())
+    except FileNotFoundError:
+        return ("path", os.path.realpath(file)) if isinstance(file, (str, os.PathLike)) else None
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):  # not a file with a descriptor
-        return False
-    if one is None or other is None:  # a path that does not exist (yet)
-        return False
-    return stat.S_ISREG(one.st_mode) and stat.S_ISREG(other.st_mode) and (
-        one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
-
-
-def _status(file: str | os.PathLike[str] | IO[Any]) -> os.stat_result | None:
-    if isinstance(file, (str, os.PathLike)):
-        return os.stat(file) if os.path.exists(file) else None
-    return os.fstat(file.fileno())
+        return None
+    return None if stat.S_ISCHR(status.st_mode) else ("file", status.st_dev, status.st_ino)
 
 
 def _name_of(file: str | os.PathLike[str] | IO[Any]) -> str:
     return os.fspath(file) if isinstance(file, (str, os.PathLike)) else str(getattr(file, "name", "file"))
 
 
+def replaces(path: str | os.PathLike[str]) -> bool:
+    """Whether ``output(path)`` writes a new file that replaces the old one only when the run ends as asked (a regular
+    file, a link to one, or a path that does not exist yet), rather than into the file itself (a device, a FIFO, a
+    socket, or a descriptor of this process such as ``/dev/stdout``)."""
+    if _descriptor_of(path) is not None:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+
+
+def _descriptor_of(path: str | os.PathLike[str]) -> int | None:
+    """The descriptor of this process that ``path`` names through links, as ``/dev/stdout`` names 1, or None."""
+    here = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own bound on a chain of links
+        parent = os.path.realpath(os.path.dirname(here))
+        if parent in ("/dev/fd", "/proc/self/fd", f"/proc/{os.getpid()}/fd"):
+            name = os.path.basename(here)
+            return int(name) if name.isdigit() else None
+        here = os.path.join(parent, os.path.basename(here))
+        if not os.path.islink(here):
+            return None
+        here = os.path.join(parent, os.readlink(here))
+    return None
+
+
 @contextlib.contextmanager
-def _replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+def output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """``path`` opened for writing by its kind:
+
+    - a regular file, a link to one, or a new path (``replaces``): a temporary file beside the file the links lead
+      to, which replaces it when the block ends without an exception (keeping the old file's permissions and the
+      links) and is removed when it does not, so that the file always holds the old contents or the whole new ones;
+    - a descriptor of this process (``/dev/stdout``, ``/dev/fd/3``): written through that descriptor;
+    - anything else that exists (a device, a FIFO, a socket): opened and written as it is, since it cannot be
+      replaced; what was written before an error stays written.
+    """
+    descriptor = _descriptor_of(path)
+    if descriptor is not None:
+        with os.fdopen(os.dup(descriptor), "wb") as stream:
+            yield stream
+    elif replaces(path):
+        with _replacing(os.path.realpath(path), os.fspath(path)) as stream:
+            yield stream
+    else:
+        with open(path, "wb") as stream:
+            yield stream
+
+
+@contextlib.contextmanager
+def _replacing(path: str, asked: str) -> Iterator[BinaryIO]:
     """A temporary file beside ``path`` that replaces it when the block ends without an exception and is removed
     when it does not, so that ``path`` always holds the old file or the whole new one."""
-    directory, name = os.path.split(os.path.abspath(path))
+    directory, name = os.path.split(path)
     if not os.path.isdir(directory):  # said of the path asked for, not of the temporary file mkstemp would name
-        raise FileNotFoundError(errno.ENOENT, "no such directory", os.fspath(path))
+        raise FileNotFoundError(errno.ENOENT, "no such directory", asked)
     descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".partial")
     try:
         with os.fdopen(descriptor, "wb") as stream:
@@ -239,7 +290,7 @@ def _replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise
 
 
-def _mode_for(path: str | os.PathLike[str]) -> int:
+def _mode_for(path: str) -> int:
     """The permissions of the file at ``path``, or what a new file gets (mkstemp's are owner-only)."""
     with contextlib.suppress(OSError):
         return stat.S_IMODE(os.stat(path).st_mode)
@@ -299,8 +350,8 @@ class RelayedReader(io.RawIOBase):
 # -- dead letters -----------------------------------------------------------------------------------------------------
 
 def dead_letter_writer(stream: IO[str], source: str) -> Callable[[CodecError], None]:
-    """An ``errors`` handler that writes each error as a JSON line on ``stream`` (flushed, so that a killed run
-    keeps what it wrote), with the raw ``source`` message(s) it is about, also for an event the target refused::
+    """An ``errors`` handler that writes each error as a JSON line on ``stream`` (flushed, so that the reader of a
+    FIFO has each as it comes), with the raw ``source`` message(s) it is about, also for an event the target refused::
 
         {"cdcformats_dead_letter": 1, "source_format": "lindorm", "error": "lindorm: line 6: field op: ...",
          "format": "lindorm", "position": 6, "field": "op", "reason": "...", "messages": [{"base64": "eyJvc..."}]}

@@ -16,6 +16,9 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, settings
+
 # The user's default registry file, as cdcformats would find it without the settings below (platformdirs' rule on
 # Linux), and how it stood before the tests ran.
 USER_REGISTRY = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "cdcformats" / \
@@ -34,9 +37,6 @@ USER_REGISTRY_BEFORE = _standing(USER_REGISTRY)
 _ISOLATED = Path(tempfile.mkdtemp(prefix="cdcformats-tests-"))
 os.environ["CDCFORMATS_SCHEMA_REGISTRY"] = str(_ISOLATED / "schema-registry.sqlite")
 os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
-
-import pytest
-from hypothesis import HealthCheck, settings
 
 INTEGRATION = Path(__file__).parent / "integration"
 

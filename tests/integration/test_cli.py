@@ -69,7 +69,8 @@ def test_a_failed_run_leaves_files_as_they_were(tmp_path: Path) -> None:
     output.write_bytes(b"yesterday's output")
     failed = run("convert", "--from", "lindorm", "--to", "avro", str(source), str(output), cwd=tmp_path)
     assert one_line_error(failed, 1).startswith("Error: lindorm: line 4: field op: unknown op 'Nope'")
-    assert "3 messages read (2 decoded, 1 failed, 0 skipped), 2 events (2 written, 0 refused)" in failed.stderr
+    assert ("3 messages read (2 decoded, 1 failed, 0 skipped), 2 events (2 converted, 0 refused), stopped before the "
+            f"end: nothing written, {output} is as it was") in failed.stderr
     assert output.read_bytes() == b"yesterday's output"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["orders.avro", "orders.jsonl"]
 
