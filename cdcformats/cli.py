@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -39,8 +40,11 @@ class _CommandLine(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
-            raise  # click's own, shown as click shows them; a closed stdout pipe ends quietly, as click does
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise  # click's own, shown as click shows them
+        except BrokenPipeError:  # the reader went away (| head -1): end quietly, as a command SIGPIPE ends
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so that Python's last flush is quiet
+            raise click.exceptions.Exit(128 + signal.SIGPIPE) from None
         except KeyboardInterrupt as interrupt:
             signal_number = interrupt.signal_number if isinstance(interrupt, _Signalled) else signal.SIGINT
             click.echo(f"Error: stopped by {signal.Signals(signal_number).name}", err=True)
@@ -287,7 +291,6 @@ def _errors_mode(errors: str | None, dead_letter: str | None) -> str:
 def _progress(stream: BinaryIO, show: bool, stats: Any) -> Iterator[BinaryIO]:
     """``stream``, counted into a progress display on stderr when ``show``: a bar with a total when the input is a
     regular file, else (a pipe) the bytes and events so far."""
-    import os
     import stat
 
     from .convert import RelayedReader

@@ -156,3 +156,13 @@ def test_a_signal_leaves_no_partial_file(tmp_path: Path, orders: Path, signal_nu
     assert "nothing written, out.avro is as it was" in stderr.decode()
     assert out.read_bytes() == b"yesterday"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["orders.jsonl", "out.avro"]
+
+
+def test_a_reader_that_goes_away_ends_the_run_as_sigpipe_would(tmp_path: Path, orders: Path) -> None:
+    orders.write_bytes(ORDERS * 20_000)
+    pipeline = subprocess.run(f"'{CDCFORMATS}' convert --from lindorm --to debezium-json orders.jsonl "
+                              "--option 'key_columns=[\"id\"]' | head -1; exit ${PIPESTATUS[0]}", shell=True,
+                              executable="/bin/bash", cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert pipeline.returncode == 128 + signal.SIGPIPE, pipeline.stderr
+    assert len(pipeline.stdout.splitlines()) == 1
+    assert "Traceback" not in pipeline.stderr and "Error" not in pipeline.stderr
