@@ -16,7 +16,6 @@ from typing import Any, BinaryIO
 
 import click
 from rich.console import Console
-from rich.table import Table as RichTable
 
 from . import __version__
 from .codec import FEATURES
@@ -90,28 +89,53 @@ def main(debug: bool) -> None:
 
 
 @main.command("formats")
-def formats_command() -> None:
-    """List the formats and which canonical features each can carry."""
-    names = formats()
-    classes = [codec_class(name) for name in names]
-    console = Console()
-    summary = RichTable(title="formats")
-    summary.add_column("format")
-    summary.add_column("messages")
-    summary.add_column("description")
-    summary.add_column("options")
-    for name, cls in zip(names, classes):
-        summary.add_row(name, cls.message_type.__name__, cls.description,
-                        ", ".join(option.name + (" (required)" if option.required else "") for option in cls.options)
-                        or "-")
-    console.print(summary)
-    carried = RichTable(title="canonical features carried (yes / -)")
-    carried.add_column("feature")
+@click.argument("names", metavar="[FORMAT]...", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")
+def formats_command(names: tuple[str, ...], as_json: bool) -> None:
+    """List the formats, or describe the FORMATs named: options, and which canonical features each carries.
+
+    Example: cdcformats formats lindorm debezium-json
+    """
+    import json
+    import shutil
+    import textwrap
+
     for name in names:
-        carried.add_column(name, justify="center")
-    for feature in FEATURES:
-        carried.add_row(feature, *("yes" if feature in cls.carries else "-" for cls in classes))
-    console.print(carried)
+        codec_class(name)  # an unknown format: the ConfigurationError that names the known ones
+    described = [_described(name) for name in names or formats()]
+    if as_json:
+        click.echo(json.dumps(described, indent=2))
+        return
+    width = max(40, shutil.get_terminal_size().columns)  # COLUMNS, the terminal, or 80 when piped
+
+    def paragraph(label: str, text: str) -> str:
+        return textwrap.fill(text, width, initial_indent=f"  {label}", subsequent_indent=" " * (2 + len(label)),
+                             break_on_hyphens=False)
+
+    for entry in described:
+        click.echo(f"{entry['name']} ({entry['messages']} messages)")
+        click.echo(paragraph("", entry["description"]))
+        if names:
+            for option in entry["options"]:
+                required = " (required)" if option["required"] else ""
+                click.echo(paragraph(f"{option['name']}{required}: ", option["doc"]))
+            click.echo(paragraph("carries: ", ", ".join(entry["carries"]) or "-"))
+            click.echo(paragraph("does not carry: ", ", ".join(entry["does_not_carry"]) or "-"))
+        else:
+            click.echo(paragraph("options: ", ", ".join(option["name"] for option in entry["options"]) or "-"))
+        click.echo("")
+    if not names:
+        click.echo(textwrap.fill("cdcformats formats FORMAT describes a format's options and the canonical features "
+                                 "it carries; --json prints everything for scripts.", width))
+
+
+def _described(name: str) -> dict[str, Any]:
+    cls = codec_class(name)
+    return {"name": name, "messages": cls.message_type.__name__, "description": cls.description,
+            "options": [{"name": option.name, "required": option.required, "doc": " ".join(option.doc.split())}
+                        for option in cls.options],
+            "carries": [feature for feature in FEATURES if feature in cls.carries],
+            "does_not_carry": [feature for feature in FEATURES if feature not in cls.carries]}
 
 
 @main.group("registry")

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
 
 from .codecs._kit import time_units, typed_text
-from .errors import CodecError, ConfigurationError, DecodeError, EncodeError
+from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, did_you_mean
 from .losses import REFUSED, Loss, SlotIndex, refused, without
 from .model import Cell, CellKind, ChangeEvent, Image, Op, Struct, Value, is_nested
 
@@ -222,8 +222,8 @@ class Codec:
         unknown = sorted(set(options) - set(known))
         if unknown:
             raise ConfigurationError(
-                f"{self.name}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-                f"known options: {', '.join(sorted(known)) or 'none'}")
+                f"{self.name}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
+                f"{did_you_mean(unknown[0], known)}; known options: {', '.join(sorted(known)) or 'none'}")
         missing = [option.name for option in self.options if option.required and options.get(option.name) is None]
         if missing:
             raise ConfigurationError(f"{self.name}: the option{'s' if len(missing) > 1 else ''} "

@@ -7,9 +7,17 @@ option) raises a ``ConfigurationError`` before any data flows.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from typing import Self
 
 EXCERPT_LIMIT = 80
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choices closest to a misspelt ``word``, or nothing when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.7)
+    return f" (did you mean {' or '.join(repr(choice) for choice in close)}?)" if close else ""
 
 
 def excerpt(data: object, limit: int = EXCERPT_LIMIT) -> str:

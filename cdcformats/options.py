@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from .codec import Codec
-from .errors import ConfigurationError
+from .errors import ConfigurationError, did_you_mean
 
 # What a message or event that cannot be converted does, in every adapter's words:
 ERROR_MODES = {
@@ -70,5 +70,6 @@ def routed(options: dict[str, Any], codecs: Sequence[type[Codec]], *, checked: C
         if own:
             holders.append(f"the call ({', '.join(sorted(own))})")
         known = f"known to neither {' nor '.join(holders)}" if len(holders) > 1 else f"unknown to {holders[0]}"
-        raise ConfigurationError(f"option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} {known}")
+        suggestion = did_you_mean(unknown[0], [name for names in declared for name in names])
+        raise ConfigurationError(f"option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{suggestion} {known}")
     return [{name: value for name, value in options.items() if name in names} for names in declared]

@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from .codec import Codec
-from .errors import ConfigurationError
+from .errors import ConfigurationError, did_you_mean
 
 ENTRY_POINT_GROUP = "cdcformats.formats"
 
@@ -79,7 +79,8 @@ def codec_class(name: str) -> type[Codec]:
     elif name in _discovered():
         target = _discovered()[name]
     else:
-        raise ConfigurationError(f"unknown format {name!r}; available formats: {', '.join(formats())}")
+        raise ConfigurationError(f"unknown format {name!r}{did_you_mean(name, formats())}; available formats: "
+                                 f"{', '.join(formats())}")
     try:
         loaded = _load(target)
     except ImportError as error:

@@ -21,7 +21,8 @@ def test_builtin_formats_are_listed() -> None:
 
 
 def test_unknown_format_lists_what_exists() -> None:
-    with pytest.raises(ConfigurationError, match=r"unknown format 'avor'; available formats: .*avro.*protobuf"):
+    with pytest.raises(ConfigurationError,
+                       match=r"unknown format 'avor' \(did you mean 'avro'\?\); available formats: .*avro.*protobuf"):
         cf.codec("avor")
 
 

@@ -6,6 +6,7 @@ aliyun-json, maxwell-json)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -70,7 +71,11 @@ class KeyColumns:
 
 
 def _names(names: Any) -> tuple[str, ...]:
-    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
+    if isinstance(names, str):  # most often a list given on a command line without its JSON quotes
+        meant = json.dumps([name.strip(" '\"") for name in names.strip("[]").split(",")])
+        raise TypeError(f"expected a list of column names, got the text {names!r}: write it as JSON, {meant} "
+                        f"(in a shell, with quotes around it: 'key_columns={meant}')")
+    if not all(isinstance(name, str) for name in names):
         raise TypeError(f"expected a list of column names, got {names!r}")
     return tuple(names)
 
