@@ -144,10 +144,11 @@ def registry_group() -> None:
 
 
 @registry_group.command("serve")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
-              help="Registry file (SQLite); default: $CDCFORMATS_SCHEMA_REGISTRY or the user's data directory.")
+@click.option("--registry", "--db", "db_path", type=click.Path(dir_okay=False), default=None,
+              help="Registry file (SQLite) to serve; default: the one 'cdcformats registry where' prints.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option("--port", default=8081, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: any free port, printed).")
 @click.option("--user", default=None, help="Require HTTP basic auth with this user name.")
 @click.option("--password", envvar="CDCFORMATS_REGISTRY_PASSWORD", default=None,
               help="Password for --user (better: the environment variable CDCFORMATS_REGISTRY_PASSWORD).")
@@ -155,18 +156,42 @@ def registry_group() -> None:
               help="Refuse request bodies larger than this.")
 def registry_serve_command(db_path: str | None, host: str, port: int, user: str | None, password: str | None,
                            max_request_bytes: int) -> None:
-    """Serve a registry file over HTTP with the Confluent Schema Registry REST API."""
+    """Serve a registry file over HTTP with the Confluent Schema Registry REST API, until SIGINT or SIGTERM.
+
+    Example: cdcformats registry serve --registry registry.sqlite --port 8081
+    """
     from .schema_registry import default_path
-    from .schema_registry.server import serve
+    from .schema_registry.server import listen, serve
     from .schema_registry.store import SchemaStore
 
     if (user is None) != (password is None):
         raise click.UsageError("--user and --password (or CDCFORMATS_REGISTRY_PASSWORD) go together")
     path = db_path or default_path()
-    click.echo(f"schema registry {path} on http://{host}:{port}" + (" (basic auth)" if user else ""), err=True)
+    try:
+        server_socket = listen(host, port)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {os.strerror(error.errno or 0)}") from None
+    bound_port = server_socket.getsockname()[1]
+    click.echo(f"schema registry {path} on http://{host}:{bound_port}" + (" (basic auth)" if user else ""), err=True)
     # password is not None when user is (checked above); the test says so to mypy
-    serve(SchemaStore(path), host, port, credentials=(user, password) if user and password is not None else None,
+    serve(SchemaStore(path), server_socket, credentials=(user, password) if user and password is not None else None,
           max_request_bytes=max_request_bytes)
+
+
+@registry_group.command("where")
+def registry_where_command() -> None:
+    """Print the registry file that commands use when given no --registry, and why that one.
+
+    Example: cdcformats registry where
+    """
+    from .schema_registry import ENVIRONMENT_VARIABLE, default_path
+
+    path = default_path()
+    why = f"${ENVIRONMENT_VARIABLE}" if os.environ.get(ENVIRONMENT_VARIABLE) else \
+        f"the user's data directory (set ${ENVIRONMENT_VARIABLE} to use another file)"
+    click.echo(str(path))
+    state = "it exists" if path.exists() else "not created yet: the first schema written creates it"
+    click.echo(f"from {why}; {state}", err=True)
 
 
 @main.group("schemas")
@@ -177,26 +202,30 @@ def schemas_group() -> None:
 @schemas_group.command("register")
 @click.option("--registry", "target", default=None, help="Registry URL (http://, https://) or file (an existing "
               "one, or a path ending in .sqlite or .db); default: the embedded registry.")
-@click.option("--format", "schema_format", multiple=True, metavar="FORMAT",
-              help="Which format's schema to register: a canonical envelope, avro or protobuf (default: each).")
+@click.option("--format", "-f", "schema_format", multiple=True, metavar="FORMAT",
+              help="Which format's schema to register: a canonical envelope, avro or protobuf (default: avro under a "
+              "topic subject, which holds one schema; each under --strategy record).")
 @click.option("--topic", default=None, help="Topic whose subject to register under (topic strategies).")
 @click.option("--strategy", type=click.Choice(["topic", "record", "topic-record"]), default="topic",
               show_default=True, help="Subject name strategy, as Confluent spells them.")
 @click.option("--key", "is_key", is_flag=True, help="Register as the key schema (<topic>-key).")
 def schemas_register_command(target: str | None, schema_format: tuple[str, ...], topic: str | None, strategy: str,
                              is_key: bool) -> None:
-    """Register the canonical Avro and/or Protobuf envelope and print subject and id."""
+    """Register the canonical Avro and/or Protobuf envelope and print subject and id.
+
+    Example: cdcformats schemas register --registry http://localhost:8081 --topic changes
+    """
     from .registry import schema_formats
     from .schema_registry import RegistryError, connect, register_envelope
 
     described = schema_formats()
-    schema_format = schema_format or tuple(described)
+    schema_format = schema_format or (tuple(described) if strategy == "record" else ("avro",))
     unknown = [name for name in schema_format if name not in described]
     if unknown:
         raise click.UsageError(f"--format {unknown[0]}: the formats with a registered schema are "
                                f"{', '.join(described)}")
     if strategy != "record" and topic is None:
-        raise click.UsageError(f"--strategy {strategy} needs --topic")
+        raise click.UsageError(f"--strategy {strategy} needs --topic TOPIC (--strategy record needs none)")
     if strategy == "topic" and len(schema_format) > 1:
         raise click.UsageError(f"one topic subject holds one schema: pick one --format of {', '.join(described)}")
     registry = connect(target)
@@ -220,11 +249,15 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 
 @main.command("convert")
-@click.option("--from", "--source-format", "source", required=True, metavar="FORMAT", help="Format of the input.")
-@click.option("--to", "--target-format", "target", required=True, metavar="FORMAT", help="Format to write.")
+@click.option("--from", "-f", "--source-format", "source", required=True, metavar="FORMAT",
+              help="Format of the input.")
+@click.option("--to", "-t", "--target-format", "target", required=True, metavar="FORMAT", help="Format to write.")
 @click.argument("input_path", metavar="[IN]", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
                 default="-")
-@click.argument("output_path", metavar="[OUT]", type=click.Path(dir_okay=False, allow_dash=True), default="-")
+@click.argument("output_path", metavar="[OUT]", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                required=False)
+@click.option("--output", "-o", "output_option", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="OUT, as an option; -o - writes a binary format to a terminal too.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="A format option, given to whichever format declares it, or to both when both do (JSON values: "
               "key_columns='[\"id\"]').")
@@ -242,24 +275,30 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, Any]:
               "base64. Give it as IN, with the same --from, to convert its messages again.")
 @click.option("--registry", default=None, help="Schema registry URL (http://, https://) or file (.sqlite, .db) for "
               "the formats that register schemas (debezium-avro): the option schema_registry of each format that has "
-              "it; default: the embedded registry.")
+              "it; default: the file 'cdcformats registry where' prints.")
 @click.option("--progress/--no-progress", default=None, help="A progress display on stderr (default: when stderr "
               "is a terminal).")
-def convert_command(source: str, target: str, input_path: str, output_path: str, options: tuple[str, ...],
-                    source_options: tuple[str, ...], target_options: tuple[str, ...], strict: bool,
-                    errors: str | None, dead_letter: str | None, registry: str | None, progress: bool | None) -> None:
+@click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary; errors are still shown.")
+def convert_command(source: str, target: str, input_path: str, output_path: str | None, output_option: str | None,
+                    options: tuple[str, ...], source_options: tuple[str, ...], target_options: tuple[str, ...],
+                    strict: bool, errors: str | None, dead_letter: str | None, registry: str | None,
+                    progress: bool | None, quiet: bool) -> None:
     """Convert IN (default stdin) into OUT (default stdout), streaming, in flat memory whatever the size.
 
     Files are JSON lines for the JSON formats, Avro container files for avro, and length-delimited messages for
-    protobuf. OUT is written beside itself and replaces the old OUT only when the run ends as asked: a failed run
-    leaves it untouched. IN may be a dead-letter file written by --dead-letter: its messages are converted again.
-    A summary of the counts goes to stderr at the end; positions in errors are lines (records, for avro and protobuf
-    files) of IN.
+    protobuf. A regular OUT is written beside itself and replaces the old OUT only when the run ends as asked: a
+    failed run leaves it untouched; a FIFO, a device or /dev/stdout is written directly. IN may be a dead-letter file
+    written by --dead-letter: its messages are converted again. A summary of the counts goes to stderr at the end;
+    positions in errors are lines (records, for avro and protobuf files) of IN.
+
+    Example: cdcformats convert -f lindorm -t debezium-json changes.jsonl out.jsonl --option 'key_columns=["id"]'
     """
     import time
 
     from .convert import ConversionStats, configure, convert_file, dead_letter_writer, output, replaces, same_file
 
+    asked_for_output = _given_once("OUT", output_path, "--output", output_option)
+    output_path = asked_for_output or "-"
     errors = _errors_mode(errors, dead_letter)
     files = {"IN": input_path, "OUT": output_path, "--dead-letter": dead_letter}
     named = [(name, path) for name, path in files.items() if path is not None and path != "-"]
@@ -274,29 +313,34 @@ def convert_command(source: str, target: str, input_path: str, output_path: str,
         given.setdefault("schema_registry", registry)
     source_codec, target_codec = configure(source, target, source_options=_format_options(source_options),
                                            target_options=_format_options(target_options), **given)
+    if asked_for_output is None and target_codec.file_unit != "line" and sys.stdout.isatty():
+        raise click.UsageError(f"{target_codec.name} files are binary and stdout is a terminal: give OUT, redirect "
+                               "stdout, or write to the terminal all the same with -o -")
     stats = ConversionStats()
-    show_progress = sys.stderr.isatty() if progress is None else progress
+    show_progress = not quiet and (sys.stderr.isatty() if progress is None else progress)
     # What a run that stops before its end leaves: nothing, where OUT is replaced only by a whole new file.
     written_stays = output_path == "-" or not replaces(output_path)
-    with contextlib.ExitStack() as files_open:
-        input_stream = sys.stdin.buffer if input_path == "-" else files_open.enter_context(open(input_path, "rb"))
-        handler: Any = errors
-        if errors == "dead-letter":
-            assert dead_letter is not None  # _errors_mode: --errors dead-letter comes with --dead-letter FILE
-            letters = files_open.enter_context(io.TextIOWrapper(files_open.enter_context(output(dead_letter)),
-                                                                encoding="utf-8"))
-            handler = dead_letter_writer(letters, source_codec.name)
-        reader = files_open.enter_context(_progress(input_stream, show_progress, stats))
-        started = time.perf_counter()
-        try:
+    started = time.perf_counter()
+    try:
+        with contextlib.ExitStack() as files_open:
+            input_stream = sys.stdin.buffer if input_path == "-" else files_open.enter_context(open(input_path, "rb"))
+            handler: Any = errors
+            if errors == "dead-letter":
+                assert dead_letter is not None  # _errors_mode: --errors dead-letter comes with --dead-letter FILE
+                letters = files_open.enter_context(io.TextIOWrapper(files_open.enter_context(output(dead_letter)),
+                                                                    encoding="utf-8"))
+                handler = dead_letter_writer(letters, source_codec.name)
+            reader = files_open.enter_context(_progress(input_stream, show_progress, stats))
             convert_file(reader, sys.stdout.buffer if output_path == "-" else output_path, source_codec,
                          target_codec, strict=strict, errors=handler, stats=stats)
             sys.stdout.flush()
-        except BaseException:
-            if stats.messages_read:  # the counts up to a bad message; a run that could not start has none to give
-                _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started,
-                         stopped_in=None if written_stays else output_path)
-            raise
+    except BaseException:
+        # the counts up to a bad message, once the progress display is gone; a run that could not start has none
+        if stats.messages_read and not quiet:
+            _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started,
+                     stopped_in=None if written_stays else output_path)
+        raise
+    if not quiet:
         _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
 
 
@@ -359,18 +403,22 @@ def _summary(source: str, target: str, stats: Any, seconds: float, stopped_in: s
 
 @main.command("bridge")
 @click.option("--source-topic", required=True, help="Topic to consume.")
-@click.option("--source-format", "--from", "source_format", required=True,
+@click.option("--from", "-f", "--source-format", "source_format", required=True, metavar="FORMAT",
               help="Format of the source topic's values.")
 @click.option("--target-topic", required=True, help="Topic to produce to.")
-@click.option("--target-format", "--to", "target_format", required=True, help="Format to write.")
-@click.option("--bootstrap-servers", required=True, help="Kafka bootstrap servers (host:port,...).")
+@click.option("--to", "-t", "--target-format", "target_format", required=True, metavar="FORMAT",
+              help="Format to write.")
+@click.option("--bootstrap-server", "-b", "--bootstrap-servers", "bootstrap_servers", required=True,
+              metavar="HOST:PORT[,...]", help="Kafka bootstrap servers, as the Kafka tools and kcat take them.")
 @click.option("--group-id", default="cdcformats-bridge", show_default=True, help="Consumer group (its offsets are "
               "committed only after the converted messages are acknowledged).")
 @click.option("--dead-letter-topic", default=None, help="Where messages that cannot be converted go, with the error "
               "in a header; without it, such a message stops the bridge.")
-@click.option("--schema-registry", "--registry", "schema_registry", default=None, help="Registry URL (http://, "
-              "https://) or file (an existing one, or a path ending in .sqlite or .db) for avro, protobuf and "
-              "debezium-avro; default: the embedded registry.")
+@click.option("--registry", "--schema-registry", "schema_registry", default=None, help="Schema registry URL "
+              "(http://, https://) or file (an existing one, or a path ending in .sqlite or .db) for avro, protobuf "
+              "and debezium-avro; default: the file 'cdcformats registry where' prints.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A format option, given to whichever format declares it, or to both when both do (JSON values).")
 @click.option("--source-option", multiple=True, metavar="NAME=VALUE", help="A source format option (JSON values).")
 @click.option("--target-option", multiple=True, metavar="NAME=VALUE", help="A target format option (JSON values).")
 @click.option("--tombstones", is_flag=True, help="Follow each converted delete with a tombstone.")
@@ -379,44 +427,66 @@ def _summary(source: str, target: str, stats: Any, seconds: float, stopped_in: s
               help="Seconds between progress lines on stderr.")
 def bridge_command(source_topic: str, source_format: str, target_topic: str, target_format: str,
                    bootstrap_servers: str, group_id: str, dead_letter_topic: str | None, schema_registry: str | None,
-                   source_option: tuple[str, ...], target_option: tuple[str, ...], tombstones: bool,
-                   idle_timeout: float | None, progress_interval: float) -> None:
-    """Convert a topic into another format, at least once, until SIGINT/SIGTERM (or --idle-timeout)."""
-    import sys
+                   options: tuple[str, ...], source_option: tuple[str, ...], target_option: tuple[str, ...],
+                   tombstones: bool, idle_timeout: float | None, progress_interval: float) -> None:
+    """Convert a topic into another format, at least once, until SIGINT/SIGTERM (or --idle-timeout).
 
+    Example: cdcformats bridge -b localhost:9092 --source-topic orders -f canal-json --target-topic orders.dbz
+    -t debezium-json
+    """
+    from .convert import options_of_each
     from .kafka.bridge import Bridge, run_until_signalled
 
+    source_options, target_options = options_of_each(source_format, target_format, _format_options(options),
+                                                     _format_options(source_option), _format_options(target_option))
     bridge = Bridge(source_topic, source_format, target_topic, target_format, bootstrap_servers, group_id,
-                    dead_letter_topic, schema_registry, _format_options(source_option),
-                    _format_options(target_option), tombstones, idle_timeout=idle_timeout, progress=sys.stderr,
-                    progress_interval=progress_interval)
+                    dead_letter_topic, schema_registry, source_options, target_options, tombstones,
+                    idle_timeout=idle_timeout, progress=sys.stderr, progress_interval=progress_interval)
     run_until_signalled(bridge)
 
 
 @main.command("spark-convert")
-@click.option("--input", "input_path", required=True, help="File or directory of messages: JSON lines or text (one "
-              "message per line), or Parquet with a value column (and a key column, for the formats of Kafka records).")
-@click.option("--source-format", "--from", "source_format", required=True, help="Format of the input messages.")
-@click.option("--output", "output_path", required=True, help="Directory to write (it must not exist yet).")
-@click.option("--target-format", "--to", "target_format", required=True, help="Format to write.")
+@click.argument("input_argument", metavar="[IN]", required=False)
+@click.argument("output_argument", metavar="[OUT]", required=False)
+@click.option("--input", "-i", "input_option", default=None, help="IN, as an option: a file or directory of "
+              "messages: JSON lines or text (one message per line), or Parquet with a value column (and a key column, "
+              "for the formats of Kafka records).")
+@click.option("--from", "-f", "--source-format", "source_format", required=True, metavar="FORMAT",
+              help="Format of the input messages.")
+@click.option("--output", "-o", "output_option", default=None,
+              help="OUT, as an option: the directory to write (it must not exist yet).")
+@click.option("--to", "-t", "--target-format", "target_format", required=True, metavar="FORMAT",
+              help="Format to write.")
 @click.option("--master", default="local[*]", show_default=True, help="Spark master URL (spark://..., yarn, ...).")
 @click.option("--input-kind", type=click.Choice(["auto", "jsonl", "text", "parquet"]), default="auto",
               show_default=True, help="auto: Parquet for a path ending in .parquet, else lines.")
 @click.option("--output-kind", type=click.Choice(["parquet", "text"]), default="parquet", show_default=True,
-              help="Parquet with a binary value column (and key, for the formats of Kafka records), or text lines "
+              help="Parquet with a binary value column, one message a row as on Kafka (and key, for the formats of "
+              "Kafka records; avro and protobuf bodies Confluent-framed unless --option framing=none), or text lines "
               "(for the JSON formats).")
 @click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default="dead-letter",
               show_default=True, help="What a message that cannot be converted does.")
 @click.option("--dead-letter", "dead_letter", default=None, help="Directory for the dead letters (Parquet: the "
               "error and the raw message); required with --errors dead-letter.")
 @click.option("--registry", default=None, help="Schema registry URL (http://, https://) or file (.sqlite, .db) for "
-              "avro, protobuf and debezium-avro (the option schema_registry); default: the embedded registry.")
+              "avro, protobuf and debezium-avro (the option schema_registry); default: the file 'cdcformats registry "
+              "where' prints.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="A format option, or strict=true, schema_registry=URL|FILE, framing=none (JSON values).")
-def spark_convert_command(input_path: str, source_format: str, output_path: str, target_format: str, master: str,
+def spark_convert_command(input_argument: str | None, output_argument: str | None, input_option: str | None,
+                          source_format: str, output_option: str | None, target_format: str, master: str,
                           input_kind: str, output_kind: str, errors: str, dead_letter: str | None,
                           registry: str | None, options: tuple[str, ...]) -> None:
-    """Convert files of change messages with Spark, on this machine (local[*]) or a cluster (--master)."""
+    """Convert files of change messages IN into the directory OUT with Spark, on this machine (local[*]) or a
+    cluster (--master).
+
+    Example: cdcformats spark-convert -f lindorm -t debezium-json changes.jsonl out/ --errors skip
+    """
+    input_path = _required_once("IN", input_argument, "--input", input_option)
+    output_path = _required_once("OUT", output_argument, "--output", output_option)
+    if errors == "dead-letter" and dead_letter is None:  # before Spark starts, which takes seconds
+        raise click.UsageError("--errors dead-letter (the default) needs --dead-letter DIRECTORY; or give --errors "
+                               "skip or --errors fail")
     from .spark import register, session
     from .spark.job import convert_files
 
@@ -433,6 +503,20 @@ def spark_convert_command(input_path: str, source_format: str, output_path: str,
     finally:
         spark.stop()
     click.echo(str(counts), err=True)
+
+
+def _given_once(name: str, argument: str | None, option_name: str, option: str | None) -> str | None:
+    """A path given as an argument or as an option, not both; None when neither is given."""
+    if argument is not None and option is not None:
+        raise click.UsageError(f"{name} given twice, as {argument} and as {option_name} {option}: give one")
+    return argument if argument is not None else option
+
+
+def _required_once(name: str, argument: str | None, option_name: str, option: str | None) -> str:
+    given = _given_once(name, argument, option_name, option)
+    if given is None:
+        raise click.UsageError(f"give {name} (or {option_name})")
+    return given
 
 
 @main.command("demo")

@@ -67,12 +67,20 @@ def configure(source: str | Codec, target: str | Codec, *, source_options: dict[
     """The source and target codecs of a conversion. ``options`` go to whichever format declares them (to both when
     both do; one that neither declares is an error); ``source_options`` and ``target_options`` to one side only."""
     if isinstance(source, str) and isinstance(target, str):
-        shared_source, shared_target = routed(options, [codec_class(source), codec_class(target)])
-        return (codec(source, **_merged(shared_source, source_options or {}, source)),
-                codec(target, **_merged(shared_target, target_options or {}, target)))
+        source_side, target_side = options_of_each(source, target, options, source_options, target_options)
+        return codec(source, **source_side), codec(target, **target_side)
     if options or source_options or target_options:
         raise ConfigurationError("options can only be given with format names; configure the codecs instead")
     return (codec(source) if isinstance(source, str) else source, codec(target) if isinstance(target, str) else target)
+
+
+def options_of_each(source: str, target: str, options: dict[str, Any], source_options: dict[str, Any] | None = None,
+                    target_options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The options of the source and of the target format: ``options`` go to whichever declares them (to both when
+    both do; one that neither declares is an error), ``source_options`` and ``target_options`` to one side only."""
+    shared_source, shared_target = routed(options, [codec_class(source), codec_class(target)])
+    return (_merged(shared_source, source_options or {}, source),
+            _merged(shared_target, target_options or {}, target))
 
 
 def _merged(shared: dict[str, Any], own: dict[str, Any], format_name: str) -> dict[str, Any]:

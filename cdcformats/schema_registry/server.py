@@ -12,6 +12,7 @@ import binascii
 import hmac
 import json
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote, unquote
@@ -230,11 +231,16 @@ def _valid_token(token: str) -> bool:
     return True
 
 
-def serve(store: SchemaStore, host: str = "127.0.0.1", port: int = 8081, *,
-          credentials: tuple[str, str] | None = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-          log_level: str = "info") -> None:
-    """Serve the registry until interrupted."""
+def listen(host: str = "127.0.0.1", port: int = 8081) -> socket.socket:
+    """A socket listening on ``host:port`` (port 0: any free one), or the ``OSError`` why not (the port is in use),
+    before anything is served."""
+    return socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+
+
+def serve(store: SchemaStore, listening: socket.socket, *, credentials: tuple[str, str] | None = None,
+          max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, log_level: str = "info") -> None:
+    """Serve the registry on a ``listen``-ing socket until interrupted."""
     import uvicorn
 
     app = create_app(store, max_request_bytes=max_request_bytes, credentials=credentials)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, server_header=False)
+    uvicorn.Server(uvicorn.Config(app, log_level=log_level, server_header=False)).run(sockets=[listening])

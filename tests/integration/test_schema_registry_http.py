@@ -226,7 +226,10 @@ def test_connect_gives_confluent_clients_for_urls_and_the_cli_registers_envelope
     format_name, subject, schema_id = result.output.split()
     assert (format_name, subject) == ("protobuf", "orders-value")
     assert client.get_latest_version("orders-value").schema_id == int(schema_id)
-    refused = CliRunner().invoke(main, ["schemas", "register", "--registry", server.url, "--topic", "orders"])
+    avro = CliRunner().invoke(main, ["schemas", "register", "--registry", server.url, "--topic", "payments"])
+    assert avro.exit_code == 0 and avro.output.split()[:2] == ["avro", "payments-value"]  # the default
+    refused = CliRunner().invoke(main, ["schemas", "register", "--registry", server.url, "--topic", "orders", "-f",
+                                        "avro", "-f", "protobuf"])
     assert refused.exit_code == 2 and "one topic subject holds one schema" in refused.output
 
 

@@ -3,9 +3,19 @@ in a pipe, JSON for scripts, and mistakes answered with the fix."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pty
+import re
+import socket
+import subprocess
+from pathlib import Path
 
-from .conftest import Runner
+from .conftest import CDCFORMATS, Runner, jsonl
+
+LINDORM = jsonl('{"op":"Put","table":"orders","ts":"1700000000000","keyOnly":"false","data":['
+                '{"type":"VARCHAR","name":"id","value":"o-1"},{"type":"BIGINT","name":"items","value":"3"}]}')
 
 
 def test_formats_reads_at_80_columns_and_in_a_pipe(cdcformats: Runner) -> None:
@@ -26,7 +36,7 @@ def test_formats_json_is_for_scripts(cdcformats: Runner) -> None:
     assert "cell.version" in lindorm["carries"] and "source.position" in lindorm["does_not_carry"]
 
 
-def test_a_misspelt_format_or_option_says_what_was_meant(cdcformats: Runner, tmp_path) -> None:
+def test_a_misspelt_format_or_option_says_what_was_meant(cdcformats: Runner, tmp_path: Path) -> None:
     (tmp_path / "in.jsonl").write_bytes(b"")
     assert cdcformats("convert", "--from", "lindorn", "--to", "avro", "in.jsonl").error_line().startswith(
         "Error: unknown format 'lindorn' (did you mean 'lindorm'?)")
@@ -36,10 +46,103 @@ def test_a_misspelt_format_or_option_says_what_was_meant(cdcformats: Runner, tmp
         "Error: unknown format 'debezium' (did you mean 'debezium-json' or 'debezium-avro'?)")
 
 
-def test_a_list_option_without_quotes_shows_the_quoting(cdcformats: Runner, tmp_path) -> None:
+def test_a_list_option_without_quotes_shows_the_quoting(cdcformats: Runner, tmp_path: Path) -> None:
     (tmp_path / "in.jsonl").write_bytes(b"")
     ran = cdcformats("convert", "--from", "lindorm", "--to", "avro", "in.jsonl", "--option", "key_columns=[uid]")
     assert ran.returncode == 2
     assert ran.error_line() == ("Error: lindorm: option key_columns: expected a list of column names, got the text "
                                 """'[uid]': write it as JSON, ["uid"] (in a shell, with quotes around it: """
                                 """'key_columns=["uid"]')""")
+
+
+def _on_a_terminal(arguments: list[str], cwd: Path, stdout_terminal: bool) -> tuple[int, str, bytes]:
+    """Run with stderr (and stdout, when asked) on a pseudo-terminal: the exit code, what the terminal showed, and
+    stdout when it was not the terminal."""
+    terminal, other_end = pty.openpty()
+    with open(cwd / "stdout", "w+b") as stdout:
+        with subprocess.Popen([CDCFORMATS, *arguments], cwd=cwd, stdin=subprocess.DEVNULL,
+                              stdout=other_end if stdout_terminal else stdout, stderr=other_end) as ran:
+            os.close(other_end)
+            shown = b""
+            with contextlib.suppress(OSError):  # the terminal reads EIO once the process has closed it
+                while chunk := os.read(terminal, 65536):
+                    shown += chunk
+        os.close(terminal)
+        stdout.seek(0)
+        return ran.returncode, shown.decode(errors="replace"), stdout.read()
+
+
+def test_binary_output_to_a_terminal_is_refused_unless_asked_for(tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(LINDORM)
+    code, shown, _ = _on_a_terminal(["convert", "-f", "lindorm", "-t", "avro", "in.jsonl"], tmp_path, True)
+    assert code == 2
+    assert "Error: avro files are binary and stdout is a terminal: give OUT, redirect stdout, or write to the " \
+           "terminal all the same with -o -" in " ".join(shown.split())
+    code, shown, _ = _on_a_terminal(["convert", "-f", "lindorm", "-t", "avro", "in.jsonl", "-o", "-"], tmp_path, True)
+    assert code == 0 and "Obj\x01" in shown  # Avro's container magic, on the terminal as asked
+
+
+def test_the_summary_has_a_line_of_its_own_after_the_progress_display(tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(LINDORM * 20_000)
+    code, shown, stdout = _on_a_terminal(["convert", "-f", "lindorm", "-t", "debezium-json", "in.jsonl", "--progress"],
+                                         tmp_path, False)
+    assert code == 0, shown
+    assert len(stdout.splitlines()) == 20_000
+    last = re.split(r"[\r\n]", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).rstrip())[-1]  # without the escapes
+    assert re.fullmatch(r"lindorm -> debezium-json: 20,000 messages read .* events/s", last), shown[-400:]
+
+
+def test_quiet_shows_no_summary(cdcformats: Runner, tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(LINDORM)
+    ran = cdcformats("convert", "-q", "-f", "lindorm", "-t", "debezium-json", "in.jsonl", "-o", "out.jsonl")
+    assert ran.returncode == 0 and ran.stderr == ""
+    assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == 1
+    assert cdcformats("convert", "-f", "lindorm", "-t", "avro", "in.jsonl", "a.avro", "-o", "b.avro").error_line() == \
+        "Error: OUT given twice, as a.avro and as --output b.avro: give one"
+
+
+def test_one_vocabulary_across_subcommands(cdcformats: Runner) -> None:
+    for command in (["convert"], ["bridge"], ["spark-convert"]):
+        shown = cdcformats(*command, "--help", env={"COLUMNS": "80"}).stdout.decode()
+        assert all(flag in shown for flag in ("-f, --from", "-t, --to", "--option", "--registry", "Example:")), command
+    bridge = cdcformats("bridge", "--help").stdout.decode()
+    assert "-b, --bootstrap-server" in bridge and "--source-option" in bridge
+    spark = cdcformats("spark-convert", "--help").stdout.decode()
+    assert "[IN] [OUT]" in spark and "-o, --output" in spark
+    assert "--registry" in cdcformats("registry", "serve", "--help").stdout.decode()
+
+
+def test_spark_convert_asks_for_the_dead_letter_directory_before_spark_starts(cdcformats: Runner,
+                                                                              tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(LINDORM)
+    ran = cdcformats("spark-convert", "-f", "lindorm", "-t", "debezium-json", "in.jsonl", "out")
+    assert ran.returncode == 2
+    assert ran.error_line() == ("Error: --errors dead-letter (the default) needs --dead-letter DIRECTORY; or give "
+                                "--errors skip or --errors fail")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_registry_on_a_port_in_use_says_so_in_one_line(cdcformats: Runner, tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        ran = cdcformats("registry", "serve", "--registry", "r.sqlite", "--port", str(port), timeout=30)
+    assert ran.returncode == 1
+    assert ran.stderr == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_registry_where_names_the_default_file(cdcformats: Runner, tmp_path: Path) -> None:
+    ran = cdcformats("registry", "where", env={"CDCFORMATS_SCHEMA_REGISTRY": str(tmp_path / "r.sqlite")})
+    assert ran.stdout.decode() == f"{tmp_path / 'r.sqlite'}\n"
+    assert "$CDCFORMATS_SCHEMA_REGISTRY" in ran.stderr and "not created yet" in ran.stderr
+    data = tmp_path / "data"
+    ran = cdcformats("registry", "where", env={"CDCFORMATS_SCHEMA_REGISTRY": "", "XDG_DATA_HOME": str(data)})
+    assert ran.stdout.decode() == f"{data / 'cdcformats' / 'schema-registry.sqlite'}\n"
+    assert not data.exists()
+
+
+def test_schemas_register_needs_no_format(cdcformats: Runner, tmp_path: Path) -> None:
+    ran = cdcformats("schemas", "register", "--registry", "r.sqlite", "--topic", "orders")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.decode().split("\t")[:2] == ["avro", "orders-value"]
+    assert cdcformats("schemas", "register", "--registry", "r.sqlite").error_line() == \
+        "Error: --strategy topic needs --topic TOPIC (--strategy record needs none)"
