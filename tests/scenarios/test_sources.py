@@ -143,3 +143,28 @@ def test_maxwell_bootstrap_markers_and_schema_changes_are_skipped_with_skip_ddl(
     odd = cdcformats("convert", "--from", "maxwell-json", "--to", "debezium-json", "odd.jsonl",
                      "--option", "skip_ddl=true")
     assert odd.returncode == 1 and "field type" in odd.error_line()
+
+
+# DataWorks' messages for Kafka: a row, then the heartbeat it writes periodically so that consumers see its progress.
+DATAWORKS = jsonl(
+    '{"schema": {"dataColumn": [{"name": "id", "type": "LONG"}, {"name": "val", "type": "DOUBLE"}], '
+    '"primaryKey": ["id"], "source": {"dbType": "MySQL", "dbName": "bigdata_test", "tableName": "sync_test_table"}}, '
+    '"payload": {"before": null, "after": {"dataColumn": {"id": 1, "val": 2.5}}, "sequenceId": "1731663842292000001", '
+    '"timestamp": {"eventTime": 1731662097000, "systemTime": 1731663848979, "checkpointTime": 1731662097000}, '
+    '"op": "INSERT", "ddl": null}, "version": "0.0.1"}',
+    '{"schema": {"dataColumn": null, "primaryKey": null, "source": null}, "payload": {"before": null, "after": null, '
+    '"sequenceId": null, "timestamp": {"eventTime": 1731662160000, "systemTime": 1731663910000, '
+    '"checkpointTime": 1731662160000}, "op": "MHEARTBEAT", "ddl": null}, "version": "0.0.1"}',
+)
+
+
+def test_dataworks_heartbeats_are_skipped_with_skip_ddl(cdcformats: Runner, tmp_path: Path) -> None:
+    (tmp_path / "sync.jsonl").write_bytes(DATAWORKS)
+    refused = cdcformats("convert", "--from", "aliyun-json", "--to", "debezium-json", "sync.jsonl")
+    assert refused.returncode == 1
+    assert "line 2: field payload.op: op 'MHEARTBEAT'" in refused.error_line() and "skip_ddl" in refused.error_line()
+    ran = cdcformats("convert", "--from", "aliyun-json", "--to", "debezium-json", "sync.jsonl",
+                     "--option", "skip_ddl=true")
+    assert ran.returncode == 0, ran.stderr
+    assert [json.loads(line)["after"] for line in ran.stdout.splitlines()] == [{"id": 1, "val": 2.5}]
+    assert "2 messages read (1 decoded, 0 failed, 1 skipped), 1 events (1 written, 0 refused)" in ran.stderr
