@@ -7,6 +7,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from .conftest import Runner, jsonl
 
 # Arcion Replicant's NATIVE messages for a MySQL source, as its docs show them: the cursor's timestamp is the commit
@@ -126,25 +128,6 @@ MAXWELL = jsonl(
 )
 
 
-def test_maxwell_bootstrap_markers_and_schema_changes_are_skipped_with_skip_ddl(cdcformats: Runner,
-                                                                              tmp_path: Path) -> None:
-    (tmp_path / "orders.jsonl").write_bytes(MAXWELL)
-    refused = cdcformats("convert", "--from", "maxwell-json", "--to", "debezium-json", "orders.jsonl")
-    assert refused.returncode == 1
-    assert "line 1: field type: bootstrap-start" in refused.error_line() and "skip_ddl" in refused.error_line()
-    ran = cdcformats("convert", "--from", "maxwell-json", "--to", "debezium-json", "orders.jsonl",
-                     "--option", "skip_ddl=true")
-    assert ran.returncode == 0, ran.stderr
-    assert [json.loads(line)["op"] for line in ran.stdout.splitlines()] == ["r", "r", "c"]
-    assert "6 messages read (3 decoded, 0 failed, 3 skipped), 3 events (3 written, 0 refused)" in ran.stderr
-    # a type Maxwell does not write is still an error under skip_ddl
-    (tmp_path / "odd.jsonl").write_bytes(jsonl('{"database": "shop", "table": "orders", "type": "upsert", '
-                                               '"data": {"id": 4}}'))
-    odd = cdcformats("convert", "--from", "maxwell-json", "--to", "debezium-json", "odd.jsonl",
-                     "--option", "skip_ddl=true")
-    assert odd.returncode == 1 and "field type" in odd.error_line()
-
-
 # DataWorks' messages for Kafka: a row, then the heartbeat it writes periodically so that consumers see its progress.
 DATAWORKS = jsonl(
     '{"schema": {"dataColumn": [{"name": "id", "type": "LONG"}, {"name": "val", "type": "DOUBLE"}], '
@@ -158,13 +141,26 @@ DATAWORKS = jsonl(
 )
 
 
-def test_dataworks_heartbeats_are_skipped_with_skip_ddl(cdcformats: Runner, tmp_path: Path) -> None:
-    (tmp_path / "sync.jsonl").write_bytes(DATAWORKS)
-    refused = cdcformats("convert", "--from", "aliyun-json", "--to", "debezium-json", "sync.jsonl")
+@pytest.mark.parametrize("source, messages, refusal, ops, counts, other_type", [
+    ("maxwell-json", MAXWELL, "line 1: field type: bootstrap-start", ["r", "r", "c"],
+     "6 messages read (3 decoded, 0 failed, 3 skipped), 3 events (3 written, 0 refused)",
+     '{"database": "shop", "table": "orders", "type": "upsert", "data": {"id": 4}}'),
+    ("aliyun-json", DATAWORKS, "line 2: field payload.op: op 'MHEARTBEAT'", ["c"],
+     "2 messages read (1 decoded, 0 failed, 1 skipped), 1 events (1 written, 0 refused)",
+     '{"schema": {}, "payload": {"op": "MBEAT"}}'),
+])
+def test_messages_that_change_no_row_are_skipped_with_skip_ddl_and_counted(
+        cdcformats: Runner, tmp_path: Path, source: str, messages: bytes, refusal: str, ops: list[str], counts: str,
+        other_type: str) -> None:
+    (tmp_path / "in.jsonl").write_bytes(messages)
+    refused = cdcformats("convert", "--from", source, "--to", "debezium-json", "in.jsonl")
     assert refused.returncode == 1
-    assert "line 2: field payload.op: op 'MHEARTBEAT'" in refused.error_line() and "skip_ddl" in refused.error_line()
-    ran = cdcformats("convert", "--from", "aliyun-json", "--to", "debezium-json", "sync.jsonl",
-                     "--option", "skip_ddl=true")
+    assert refusal in refused.error_line() and "option skip_ddl skips" in refused.error_line()
+    ran = cdcformats("convert", "--from", source, "--to", "debezium-json", "in.jsonl", "--option", "skip_ddl=true")
     assert ran.returncode == 0, ran.stderr
-    assert [json.loads(line)["after"] for line in ran.stdout.splitlines()] == [{"id": 1, "val": 2.5}]
-    assert "2 messages read (1 decoded, 0 failed, 1 skipped), 1 events (1 written, 0 refused)" in ran.stderr
+    assert [json.loads(line)["op"] for line in ran.stdout.splitlines()] == ops
+    assert counts in ran.stderr
+    # a type the format does not write is still an error under skip_ddl
+    (tmp_path / "other.jsonl").write_bytes(jsonl(other_type))
+    other = cdcformats("convert", "--from", source, "--to", "debezium-json", "other.jsonl", "--option", "skip_ddl=true")
+    assert other.returncode == 1 and "line 1: field" in other.error_line()
