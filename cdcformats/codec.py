@@ -339,10 +339,14 @@ class Codec:
         finally:
             writer.close()
 
+    # The format that writes the same messages as text, which a file holds: every format whose messages are not
+    # bytes names one.
+    text_form: ClassVar[str | None] = None
+
     def _check_file_form(self) -> None:
         if self.message_type is not bytes:
-            raise ConfigurationError(f"{self.name} messages are tuples, which have no file form: use the format "
-                                     "that writes the same rows as text")
+            raise ConfigurationError(f"{self.name} messages are {self.message_type.__name__}s, which have no file "
+                                     f"form: use {self.text_form}, which writes the same messages as text")
 
     # -- what adapters ask of a format --------------------------------------------------------------------------------
     # Adapters (Kafka, Spark, the command line) never ask which format a codec is, only what it can do.
@@ -428,6 +432,9 @@ class Codec:
         the other fields (what ``carries`` leaves out), the kind of change (``reshaped`` where no shape admits it),
         and what depends on the format's own rules (``dropped_details``).
         """
+        unnamed = self._unnamed_row(event)
+        if unnamed is not None:
+            return [unnamed]
         slots = SlotIndex(event)
         losses = slots.counted(self._cell_losses(event) + self._field_losses(event))
         current = without(event, losses)
@@ -438,6 +445,20 @@ class Codec:
                 return losses
             current = without(event, losses)
         return losses + slots.counted(list(self.dropped_details(current)))
+
+    def _unnamed_row(self, event: ChangeEvent) -> Loss | None:
+        """The refusal of a change that would name no row here: it has no key and only deletes columns (a Lindorm
+        Delete or DeleteColumn read without the option key_columns, whose row key entries read as deletions), and a
+        deleted column is written here as the column set to null, so that every column written is null."""
+        if event.key or not event.after or any(cell.kind is CellKind.PUT for cell in event.after):
+            return None
+        kinds = self._carriage().cell_kinds
+        lost = next((cell.kind for cell in event.after if cell.kind not in kinds), None)
+        if lost is None:
+            return None
+        return Loss(f"cell.kind.{lost.value}", "key", REFUSED,
+                    f"this {event.op.value} has no key and only deletes columns, which {self.name} writes as nulls, "
+                    "so it would name no row: give the source format its key columns (the option key_columns)")
 
     def _cell_losses(self, event: ChangeEvent) -> list[Loss]:
         losses: list[Loss] = []

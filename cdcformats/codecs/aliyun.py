@@ -22,12 +22,15 @@ How the message maps onto the canonical event:
   Paimon's "update in one" example), ``UPDATE_BEFORE`` is UPDATE with only the old row (in ``before``). As Paimon
   does, the image an op is not read from is ignored (an INSERT's ``before``, a DELETE's ``after``); the one it is read
   from must be there. Other ops (DataWorks' heartbeats ``MHEARTBEAT``, transaction and DDL records) are no row
-  change and are refused.
+  change and are refused; with the option ``skip_ddl`` a heartbeat, which DataWorks writes periodically so that
+  consumers can tell its progress, is skipped (decoded to no event, which a conversion counts as a skipped message)
+  whatever else it holds. The ops of transaction and DDL records are not documented, so they stay refused.
 * Not documented: whether an update is one message or two. Both are read. An ``UPDATE_BEFORE`` directly followed by
   its ``UPDATE_AFTER`` (the next message, without a ``before``, identical to it in everything but the op, the
   images and schema columns that neither image holds, which say nothing about the row) is one UPDATE event with both
-  images. An ``UPDATE_BEFORE`` not followed by its pair stays an UPDATE with
-  only a before image; an ``UPDATE_AFTER`` alone an UPDATE with only an after image (or both, when it carries them).
+  images; a skipped heartbeat between them parts them. An ``UPDATE_BEFORE`` not followed by its pair stays an
+  UPDATE with only a before image; an ``UPDATE_AFTER`` alone an UPDATE with only an after image (or both, when it
+  carries them).
   Written: one ``UPDATE_AFTER`` message with both images by default; with ``split_updates=True``, an
   ``UPDATE_BEFORE`` and then an ``UPDATE_AFTER``, the pair the decoder joins again (still one message where the
   before image lacks a key column, which an ``UPDATE_BEFORE`` reads its key from). So an UPDATE with only a before
@@ -146,6 +149,12 @@ SPLIT_UPDATES = Option(
     "one UPDATE_AFTER message that carries both", False, flag)
 
 
+# DataWorks' heartbeat, the one documented op of a message that changes no row.
+HEARTBEAT = "MHEARTBEAT"
+SKIP_DDL = Option("skip_ddl", f"skip DataWorks' heartbeats ({HEARTBEAT}), which change no row, instead of refusing "
+                              "them", False, flag)
+
+
 class AliyunJsonCodec(Codec):
     name = NAME
     description = "Alibaba Cloud DataWorks change messages for Kafka, as Paimon reads them (aliyun-json)"
@@ -158,7 +167,7 @@ class AliyunJsonCodec(Codec):
               Shape(Op.UPDATE, before=OPTIONAL, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=ABSENT))
     own_attributes = frozenset({PRIMARY_KEY_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE, SOURCE_ATTRIBUTE,
                                 PAYLOAD_ATTRIBUTE})
-    options = (SPLIT_UPDATES, MAX_MESSAGE_BYTES)
+    options = (SPLIT_UPDATES, SKIP_DDL, MAX_MESSAGE_BYTES)
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -168,18 +177,12 @@ class AliyunJsonCodec(Codec):
 
     def decode_message(self, message: bytes) -> ChangeEvent:
         """One message on its own (an UPDATE_BEFORE is not joined with what follows it: use ``decode``)."""
-        return _event(self._load(message))
+        return _event(_checked(load_object(NAME, message, self.config["max_message_bytes"])))
 
-    def _load(self, message: Any) -> dict[str, Any]:
-        document = load_object(NAME, message, self.config["max_message_bytes"])
-        for field in _TOP_FIELDS:
-            if type(document.get(field)) is not dict:
-                raise DecodeError(NAME, f"expected an object, got {json_type(document.get(field))}", field=field)
-        code = document["payload"].get("op")
-        if type(code) is not str or code not in _OP_OF_CODE:
-            raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}",
-                              field="payload.op")
-        return document
+    def _is_skipped(self, document: dict[str, Any]) -> bool:
+        """Whether a message is one that the option skip_ddl skips: a heartbeat."""
+        payload = document.get("payload")
+        return self.config["skip_ddl"] and type(payload) is dict and payload.get("op") == HEARTBEAT
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
@@ -276,8 +279,10 @@ class _UpdatePairDecoder(IncrementalDecoder):
         waiting, self.waiting = self.waiting, None
         units = [] if waiting is None else [waiting[0]]
         try:
-            document = self.codec._load(message)
-            event = _event(document)
+            document = load_object(NAME, message, self.codec.config["max_message_bytes"])
+            if self.codec._is_skipped(document):
+                return [*units, DecodedUnit(position, (message,), [])]
+            event = _event(_checked(document))
         except DecodeError as error:
             return [*units, DecodedUnit.refused(position, message, error)]
         unit = DecodedUnit(position, (message,), [event])
@@ -300,8 +305,21 @@ class _UpdatePairDecoder(IncrementalDecoder):
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
 
+def _checked(document: dict[str, Any]) -> dict[str, Any]:
+    """The document of a row change, its envelope and op checked."""
+    for field in _TOP_FIELDS:
+        if type(document.get(field)) is not dict:
+            raise DecodeError(NAME, f"expected an object, got {json_type(document.get(field))}", field=field)
+    code = document["payload"].get("op")
+    if type(code) is not str or code not in _OP_OF_CODE:
+        skipped = " (option skip_ddl skips heartbeats)" if code == HEARTBEAT else ""
+        raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(_OP_OF_CODE)}"
+                                f"{skipped}", field="payload.op")
+    return document
+
+
 def _event(document: dict[str, Any]) -> ChangeEvent:
-    """The event of one message; ``_load`` has checked the envelope and the op."""
+    """The event of one message; ``_checked`` has checked the envelope and the op."""
     schema, payload = document["schema"], document["payload"]
     code = payload["op"]
     types = _column_types(schema.get("dataColumn"))

@@ -17,7 +17,9 @@ How the message maps onto the canonical event:
   attributes ``arcion.namespace_hash`` and ``arcion.table_hash`` and written back.
 * ``cursor`` differs per source database, so it is kept verbatim and in order as the source position. A nested
   value in it is kept as its JSON text, named by an ``arcion.cursor.json`` attribute, and written back as JSON.
-  Arcion's ``timestamp`` in the cursor is not copied into the commit time: the cursor stays the one place it lives.
+* The cursor's ``timestamp``, the time of the change's commit in the source database in milliseconds, is also the
+  commit time (it stays in the cursor too, which is written back as it came). A ``timestamp`` that is not an integer,
+  or too far from 1970 to hold in microseconds, gives no commit time; a message without one has none.
 * Top-level fields other than the five of the envelope are kept verbatim as ``arcion.field.<name>`` attributes and
   written back, so nothing is lost.
 * Values are kept as the JSON value they are (the samples have only strings). With the option ``column_types``
@@ -33,10 +35,13 @@ Written from other formats (each difference a ``Loss`` of ``dropped()``):
   change but a DELETE is a snapshot row of its after image. A TRUNCATE has no form: refused.
 * A realtime message names its table: an event without one takes the table of the option ``table``, and without
   that option it is refused (``cf.loss`` lists ``requires table``).
+* The commit time is the cursor's ``timestamp``, in milliseconds (a sub-millisecond part is floored away): a cursor
+  without one gets it as its last entry; where the cursor has one, it is written as it came and the commit time reads
+  back as what it says. A snapshot row has no cursor, so no commit time either.
 * Key cells that the event keeps outside the row image (Tablestore's primary key) are written in front of the row
   image the key is read from (the before image of a D); the key then reads back as ``key_columns`` names it.
 * A deleted column (a Lindorm Delete, a Tablestore DA) is the column set to null; versions, a repeated column (the
-  first is kept), source times and other formats' attributes have no place. Bytes are written as base64 text;
+  first is kept), the capture time and other formats' attributes have no place. Bytes are written as base64 text;
   decimals, NaN and infinities as their text (typed back where ``column_types`` types the column); a value is typed
   by ``column_types`` alone, so its cell's type becomes the column's.
 
@@ -46,7 +51,7 @@ Normal form (what ``encode`` writes): the envelope with every field present; typ
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..codec import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
@@ -67,7 +72,7 @@ from ..model import (
     is_nested,
     same_value,
 )
-from ._kit import kept_fields, typed_text
+from ._kit import kept_fields, time_units, typed_text
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
@@ -85,6 +90,7 @@ NAMESPACE_HASH = "arcion.namespace_hash"
 TABLE_HASH = "arcion.table_hash"
 CURSOR_JSON = "arcion.cursor.json"
 FIELD_ATTRIBUTE = "arcion.field."
+TIMESTAMP = "timestamp"  # the cursor's entry that holds the commit time
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
@@ -148,7 +154,7 @@ class ArcionCodec(KeyedByColumns):
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
         "key", "before", "after", "cell.type",
         "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal", "value.off_type",
-        "value.nested", "source.position",
+        "value.nested", "source.position", "source.commit_time",
     })
     shapes: tuple[Shape, ...] = (
         Shape(Op.INSERT, before=OPTIONAL, after=OPTIONAL),
@@ -207,7 +213,8 @@ class ArcionCodec(KeyedByColumns):
         after = self._image(document, "after", table)
         key_image = before if op is Op.DELETE or after is None else after
         return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
-                           Source(position=position), attributes=tuple(attributes))
+                           Source(position=position, commit_time_us=_commit_time(position)),
+                           attributes=tuple(attributes))
 
     def _image(self, document: dict[str, Any], name: str, table: Table | None) -> Image | None:
         row = document.get(name)
@@ -295,8 +302,11 @@ class ArcionCodec(KeyedByColumns):
             table = self.config["table"]
             if event.table != table:
                 losses.append(Loss("table", "table", table, "a snapshot row takes its table from the option table"))
-            if event.source != Source():
+            if event.source.position:
                 losses.append(Loss("source.position", "source.position", (), "a snapshot row is a bare row"))
+            if event.source.commit_time_us is not None:
+                losses.append(Loss("source.commit_time", "source.commit_time_us", None, "a snapshot row is a bare "
+                                                                                         "row"))
             after = event.after or ()
             losses += [Loss("after", f"after[{index}]", None,
                             "a snapshot row with an opType column would read back as a realtime message")
@@ -338,16 +348,48 @@ class ArcionCodec(KeyedByColumns):
                                "the two 64-bit hashes once each, arcion.cursor.json for each cursor entry that "
                                "holds an object or array, then arcion.field.* once each, as JSON text"))
         if not snapshot:
-            seen = set()
-            for index, (name, value) in enumerate(event.source.position):
-                path = f"source.position[{index}]"
-                if name in seen:
-                    losses.append(Loss("source.position", path, None, "the cursor is a JSON object: names are unique"))
-                elif type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
-                    losses.append(Loss("source.position", f"{path}.value", typed_text.render(value),
-                                       "the cursor holds JSON values"))
-                seen.add(name)
+            losses += _cursor_losses(event.source)
         return losses
+
+
+def _cursor_losses(source: Source) -> list[Loss]:
+    """The cursor is a JSON object of JSON values, whose timestamp is the commit time: a source position's repeated
+    names and other values, and a commit time that is not the cursor's timestamp."""
+    losses = []
+    cursor = []
+    seen = set()
+    for index, (name, value) in enumerate(source.position):
+        path = f"source.position[{index}]"
+        if name in seen:
+            losses.append(Loss("source.position", path, None, "the cursor is a JSON object: names are unique"))
+            continue
+        if type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
+            value = typed_text.render(value)
+            losses.append(Loss("source.position", f"{path}.value", value, "the cursor holds JSON values"))
+        cursor.append((name, value))
+        seen.add(name)
+    if TIMESTAMP not in seen and source.commit_time_us is not None:
+        cursor.append(_timestamp_entry(source.commit_time_us))
+        losses.append(Loss("source.position", "source.position", tuple(cursor),
+                           "the cursor holds the commit time as its timestamp"))
+    commit_time = _commit_time(cursor)
+    if commit_time != source.commit_time_us:
+        losses.append(Loss("source.commit_time", "source.commit_time_us", commit_time,
+                           "the commit time is the cursor's timestamp, in milliseconds"))
+    return losses
+
+
+def _commit_time(cursor: Iterable[tuple[str, Value]]) -> int | None:
+    """The commit time a cursor says: its timestamp, an integer of milliseconds (the first, of a position that
+    repeats the name, as a cursor keeps it)."""
+    for name, value in cursor:
+        if name == TIMESTAMP:
+            return time_units.to_microseconds(value, time_units.MILLISECOND)
+    return None
+
+
+def _timestamp_entry(commit_time_us: int) -> tuple[str, int]:
+    return TIMESTAMP, time_units.in_unit(commit_time_us, time_units.MILLISECOND)
 
 
 def _attributes_as_decoded(event: ChangeEvent) -> Entries:

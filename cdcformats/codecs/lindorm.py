@@ -22,7 +22,10 @@ How the message maps onto the canonical event:
   back gives the same text (see ``typed_text``): "7" in a BIGINT column is 7, "007" stays "007". A missing value is
   null. How binary values are written is not documented, so bytes cannot be encoded.
 * Which entries form the primary key is not in the message: give ``key_columns`` and the key is read out of the
-  image. Key entries identify the row, so in a Delete they are PUT cells, not deletions.
+  image. Key entries identify the row, so in a Delete they are PUT cells, not deletions. Without ``key_columns`` a
+  Delete's or DeleteColumn's event has no key and its row key entries are deletions like the others: a format that
+  writes a deleted column as a null (all but lindorm, ots and the canonical envelopes) refuses it, since every
+  column it wrote would be null and name no row; the error names ``key_columns``.
 * The layout of the before image that the product page mentions is not documented; top-level fields other than the
   five documented ones are kept verbatim as ``lindorm.field.<name>`` attributes and written back, so nothing is lost.
 

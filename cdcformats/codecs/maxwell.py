@@ -14,8 +14,10 @@ How the message maps onto the canonical event:
 
 * ``type`` insert, update, delete is INSERT, UPDATE, DELETE; bootstrap-insert (a row read by a bootstrap, Maxwell's
   snapshot) is READ. ``bootstrap-start`` / ``bootstrap-complete`` only mark a bootstrap, and the DDL types of
-  ``output_ddl`` (``table-create``, ``database-drop``...) describe schemas: none is a row change, so they are
-  refused with a DecodeError saying so (``on_error`` lets a stream go on past them).
+  ``output_ddl`` (``database-create``, ``table-alter``, ``table-drop``...) describe schemas: none is a row change,
+  so they are refused with a DecodeError saying so, or, with the option ``skip_ddl``, skipped (decoded to no event,
+  which a conversion counts as a skipped message), as consumers that only want rows skip them. Any other type is
+  always refused.
 * ``data`` is the row: the after image of an insert, update or bootstrap-insert, the before image of a delete.
   ``old`` holds the previous values of the columns an update changed, so the update's before image is ``data`` with
   those values put back (Maxwell: ``data.merge(old)``), in ``data``'s column order; a column only in ``old`` (which
@@ -74,7 +76,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..codec import PRESENT, Codec, JvmDecoder, Shape, one_row_losses
+from ..codec import PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
@@ -104,6 +106,9 @@ _TYPE_OF_OP = {**{op: row_type for row_type, op in _OP_OF_TYPE.items()}, Op.UPSE
 _BOOTSTRAP_MARKERS = ("bootstrap-start", "bootstrap-complete")
 _DDL_TYPE = re.compile(r"(database|table)-(create|alter|drop)")
 
+SKIP_DDL = Option("skip_ddl", "skip messages that change no row (bootstrap-start, bootstrap-complete, and output_ddl's "
+                              "table-create, database-drop...) instead of refusing them", False, flag)
+
 
 class MaxwellJsonCodec(Codec):
     name = NAME
@@ -120,7 +125,7 @@ class MaxwellJsonCodec(Codec):
         Shape(Op.READ, after=PRESENT),
     )
     own_attributes = frozenset({FIELD_ATTRIBUTE})
-    options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
+    options = (KEY_COLUMNS, SKIP_DDL, MAX_MESSAGE_BYTES)
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -128,8 +133,17 @@ class MaxwellJsonCodec(Codec):
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
-    def decode_message(self, message: bytes) -> ChangeEvent:
+    def decode_messages(self, message: bytes) -> list[ChangeEvent]:
+        """The event of a row message; none for a message that changes no row, under the option skip_ddl."""
         document = load_object(NAME, message, self.config["max_message_bytes"])
+        if self.config["skip_ddl"] and _changes_no_row(document.get("type")):
+            return []
+        return [self._event(document)]
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        return self._event(load_object(NAME, message, self.config["max_message_bytes"]))
+
+    def _event(self, document: dict[str, Any]) -> ChangeEvent:
         op = _op(document.get("type"))
         table = database_table(NAME, document.get("database"), document.get("table"))
         data = _image(document.get("data"), "data")
@@ -165,7 +179,8 @@ class MaxwellJsonCodec(Codec):
     def jvm_decoder(self) -> JvmDecoder:
         """``jvm/MaxwellDecoder.java``, this decoder in Java."""
         return JvmDecoder("cdcformats.codecs.jvm.MaxwellDecoder", {
-            "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
+            "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings(),
+            "skip_ddl": "true" if self.config["skip_ddl"] else "false"})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
@@ -264,13 +279,18 @@ class MaxwellJsonCodec(Codec):
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
 
+def _changes_no_row(row_type: Any) -> bool:
+    """Whether a message of this type is one that the option skip_ddl skips: a bootstrap marker or a schema change."""
+    return type(row_type) is str and (row_type in _BOOTSTRAP_MARKERS or _DDL_TYPE.fullmatch(row_type) is not None)
+
+
 def _op(row_type: Any) -> Op:
     if type(row_type) is str and row_type in _OP_OF_TYPE:
         return _OP_OF_TYPE[row_type]
     if type(row_type) is str and row_type in _BOOTSTRAP_MARKERS:
-        reason = f"{row_type} marks a bootstrap (Maxwell's snapshot) and is no row change"
+        reason = f"{row_type} marks a bootstrap (Maxwell's snapshot) and is no row change (option skip_ddl skips it)"
     elif type(row_type) is str and _DDL_TYPE.fullmatch(row_type):
-        reason = f"{row_type} is a schema change (output_ddl) and no row change"
+        reason = f"{row_type} is a schema change (output_ddl) and no row change (option skip_ddl skips it)"
     else:
         reason = f"expected a row change, one of {', '.join(_OP_OF_TYPE)}; got {_json_excerpt(row_type)}"
     raise DecodeError(NAME, reason, field="type")

@@ -40,11 +40,13 @@ Written from other formats (each difference a ``Loss`` of ``dropped()``):
 * An INSERT or READ is a PutRow (an UPSERT; a column it deletes is one the PutRow does not write, which replaces the
   row); an UPDATE's after image is an UpdateRow (U, DO and DA rows); a DELETE is a DeleteRow. A before image is
   dropped. A PutRow or UpdateRow with no column besides the key, and a TRUNCATE, have no form: refused.
-* A cell without a version (a relational value) is written at the commit time, in milliseconds, as Tablestore stamps
-  a write without one; without a commit time it is refused (``requires source.commit_time``). A DA row has no
-  version and a deletion row no value. The commit time and position are written only as whole sequence info
-  (epoch, row_index, shard_id); the table is the option ``table``'s; types, decimals (as text), key_only and
-  attributes have no place.
+* A cell without a version (a relational value) is written at the commit time, in milliseconds. In an event without
+  a commit time it is written as Tablestore stamps a write that gives no version: at the time of writing (the codec's
+  ``clock``, in milliseconds); or, with the option ``default_version``, at that version, so that a conversion gives
+  the same rows each time it runs. Each is a ``Loss`` of ``dropped()`` holding the version written, so ``strict``
+  refuses it. A DA row has no version and a deletion row no value.
+* The commit time and position are written only as whole sequence info (epoch, row_index, shard_id); the table is
+  the option ``table``'s; types, decimals (as text), key_only and attributes have no place.
 * Mode ``single_version_and_update_only`` writes every change but a DELETE or TRUNCATE as the row of its values.
 
 ``ots-json`` is the same tuples as text, one JSON array per message (or line), so that files and Kafka can carry
@@ -57,6 +59,8 @@ import base64
 import binascii
 import math
 import re
+import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..codec import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
@@ -86,6 +90,17 @@ def _names(value: Any) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+def _version(value: Any) -> int | None:
+    if value is not None and (type(value) is not int or not INT64_MIN <= value <= INT64_MAX):
+        raise ValueError(f"expected a version in milliseconds (a 64-bit integer), got {value!r}")
+    return value
+
+
+def wall_clock_ms() -> int:
+    """The time now, in milliseconds since 1970."""
+    return time.time_ns() // 1_000_000
+
+
 def _table(value: Any) -> Table | None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"expected a table name, got {value!r}")
@@ -108,8 +123,8 @@ class OtsCodec(Codec):
         Shape(Op.DELETE, after=ABSENT),
     )
     position_layout = POSITION_LAYOUT
-    # A row is written by its primary key; a record holds a column besides it; U and DO rows have a version.
-    requires: tuple[str, ...] = ("key", "after", "source.commit_time")
+    # A row is written by its primary key; a record holds a column besides it.
+    requires: tuple[str, ...] = ("key", "after")
     options: ClassVar[tuple[Option, ...]] = (
         Option("primary_key", "the primary key column names, in order (required)", None, _names,
                names_key_columns=True),
@@ -117,7 +132,14 @@ class OtsCodec(Codec):
         Option("mode", f"{MULTI_VERSION} (one row per cell change) or {SINGLE_VERSION} (one row per record)",
                MULTI_VERSION, one_of(MULTI_VERSION, SINGLE_VERSION)),
         Option("columns", f"the exported column list, in order (mode {SINGLE_VERSION})", None, _names),
+        Option("default_version", "the version (milliseconds since 1970) written for a cell without one in an event "
+                                  "without a commit time; default: the time of writing, as Tablestore stamps such a "
+                                  "write", None, _version),
     )
+    # The time of writing, in milliseconds since 1970: the version of a cell that neither it nor its event dates
+    # (without the option default_version). A function, so that a test can fix it.
+    clock: Callable[[], int] = staticmethod(wall_clock_ms)
+    text_form = "ots-json"
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -339,14 +361,11 @@ class OtsCodec(Codec):
                                                             "one null"))
             return losses
         source = event.source
+        version: tuple[int, str] | None = None  # found once, so that every cell of the record has the same
         for index, cell in enumerate(event.after or ()):
             if cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS:
-                if source.commit_time_us is None:
-                    return [Loss("requires source.commit_time", f"after[{index}].version", REFUSED,
-                                 "a U or DO row needs a version, and neither the cell nor the event has a time")]
-                version = time_units.in_unit(source.commit_time_us, time_units.MILLISECOND)
-                losses.append(Loss("cell.version", f"after[{index}].version", version,
-                                   "a cell without a version is written at the commit time"))
+                version = version or self._version_of(source)
+                losses.append(Loss("cell.version", f"after[{index}].version", *version))
         if _sequence_prefix(source) is None:
             if source.position:
                 losses.append(Loss("source.position", "source.position", (),
@@ -355,6 +374,17 @@ class OtsCodec(Codec):
                 losses.append(Loss("source.commit_time", "source.commit_time_us", None,
                                    "the commit time is written in sequence info only"))
         return losses
+
+
+    def _version_of(self, source: Source) -> tuple[int, str]:
+        """The version of a U or DO row whose cell has none, and why: the commit time, else the option
+        default_version, else the time of writing (Tablestore's version of a write that gives none)."""
+        if source.commit_time_us is not None:
+            return (time_units.in_unit(source.commit_time_us, time_units.MILLISECOND),
+                    "a cell without a version is written at the commit time")
+        if self.config["default_version"] is not None:
+            return self.config["default_version"], "a cell that nothing dates is written at the option default_version"
+        return self.clock(), "a cell that nothing dates is written at the time of writing, as Tablestore does"
 
 
 class OtsJsonCodec(OtsCodec):

@@ -92,10 +92,14 @@ INTEROP = {
                            partial(native_maxwell.normal_form, key_columns=key_columns), native_maxwell.garbage,
                            native_maxwell.same)
        for name, key_columns in (("maxwell-json", ()), ("maxwell-json+keys", ("id",)))},
+    "maxwell-json+skip_ddl": Configuration("maxwell-json", dict(skip_ddl=True), native_maxwell.messages_with_control,
+                                           native_maxwell.normal_form, native_maxwell.garbage, native_maxwell.same),
     **{name: Configuration("aliyun-json", dict(split_updates=split), native_aliyun.messages,
                            partial(native_aliyun.normal_form, split_updates=split), native_aliyun.garbage,
                            _as_json_equal)
        for name, split in (("aliyun-json", False), ("aliyun-json+split", True))},
+    "aliyun-json+skip_ddl": Configuration("aliyun-json", dict(skip_ddl=True), native_aliyun.messages_with_heartbeats,
+                                          native_aliyun.normal_form, native_aliyun.garbage, _as_json_equal),
     **{name: Configuration("lindorm-subscription", options, native_lindorm_subscription.messages,
                            partial(native_lindorm_subscription.normal_form, schemas=options.get("schemas", True)),
                            native_lindorm_subscription.garbage, native_lindorm_subscription.same)

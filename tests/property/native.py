@@ -86,6 +86,14 @@ def lindorm_normal_form(document: dict[str, Any]) -> dict[str, Any]:
 arcion_rows = st.dictionaries(names.filter(lambda name: name != "opType"),
                               st.one_of(text_values, st.none(), st.booleans(), int64s, finite_floats, json_values),
                               max_size=5)
+# The cursor differs per source database: any object, or MySQL's, whose timestamp is the commit time in milliseconds
+# (sometimes not a time at all, which then dates nothing).
+arcion_cursors = st.one_of(
+    st.dictionaries(st.text(max_size=12), st.one_of(json_scalars, json_values), max_size=6),
+    st.fixed_dictionaries(
+        {"extractorId": st.integers(0, 3), "timestamp": st.one_of(milliseconds, milliseconds, int64s, json_values)},
+        optional={"extractionTimestamp": milliseconds, "log": st.text(max_size=16), "position": int64s,
+                  "logSeqNum": int64s, "slaveServerId": int64s, "v": st.integers(0, 3)}))
 arcion_realtime = st.fixed_dictionaries({
     "tableName": st.fixed_dictionaries(
         {"name": st.sampled_from(["region", "nation", ""]) | st.text(max_size=8)},
@@ -95,7 +103,7 @@ arcion_realtime = st.fixed_dictionaries({
             "hash": int64s}),
     "opType": st.sampled_from(["I", "U", "D"]),
 }, optional={
-    "cursor": st.dictionaries(st.text(max_size=12), st.one_of(json_scalars, json_values), max_size=6),
+    "cursor": arcion_cursors,
     "before": st.none() | arcion_rows,
     "after": st.none() | arcion_rows,
     "extension": json_values,

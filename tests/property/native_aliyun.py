@@ -3,6 +3,7 @@ and Paimon's AliyunRecordParser, as summed up in the codec's docstring), and gar
 
 ``messages`` draws streams of messages as DataWorks writes them, with update pairs (an UPDATE_BEFORE followed by its
 UPDATE_AFTER) among single messages; ``normal_form`` is what the codec must write back for them.
+``messages_with_heartbeats`` adds DataWorks' heartbeats (op MHEARTBEAT), which the codec skips with ``skip_ddl``.
 """
 
 from __future__ import annotations
@@ -126,6 +127,23 @@ def update_pairs(draw: st.DrawFn) -> list[dict[str, Any]]:
 messages = st.lists(st.one_of(documents().map(lambda document: [document]), update_pairs()), max_size=4).map(
     lambda units: [encode_json(document) for unit in units for document in unit])
 
+HEARTBEAT = "MHEARTBEAT"
+
+
+@st.composite
+def heartbeats(draw: st.DrawFn) -> dict[str, Any]:
+    """A heartbeat, which DataWorks writes periodically to show its progress: the docs pin its op only, so it is a
+    message whose op is MHEARTBEAT, with anything else a message holds, or with its op and time alone."""
+    if draw(st.booleans()):
+        return {"payload": _without_absent({"op": HEARTBEAT, "timestamp": draw(_timestamps)})}
+    document = draw(documents())
+    return {**document, "payload": {**document["payload"], "op": HEARTBEAT}}
+
+
+messages_with_heartbeats = st.lists(
+    st.one_of(documents().map(lambda document: [document]), update_pairs(), heartbeats().map(lambda beat: [beat])),
+    max_size=4).map(lambda units: [encode_json(document) for unit in units for document in unit])
+
 
 # -- the normal form --------------------------------------------------------------------------------------------------
 
@@ -218,6 +236,9 @@ def normal_form(messages: list[bytes], split_updates: bool = False) -> list[byte
         document = documents_in[index]
         payload = document["payload"]
         op = payload["op"]
+        if op == HEARTBEAT:  # skipped (skip_ddl), and so not the UPDATE_AFTER of the message before it
+            index += 1
+            continue
         if index + 1 < len(documents_in) and _joined(document, documents_in[index + 1]):
             before, after = payload["before"], documents_in[index + 1]["payload"]["after"]
             if split_updates and _has_key(document, before, after):

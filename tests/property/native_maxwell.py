@@ -3,7 +3,8 @@ Maxwell's docs (dataformat, config, bootstrapping) independently of the codec, a
 
 ``messages`` and ``normal_form`` are the configuration without options; ``messages_for(key_columns)`` and
 ``normal_form(messages, key_columns)`` the one with the option ``key_columns`` (the same key column names for
-every table).
+every table). ``messages_with_control`` adds the messages that change no row (bootstrap markers, output_ddl's schema
+changes), which the codec skips with ``skip_ddl`` and refuses without it.
 """
 
 from __future__ import annotations
@@ -78,11 +79,37 @@ def documents(draw: st.DrawFn, key_columns: tuple[str, ...] = ()) -> dict[str, A
     return document
 
 
-def messages_for(key_columns: tuple[str, ...] = ()) -> st.SearchStrategy[list[bytes]]:
-    return st.lists(documents(key_columns).map(encode_json), max_size=4)
+# Maxwell's messages that change no row: a bootstrap's markers, and the schema changes that output_ddl adds.
+BOOTSTRAP_MARKERS = ["bootstrap-start", "bootstrap-complete"]
+DDL_TYPES = [f"{kind}-{change}" for kind in ("database", "table") for change in ("create", "alter", "drop")]
+
+
+@st.composite
+def control_documents(draw: st.DrawFn) -> dict[str, Any]:
+    """A bootstrap marker, as Maxwell writes it around the bootstrap-insert rows (an empty ``data``), or a schema
+    change of output_ddl (the statement, and the table's definition before and after)."""
+    row_type = draw(st.sampled_from([*BOOTSTRAP_MARKERS, *DDL_TYPES]))
+    document: dict[str, Any] = {"type": row_type, "database": draw(st.text(max_size=6))}
+    if row_type.startswith("table-") or row_type in BOOTSTRAP_MARKERS:
+        document["table"] = draw(st.text(max_size=8))
+    document["ts"] = draw(seconds)
+    if row_type in BOOTSTRAP_MARKERS:
+        document["data"] = {}
+    else:
+        document.update(draw(position_fields))
+        document["sql"] = draw(st.text(max_size=20))
+        document.update(draw(st.fixed_dictionaries({}, optional={"def": native.json_values,
+                                                                 "old": native.json_values})))
+    return document
+
+
+def messages_for(key_columns: tuple[str, ...] = (), with_control: bool = False) -> st.SearchStrategy[list[bytes]]:
+    drawn = st.one_of(documents(key_columns), control_documents()) if with_control else documents(key_columns)
+    return st.lists(drawn.map(encode_json), max_size=4)
 
 
 messages = messages_for()
+messages_with_control = messages_for(with_control=True)
 
 
 def _canonical(value: Any) -> bytes:
@@ -131,7 +158,10 @@ def normal_document(document: dict[str, Any], key_columns: tuple[str, ...] = ())
 
 
 def normal_form(messages: list[bytes], key_columns: tuple[str, ...] = ()) -> list[bytes]:
-    return [encode_json(normal_document(decode_json(message), key_columns)) for message in messages]
+    """One message per row change; a message that changes no row is skipped (with ``skip_ddl``)."""
+    documents = [decode_json(message) for message in messages]
+    return [encode_json(normal_document(document, key_columns)) for document in documents
+            if document["type"] not in (*BOOTSTRAP_MARKERS, *DDL_TYPES)]
 
 
 def _strict(value: Any) -> Any:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import cdcformats as cf
 from cdcformats import EncodeError
+from cdcformats.codecs.ots import OtsCodec
 from cdcformats.convert import refusal
 from cdcformats.losses import refused, without
 from cdcformats.schema_registry import connect
@@ -36,6 +37,7 @@ TARGETS: dict[str, tuple[str, dict[str, Any]]] = {
     "lindorm+keys": ("lindorm", {"key_columns": ["id", "name"]}),
     "arcion": ("arcion", {}),
     "ots": ("ots", {"primary_key": ["id"]}),
+    "ots+default_version": ("ots", {"primary_key": ["id"], "default_version": 1_000}),
     "ots-json": ("ots-json", {"primary_key": ["id", "name"]}),
     "debezium-json": ("debezium-json", {}),
     "debezium-json+schemas+keys": ("debezium-json", {"schemas": True, "key_columns": ["id"]}),
@@ -77,7 +79,19 @@ def declared(lost: list[str], source: cf.Codec, refusal_feature: str, event: cf.
     return any(f"shape {shape}" in lost for shape in source.shapes if shape.admits(event))
 
 
-TARGET_CODECS = {name: cf.codec(format_name, **options) for name, (format_name, options) in TARGETS.items()}
+# Tablestore writes a cell that nothing dates at the time of writing: the codec's clock, fixed here so that the version
+# dropped() reports is the one that encode, a moment later, writes.
+FIXED_CLOCK_MS = 1_700_000_000_000
+
+
+def target_codec(format_name: str, **options: Any) -> cf.Codec:
+    codec = cf.codec(format_name, **options)
+    if isinstance(codec, OtsCodec):
+        codec.clock = lambda: FIXED_CLOCK_MS
+    return codec
+
+
+TARGET_CODECS = {name: target_codec(format_name, **options) for name, (format_name, options) in TARGETS.items()}
 
 
 def check_target(source: cf.Codec, target: cf.Codec, target_name: str, event: cf.ChangeEvent) -> None:
@@ -102,8 +116,8 @@ def check_target(source: cf.Codec, target: cf.Codec, target_name: str, event: cf
 @given(data=st.data())
 def test_every_target_writes_what_it_can_and_declares_the_rest(source: str, data: st.DataObject) -> None:
     codec, drawn = data.draw(source_events(source))
-    targets = {**TARGET_CODECS, **{name: cf.codec(TARGETS[name][0], **TARGETS[name][1],
-                                                  topic_prefix=next(_EXAMPLE_PREFIXES))
+    targets = {**TARGET_CODECS, **{name: target_codec(TARGETS[name][0], **TARGETS[name][1],
+                                                      topic_prefix=next(_EXAMPLE_PREFIXES))
                                    for name in STATEFUL_TARGETS}}
     for event in drawn:
         for target_name, target in targets.items():

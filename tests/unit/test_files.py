@@ -53,7 +53,7 @@ def test_a_truncated_protobuf_file_is_a_decode_error_naming_the_message() -> Non
 
 
 def test_tuple_formats_have_no_file_form() -> None:
-    with pytest.raises(cf.ConfigurationError, match="no file form"):
+    with pytest.raises(cf.ConfigurationError, match="no file form: use ots-json"):
         cf.codec("ots", primary_key=["id"]).read_file(io.BytesIO())
 
 
@@ -116,6 +116,7 @@ def test_convert_command_strict_refuses_lossy_events(tmp_path: Path) -> None:
 def test_convert_command_with_a_progress_bar_and_the_long_flag_names(tmp_path: Path) -> None:
     source = write_input(tmp_path, [])
     result = CliRunner().invoke(main, ["convert", "--source-format", "lindorm", "--target-format", "arcion",
-                                       str(source), str(tmp_path / "out.jsonl"), "--progress"])
+                                       str(source), str(tmp_path / "out.jsonl"), "--progress",
+                                       "--option", 'key_columns=["id"]'])
     assert result.exit_code == 0, result.output
     assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == 5

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 import cdcformats as cf
 from cdcformats import REFUSED, Cell, CellKind, ChangeEvent, EncodeError, Loss, Op, Source, Table
 from cdcformats.cli import main
+from cdcformats.codecs.ots import wall_clock_ms
 
 EXAMPLES = Path(cf.__file__).parent / "examples"
 
@@ -108,3 +109,22 @@ def test_arcion_needs_a_table_for_a_realtime_message_and_writes_an_upsert_as_an_
     [message] = named.encode([upsert])
     assert msgspec.json.decode(message)["opType"] == "I"
     assert round_trip(named, upsert) == [ChangeEvent(Op.INSERT, Table("region", "tpch"), after=upsert.after)]
+
+
+def test_tablestore_dates_a_cell_that_nothing_dates_at_the_time_of_writing_or_the_option() -> None:
+    undated = ChangeEvent(Op.UPSERT, key=(Cell("id", 1),), after=(Cell("name", "x"),))  # no version, no commit time
+    ots = cf.codec("ots", primary_key=["id"])
+    assert "requires source.commit_time" not in cf.loss("arcion", ots)
+    before = wall_clock_ms()
+    [loss] = ots.dropped(undated)
+    assert loss.feature == "cell.version" and loss.path == "after[0].version"
+    assert before <= loss.written <= wall_clock_ms()  # the time of writing, as Tablestore stamps such a write
+    with pytest.raises(cf.LossyConversionError, match="cell.version"):
+        list(cf.convert(cf.codec("avro").encode([undated]), "avro", ots, strict=True))
+    ots.clock = lambda: 1_234  # the clock a conversion reads, fixed: what dropped() says is what encode writes
+    assert list(ots.encode([undated])) == [(1, None, None, None, "DR"), (1, "name", 1_234, "x", "U")]
+    assert round_trip(ots, undated) == [cf.without(undated, ots.dropped(undated))]
+    fixed = cf.codec("ots-json", primary_key=["id"], default_version=7)
+    assert list(fixed.encode([undated]))[1] == b'[1,"name",7,"x","U"]'
+    committed = ChangeEvent(Op.UPSERT, key=undated.key, after=undated.after, source=Source(commit_time_us=5_000_000))
+    assert list(fixed.encode([committed]))[1] == b'[1,"name",5000,"x","U"]'  # the commit time comes first

@@ -73,7 +73,8 @@ def test_arcion_update_sample_decodes_to_its_event() -> None:
         after=(Cell("r_regionkey", "2"), Cell("r_comment", "Testing_Replication"), Cell("r_name", "ASIA")),
         source=Source(position=(("extractorId", 0), ("timestamp", 1677166633000),
                                 ("extractionTimestamp", 1677146833980), ("log", "log-bin.000001"),
-                                ("position", 3620), ("logSeqNum", 1), ("slaveServerId", 1), ("v", 2))),
+                                ("position", 3620), ("logSeqNum", 1), ("slaveServerId", 1), ("v", 2)),
+                      commit_time_us=1677166633000000),  # the cursor's timestamp: the source's commit time
         attributes=(("arcion.namespace_hash", -1732472540), ("arcion.table_hash", 1193131537)))
 
 

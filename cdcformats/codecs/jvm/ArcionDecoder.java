@@ -21,6 +21,8 @@ public final class ArcionDecoder implements MessageDecoder {
     private static final String CURSOR_JSON = "arcion.cursor.json";
     private static final String FIELD_PREFIX = "arcion.field.";
     private static final Set<String> ENVELOPE_FIELDS = Set.of("tableName", "opType", "cursor", "before", "after");
+    private static final String TIMESTAMP = "timestamp"; // the cursor's entry that holds the commit time
+    private static final long MILLISECOND = 1_000;
 
     private final long maxMessageBytes;
     private final String mode;
@@ -78,6 +80,7 @@ public final class ArcionDecoder implements MessageDecoder {
             throw new DecodeException("expected an object, got " + Json.typeName(cursor), "cursor");
         }
         List<Map.Entry<String, Object>> position = new ArrayList<>();
+        Long commitTimeUs = null;
         for (Map.Entry<?, ?> entry : ((Map<?, ?>) cursor).entrySet()) {
             String name = (String) entry.getKey();
             Object value = entry.getValue();
@@ -86,6 +89,9 @@ public final class ArcionDecoder implements MessageDecoder {
                 attributes.add(Messages.pair(CURSOR_JSON, name));
             } else if (value instanceof BigInteger) {
                 throw new DecodeException(value + " is outside the signed 64-bit range", "cursor." + name);
+            }
+            if (name.equals(TIMESTAMP) && value instanceof Long) { // _commit_time: milliseconds, if they fit
+                commitTimeUs = Messages.toMicroseconds((Long) value, MILLISECOND);
             }
             position.add(Messages.pair(name, value));
         }
@@ -98,7 +104,7 @@ public final class ArcionDecoder implements MessageDecoder {
         List<InternalRow> key = Messages.keyOf(keys(table), keyFromBefore ? beforeNames : afterNames,
             keyFromBefore ? before : after);
         return Events.event(op, Events.table(table[0], table[1], table[2]), key, before, after, null, position,
-            null, null, false, attributes);
+            commitTimeUs, null, false, attributes);
     }
 
     /** The table (catalog, schema, name) of {@code tableName}; its hashes are added to {@code attributes}. */

@@ -48,7 +48,7 @@ public final class CanalDecoder implements MessageDecoder {
         String op = typeName instanceof String ? OP_OF_TYPE.get(typeName) : null;
         if (op == null) {
             if (typeName instanceof String && NO_ROW_TYPES.contains(typeName) && skipDdl) {
-                throw notOneEvent(0); // skipped: no event
+                throw Messages.notOneEvent(0); // skipped: no event
             }
             String found = typeName instanceof String ? Python.repr(typeName) : Json.typeName(typeName);
             throw new DecodeException("type " + found + " is not a row change; expected one of "
@@ -92,7 +92,7 @@ public final class CanalDecoder implements MessageDecoder {
             before = op.equals("UPDATE") ? before(cells, cells(olds.get(index), types, "old[" + index + "]")) : cells;
         }
         if (rows.size() != 1) {
-            throw notOneEvent(rows.size());
+            throw Messages.notOneEvent(rows.size());
         }
         List<InternalRow> row = new ArrayList<>(cells.values());
         List<InternalRow> key = new ArrayList<>();
@@ -104,12 +104,6 @@ public final class CanalDecoder implements MessageDecoder {
         return Events.event(op, table, key, op.equals("INSERT") || op.equals("READ") ? null
             : new ArrayList<>(before.values()),
             op.equals("DELETE") ? null : row, null, position, commitTimeUs, captureTimeUs, false, attributes);
-    }
-
-    /** {@code ChangeEventDeserializer.__call__}'s refusal of a message that is not exactly one change. */
-    private static DecodeException notOneEvent(int count) {
-        return new DecodeException("a message holds one change, this one " + count
-            + ": read it with events(), as the bridge does", null);
     }
 
     /** {@code _position}: {@code id}, then {@code gtid}, where the message has them, each a JSON scalar. */

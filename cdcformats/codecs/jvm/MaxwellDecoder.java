@@ -13,8 +13,10 @@ import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Maxwell's daemon JSON ({@code maxwell.py}, whose docstring is the format's description) decoded inside Spark's JVM,
- * rule for rule as {@code MaxwellJsonCodec.decode_message}. Settings: {@code max_message_bytes}, and
- * {@code key_columns} and {@code key_columns_per_table} (see {@link PerTable}).
+ * rule for rule as {@code MaxwellJsonCodec.decode_messages}, for a message that gives exactly one event: a message
+ * that changes no row, skipped with {@code skip_ddl}, gives none, which Spark's Arrow path refuses, and so does this.
+ * Settings: {@code max_message_bytes}, {@code skip_ddl} ("true" or "false"), and {@code key_columns} and
+ * {@code key_columns_per_table} (see {@link PerTable}).
  */
 public final class MaxwellDecoder implements MessageDecoder {
     private static final String FIELD_PREFIX = "maxwell.field.";
@@ -32,10 +34,12 @@ public final class MaxwellDecoder implements MessageDecoder {
     private static final long SECOND = 1_000_000;
 
     private final long maxMessageBytes;
+    private final boolean skipDdl;
     private final PerTable keyColumns;
 
     public MaxwellDecoder(Map<String, String> settings) throws DecodeException {
         this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
+        this.skipDdl = Boolean.parseBoolean(settings.get("skip_ddl"));
         this.keyColumns = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"), List.of());
     }
 
@@ -49,6 +53,9 @@ public final class MaxwellDecoder implements MessageDecoder {
     public InternalRow decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         Object rowType = document.get("type");
+        if (skipDdl && changesNoRow(rowType)) {
+            throw Messages.notOneEvent(0); // skipped: no event
+        }
         String op = op(rowType);
         String[] table = Messages.databaseTable(document.get("database"), document.get("table"));
         List<String> dataNames = new ArrayList<>();
@@ -92,6 +99,12 @@ public final class MaxwellDecoder implements MessageDecoder {
             null, position, commitTimeUs, null, false, attributes);
     }
 
+    /** {@code _changes_no_row}: a bootstrap marker or a schema change, which {@code skip_ddl} skips. */
+    private static boolean changesNoRow(Object rowType) {
+        return rowType instanceof String && (BOOTSTRAP_MARKERS.contains(rowType)
+            || DDL_TYPE.matcher((String) rowType).matches());
+    }
+
     /** {@code _op}: the op of a row change's type; a bootstrap marker, a schema change or anything else is refused. */
     private static String op(Object rowType) throws DecodeException {
         String op = rowType instanceof String ? OP_OF_TYPE.get(rowType) : null;
@@ -100,9 +113,10 @@ public final class MaxwellDecoder implements MessageDecoder {
         }
         String reason;
         if (rowType instanceof String && BOOTSTRAP_MARKERS.contains(rowType)) {
-            reason = rowType + " marks a bootstrap (Maxwell's snapshot) and is no row change";
+            reason = rowType
+                + " marks a bootstrap (Maxwell's snapshot) and is no row change (option skip_ddl skips it)";
         } else if (rowType instanceof String && DDL_TYPE.matcher((String) rowType).matches()) {
-            reason = rowType + " is a schema change (output_ddl) and no row change";
+            reason = rowType + " is a schema change (output_ddl) and no row change (option skip_ddl skips it)";
         } else {
             reason = "expected a row change, one of " + String.join(", ", OP_OF_TYPE.keySet()) + "; got "
                 + excerpt(rowType);

@@ -128,6 +128,12 @@ public final class Messages {
         return new AbstractMap.SimpleImmutableEntry<>(name, value);
     }
 
+    /** {@code ChangeEventDeserializer.__call__}'s refusal of a message that is not exactly one change. */
+    public static DecodeException notOneEvent(int count) {
+        return new DecodeException("a message holds one change, this one " + count
+            + ": read it with events(), as the bridge does", null);
+    }
+
     /** {@code time_units.to_microseconds}: null when the microseconds leave 64 bits. */
     public static Long toMicroseconds(long count, long unit) {
         try {
