@@ -37,7 +37,8 @@ class ConversionStats:
     """Counts of one conversion, filled in as its stream is consumed. They add up, whatever happened:
 
     - source messages (lines, Avro records): ``messages_read`` = ``messages_decoded`` + ``messages_failed`` (the
-      source refused them) + ``messages_skipped`` (they hold no change: a Canal DDL message under ``skip_ddl``);
+      source refused them) + ``messages_skipped`` (they hold no change: a control message under ``skip_ddl``,
+      such as a Canal DDL message or a Maxwell bootstrap marker);
     - events, decoded from those messages (a Canal message holds one per row; the rows of one Tablestore record, or
       an Aliyun UPDATE_BEFORE and its UPDATE_AFTER, decode together into one): ``events`` = ``events_written`` +
       ``events_refused`` (the target could not write it, or ``strict`` refused it);
