@@ -219,7 +219,8 @@ def schemas_register_command(target: str | None, schema_format: tuple[str, ...],
     from .schema_registry import RegistryError, connect, register_envelope
 
     described = schema_formats()
-    schema_format = schema_format or (tuple(described) if strategy == "record" else ("avro",))
+    # a topic subject holds one schema: the first envelope's (avro), unless asked for another
+    schema_format = schema_format or (tuple(described) if strategy == "record" else tuple(described[:1]))
     unknown = [name for name in schema_format if name not in described]
     if unknown:
         raise click.UsageError(f"--format {unknown[0]}: the formats with a registered schema are "

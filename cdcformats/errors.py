@@ -8,6 +8,7 @@ option) raises a ``ConfigurationError`` before any data flows.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable
 from typing import Self
 
@@ -21,9 +22,29 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 
 def excerpt(data: object, limit: int = EXCERPT_LIMIT) -> str:
-    """A short, printable rendering of the offending input."""
-    text = repr(data)
+    """A short, printable rendering of the offending input as a user wrote it, not as Python spells it: bytes as
+    their UTF-8 text, a Kafka record as its key and value, a row as a JSON array; what is not printable is escaped
+    (``\\x00``), so that the error stays one line."""
+    text = "".join(character if character.isprintable() else ascii(character)[1:-1] for character in _shown(data))
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _shown(data: object) -> str:
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data).decode("utf-8", "backslashreplace")
+    if isinstance(data, str):
+        return data
+    if data is None:
+        return "null"
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named record: a Kafka record's key and value
+        return ", ".join(f"{name} {_shown(part)}" for name, part in zip(data._fields, data))
+    if isinstance(data, (tuple, list)):  # a row of a tabular format, as its text form writes it
+        return json.dumps(data, ensure_ascii=False, default=_part_shown)
+    return repr(data)  # an event the target refused: no form but the model's own
+
+
+def _part_shown(part: object) -> str:
+    return bytes(part).decode("utf-8", "backslashreplace") if isinstance(part, (bytes, bytearray)) else repr(part)
 
 
 class CdcFormatsError(Exception):
@@ -38,13 +59,15 @@ class CodecError(CdcFormatsError):
     """A message or event that a codec cannot handle.
 
     ``position`` is the 0-based index of the message (decoding) or event (encoding) in the stream given to the codec,
-    or, for a file, the 1-based number of the line or record that holds the message (the text says which);
+    or, for a file, the 1-based number of the line or record that holds the message; the text says which, and counts
+    from 1 either way, as people do ("message 1" is the first);
     ``field`` the path inside it (``data[2].ts``); ``raw`` the offending message itself, so that a dead-letter sink
     loses nothing. In a conversion, ``messages`` holds the source message(s) the error is about, also for an event
     the target refused: the raw input that a dead letter keeps.
     """
 
     _unit = "item"
+    _counted_from = 0  # what the first position is: 0 in a stream, 1 in a file
     messages: tuple[object, ...] = ()
 
     def __init__(self, format: str, reason: str, *, position: int | None = None, field: str | None = None,
@@ -59,7 +82,7 @@ class CodecError(CdcFormatsError):
     def _render(self) -> str:
         where = [self.format]
         if self.position is not None:
-            where.append(f"{self._unit} {self.position}")
+            where.append(f"{self._unit} {self.position - self._counted_from + 1}")
         if self.field:
             where.append(f"field {self.field}")
         text = f"{': '.join(where)}: {self.reason}"
@@ -76,6 +99,7 @@ class CodecError(CdcFormatsError):
     def in_file(self, unit: str, number: int) -> Self:
         """This error, placed in a file: at ``unit`` (line, record) ``number``, counted from 1 as editors do."""
         self._unit = unit
+        self._counted_from = 1
         self.position = number
         self.args = (self._render(),)
         return self

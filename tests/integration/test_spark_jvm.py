@@ -16,6 +16,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from cdcformats.envelopes import arrow  # noqa: E402
+from cdcformats.errors import excerpt  # noqa: E402
 from cdcformats.kafka import ChangeEventDeserializer  # noqa: E402
 from cdcformats.spark import JAR, jvm_formats  # noqa: E402
 from tests.property import native, native_canal  # noqa: E402
@@ -110,6 +111,7 @@ def assert_same_decisions(configuration: Configuration, messages: list[bytes | N
                                                  f"({python_row['error']['message']})"
             assert jvm_row["error"]["format"] == configuration.format
             assert jvm_row["error"]["raw"] == message
+            assert jvm_row["error"]["message"].endswith(f" (input: {excerpt(message)})"), jvm_row["error"]["message"]
         else:
             assert jvm_row["error"] is None, f"the JVM refused {message!r}: {jvm_row['error']['message']}"
             assert arrow.event_from_row(jvm_row) == arrow.event_from_row(python_row), message

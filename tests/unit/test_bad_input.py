@@ -31,7 +31,7 @@ def test_hostile_json_is_a_decode_error(name: str, hostile: str) -> None:
                                                                 on_error=errors.append))
     assert len(events) == 2
     [error] = errors
-    assert error.format == name and error.position == 1 and str(error).startswith(f"{name}: message 1: ")
+    assert error.format == name and error.position == 1 and str(error).startswith(f"{name}: message 2: ")
 
 
 @pytest.mark.parametrize("name", JSON_FORMATS)
@@ -40,7 +40,7 @@ def test_a_message_over_the_size_limit_is_refused_unparsed(name: str) -> None:
     codec = cf.codec(name, max_message_bytes=1_000_000, **JSON_FORMATS[name])
     errors: list[DecodeError] = []
     assert list(codec.decode([huge], on_error=errors.append)) == []
-    assert f"message 0: message of {len(huge)} bytes is over the limit of 1000000 (option max_message_bytes)" \
+    assert f"message 1: message of {len(huge)} bytes is over the limit of 1000000 (option max_message_bytes)" \
         in str(errors[0])
     assert errors[0].raw == huge  # whole, for a dead-letter sink; only the message text is shortened
 

@@ -26,7 +26,7 @@ FILLED = {"<tableName>": "orders", "<defaultVersion>": "1677165953000", "<keyOnl
 
 
 def test_lindorm_template_with_its_placeholders_is_refused_at_the_op() -> None:
-    with pytest.raises(DecodeError, match=r"^lindorm: message 0: field op: unknown op '<opType>'"):
+    with pytest.raises(DecodeError, match=r"^lindorm: message 1: field op: unknown op '<opType>'"):
         list(cf.codec("lindorm").decode([TEMPLATE]))
 
 

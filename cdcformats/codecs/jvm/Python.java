@@ -1,6 +1,12 @@
 package cdcformats.codecs.jvm;
 
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.math.BigInteger;
 import java.util.Comparator;
 import java.util.List;
@@ -127,7 +133,7 @@ public final class Python {
             char quote = text.indexOf('\'') >= 0 && text.indexOf('"') < 0 ? '"' : '\'';
             StringBuilder out = new StringBuilder().append(quote);
             for (int i = 0; i < text.length(); i++) {
-                escaped(text.charAt(i), quote, false, out);
+                escaped(text.charAt(i), quote, out);
             }
             return out.append(quote).toString();
         }
@@ -137,8 +143,8 @@ public final class Python {
         return value.toString();
     }
 
-    /** One character of a Python string or bytes literal quoted with {@code quote}; in bytes, non-ASCII is hex. */
-    private static void escaped(int c, char quote, boolean bytes, StringBuilder out) {
+    /** One character of a Python string literal quoted with {@code quote}. */
+    private static void escaped(int c, char quote, StringBuilder out) {
         if (c == quote || c == '\\') {
             out.append('\\').append((char) c);
         } else if (c == '\n') {
@@ -147,23 +153,61 @@ public final class Python {
             out.append("\\r");
         } else if (c == '\t') {
             out.append("\\t");
-        } else if (c < 0x20 || c == 0x7f || (bytes && c > 0x7f)) {
+        } else if (c < 0x20 || c == 0x7f) {
             out.append(String.format("\\x%02x", c));
         } else {
             out.append((char) c);
         }
     }
 
-    /** Python's {@code repr} of bytes ({@code b'...'}), at most {@code limit} characters as {@code excerpt} cuts. */
-    public static String bytesExcerpt(byte[] raw, int limit) {
-        StringBuilder out = new StringBuilder("b'");
-        for (byte b : raw) {
-            escaped(b & 0xff, '\'', true, out);
-            if (out.length() > limit) {
+    /**
+     * {@code errors.excerpt} of a message: its UTF-8 text, each byte that is not UTF-8 as {@code \\xNN} and each
+     * character that is not printable as Python's {@code ascii()} writes it, at most {@code limit} code points.
+     */
+    public static String inputExcerpt(byte[] raw, int limit) {
+        StringBuilder out = new StringBuilder();
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        // enough bytes for more than limit characters: a character takes at most four
+        ByteBuffer in = ByteBuffer.wrap(raw, 0, Math.min(raw.length, 4 * limit + 4));
+        CharBuffer chars = CharBuffer.allocate(in.remaining() + 1);
+        while (out.codePointCount(0, out.length()) <= limit) {
+            CoderResult result = decoder.decode(in, chars, true);
+            chars.flip();
+            chars.codePoints().forEach(point -> printable(point, out));
+            chars.clear();
+            if (!result.isError()) {
                 break;
             }
+            for (int i = 0; i < result.length(); i++) {
+                out.append(String.format("\\x%02x", in.get() & 0xff));
+            }
         }
-        out.append('\'');
-        return out.length() <= limit ? out.toString() : out.substring(0, limit - 3) + "...";
+        // cut as Python cuts, counting code points, not UTF-16 units
+        return out.codePointCount(0, out.length()) <= limit ? out.toString()
+            : out.substring(0, out.offsetByCodePoints(0, limit - 3)) + "...";
+    }
+
+    private static void printable(int point, StringBuilder out) {
+        int type = Character.getType(point);
+        boolean printable = point == ' ' || !(type == Character.CONTROL || type == Character.FORMAT
+            || type == Character.SURROGATE || type == Character.PRIVATE_USE || type == Character.UNASSIGNED
+            || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+            || type == Character.SPACE_SEPARATOR);
+        if (printable) {
+            out.appendCodePoint(point);
+        } else if (point == '\n') {
+            out.append("\\n");
+        } else if (point == '\r') {
+            out.append("\\r");
+        } else if (point == '\t') {
+            out.append("\\t");
+        } else if (point < 0x100) {
+            out.append(String.format("\\x%02x", point));
+        } else if (point < 0x10000) {
+            out.append(String.format("\\u%04x", point));
+        } else {
+            out.append(String.format("\\U%08x", point));
+        }
     }
 }

@@ -109,11 +109,11 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
                 case "null":
                     return null;
                 case "fail":
-                    throw new IllegalArgumentException(text + " (input: " + Python.bytesExcerpt(message,
+                    throw new IllegalArgumentException(text + " (input: " + Python.inputExcerpt(message,
                         EXCERPT_LIMIT) + ")");
                 default:
                     return Events.error(format, error.reason, error.field, text + " (input: "
-                        + Python.bytesExcerpt(message, EXCERPT_LIMIT) + ")", message);
+                        + Python.inputExcerpt(message, EXCERPT_LIMIT) + ")", message);
             }
         }
     }
