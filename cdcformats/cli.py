@@ -19,7 +19,7 @@ from rich.console import Console
 
 from . import __version__
 from .codec import FEATURES
-from .errors import CdcFormatsError, ConfigurationError
+from .errors import CdcFormatsError, ConfigurationError, install_hint
 from .options import parse_pairs
 from .registry import codec_class, formats
 
@@ -73,6 +73,8 @@ def _one_line(error: Exception) -> click.ClickException:
         return _ConfigurationProblem(text)
     if isinstance(error, CdcFormatsError):
         return click.ClickException(text)
+    if isinstance(error, ImportError):
+        return click.ClickException(install_hint(error))
     if isinstance(error, OSError) and error.filename is not None:
         return click.ClickException(f"{error.filename}: {error.strerror}")
     return click.ClickException(f"{text or type(error).__name__} ({type(error).__name__}; cdcformats --debug shows "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import math
+from codecs import BOM_UTF8
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -691,8 +692,13 @@ def decoded_events(units: Iterable[DecodedUnit], on_error: Callable[[DecodeError
 
 
 def numbered_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
-    """The non-blank lines of a file, without their line ends, each with its 1-based line number."""
-    return ((number, line.rstrip(b"\r\n")) for number, line in enumerate(stream, 1) if line.strip())
+    """The non-blank lines of a file, without their line ends, each with its 1-based line number. A UTF-8
+    byte-order mark before the first line (which Windows editors write) is not part of it."""
+    for number, line in enumerate(stream, 1):
+        if number == 1:
+            line = line.removeprefix(BOM_UTF8)
+        if line.strip():
+            yield number, line.rstrip(b"\r\n")
 
 
 def in_file(units: Iterable[DecodedUnit], unit_name: str) -> Iterator[DecodedUnit]:

@@ -15,6 +15,20 @@ from typing import Self
 EXCERPT_LIMIT = 80
 
 
+# The packages of each extra in pyproject.toml, so that a missing one is answered with what to install.
+_EXTRA_OF_PACKAGE = {"confluent_kafka": "kafka", "starlette": "registry", "uvicorn": "registry",
+                     "platformdirs": "registry", "avro": "registry", "pyspark": "spark", "pyarrow": "spark",
+                     "pandas": "spark"}
+
+
+def install_hint(error: ImportError) -> str:
+    """What to install for a package that an ``ImportError`` found missing: the extra of cdcformats that has it."""
+    package = (error.name or "").partition(".")[0] or str(error)
+    extra = _EXTRA_OF_PACKAGE.get(package)
+    return f"the package {package} is not installed: pip install " + (
+        f"'cdcformats[{extra}]'" if extra else package)
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the choices closest to a misspelt ``word``, or nothing when none is close."""
     close = difflib.get_close_matches(word, list(choices), n=2, cutoff=0.7)

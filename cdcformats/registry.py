@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from .codec import Codec
-from .errors import ConfigurationError, did_you_mean
+from .errors import ConfigurationError, did_you_mean, install_hint
 
 ENTRY_POINT_GROUP = "cdcformats.formats"
 
@@ -84,9 +84,7 @@ def codec_class(name: str) -> type[Codec]:
     try:
         loaded = _load(target)
     except ImportError as error:
-        raise ConfigurationError(
-            f"format {name!r} needs a package that is not installed ({error.name or error}); "
-            "install the package that provides it") from error
+        raise ConfigurationError(f"format {name!r} needs another package: {install_hint(error)}") from error
     if not (isinstance(loaded, type) and issubclass(loaded, Codec)):
         raise ConfigurationError(f"format {name!r} resolves to {loaded!r}, which is not a cdcformats Codec subclass")
     _loaded[name] = loaded

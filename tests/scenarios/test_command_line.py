@@ -10,6 +10,7 @@ import pty
 import re
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 from .conftest import CDCFORMATS, Runner, jsonl
@@ -146,3 +147,35 @@ def test_schemas_register_needs_no_format(cdcformats: Runner, tmp_path: Path) ->
     assert ran.stdout.decode().split("\t")[:2] == ["avro", "orders-value"]
     assert cdcformats("schemas", "register", "--registry", "r.sqlite").error_line() == \
         "Error: --strategy topic needs --topic TOPIC (--strategy record needs none)"
+
+
+def test_a_file_that_starts_with_a_byte_order_mark_is_read(cdcformats: Runner, tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(b"\xef\xbb\xbf" + LINDORM + LINDORM)  # as a Windows editor saves it
+    ran = cdcformats("convert", "-f", "lindorm", "-t", "debezium-json", "in.jsonl", "out.jsonl")
+    assert ran.returncode == 0, ran.stderr
+    assert len((tmp_path / "out.jsonl").read_bytes().splitlines()) == 2
+
+
+def test_a_missing_extra_names_what_to_install(cdcformats: Runner, tmp_path: Path) -> None:
+    # confluent-kafka made missing, as in an installation without the kafka extra
+    (tmp_path / "confluent_kafka.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'confluent_kafka'\", name='confluent_kafka')\n")
+    ran = cdcformats("bridge", "-b", "127.0.0.1:1", "--source-topic", "a", "-f", "lindorm", "--target-topic", "b",
+                     "-t", "debezium-json", "--idle-timeout", "1",
+                     env={"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])})
+    assert ran.returncode == 1
+    assert ran.error_line() == "Error: the package confluent_kafka is not installed: pip install 'cdcformats[kafka]'"
+
+
+def test_errors_show_the_input_as_its_text_and_count_from_one(cdcformats: Runner, tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(LINDORM + b'{"op":"Nope","table":"t","data":[]}\n')
+    assert cdcformats("convert", "-f", "lindorm", "-t", "avro", "in.jsonl", "out.avro").error_line() == (
+        """Error: lindorm: line 2: field op: unknown op 'Nope'; expected one of Put, Delete, DeleteColumn, """
+        """DeleteFamily, DeleteFamilyVersion (input: {"op":"Nope","table":"t","data":[]})""")
+    script = ("import cdcformats as cf\n"
+              "try:\n"
+              "    list(cf.codec('lindorm').decode([b'{}', b'\\x99garbage']))\n"
+              "except cf.DecodeError as error:\n"
+              "    print(error)\n")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert shown.startswith("lindorm: message 1: ") and shown.rstrip().endswith("(input: {})")

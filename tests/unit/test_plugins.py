@@ -74,7 +74,8 @@ def test_register_accepts_only_codecs() -> None:
 
 def test_missing_dependency_is_a_clear_error() -> None:
     cf.register("needs-missing", "a_package_that_is_not_installed.module:Codec")
-    with pytest.raises(ConfigurationError, match=r"needs a package that is not installed \(a_package_that_is_not"):
+    with pytest.raises(ConfigurationError, match=r"needs another package: the package a_package_that_is_not_installed "
+                                                 r"is not installed: pip install a_package_that_is_not_installed$"):
         cf.codec("needs-missing")
 
 
