@@ -1,7 +1,11 @@
-"""The package build: setuptools, plus one step that compiles the JVM decoders (``cdcformats/**/*.java``) against
-PySpark's jars into ``cdcformats/spark/jvm/cdcformats.jar``, which ``cdcformats.spark.register`` puts on Spark's
-classpath. Without ``javac`` (a JDK 17 or newer) or PySpark the step is skipped with a warning: the package then
-decodes in Spark with its Arrow functions only."""
+"""The package build: setuptools, plus one step that puts the JVM decoders (``cdcformats/**/*.java``) into
+``cdcformats/spark/jvm/cdcformats.jar``, which ``cdcformats.spark.register`` puts on Spark's classpath.
+
+The jar is compiled against PySpark's jars where ``javac`` (a JDK 17 or newer) and PySpark are at hand, as in the
+project's virtual environment (``make jar``). A build without them, such as pip's isolated build of a clone (PySpark
+is no build requirement: the command line needs neither), takes the jar already built beside the sources when it is
+newer than every Java source, and otherwise goes on without it and says so once: the package then decodes in Spark
+with its Arrow functions only."""
 
 from __future__ import annotations
 
@@ -25,12 +29,18 @@ def build_jar(destination: Path) -> None:
         import pyspark
     except ImportError:
         pyspark = None
+    sources = sorted(str(path) for path in (HERE / "cdcformats").rglob("*.java"))
     if javac is None or pyspark is None:
+        built = HERE / JAR
+        if built.exists() and all(built.stat().st_mtime >= Path(source).stat().st_mtime for source in sources):
+            if built != destination:
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(built, destination)
+            return
         print(f"warning: {'javac' if javac is None else 'pyspark'} not found, so {JAR} is not built; "
               "cdc_decode will run as an Arrow UDF only", file=sys.stderr)
         return
     jars = Path(pyspark.__file__).parent / "jars"
-    sources = sorted(str(path) for path in (HERE / "cdcformats").rglob("*.java"))
     with tempfile.TemporaryDirectory() as classes:
         subprocess.run([javac, "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", f"{jars}/*",
                         "-d", classes, *sources], check=True)
