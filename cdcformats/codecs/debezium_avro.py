@@ -20,9 +20,15 @@ Column types are ``cdcformats.tables`` types, written as Debezium writes them (`
 Debezium's ``io.debezium.data.VariableScaleDecimal`` record (``scale``, ``value``); ``date`` ``io.debezium.time.Date``
 (days, an ``int``); ``time(3|6|9)`` ``io.debezium.time.Time`` / ``MicroTime`` / ``NanoTime``; ``timestamp(3|6|9)``
 ``io.debezium.time.Timestamp`` / ``MicroTimestamp`` / ``NanoTimestamp``, each the integer it is, never cut to a coarser
-unit; ``json`` ``io.debezium.data.Json`` text; ``null`` (a column of nulls only, so far) ``null``; ``array<T>`` an
+unit; ``json`` ``io.debezium.data.Json`` text; ``null`` Avro's ``null``, alone (no union); ``array<T>`` an
 Avro ``array`` of ``["null", T]`` items, as Debezium writes a PostgreSQL array; ``struct<...>`` a record of
 ``["null", T]`` fields with null defaults, named after its column (``<column>``, ``<column>_<field>`` inside it).
+A column that has held only nulls so far has the type its cells' type name declares, as Debezium types a column by
+its declaration, where every source sends values of that name as that type: a Connect type (an optional Connect
+``Decimal``), an SQL text type (a Lindorm ``VARCHAR``, a Canal ``text``), an SQL number or boolean type (``double``).
+Otherwise (no type name, or an SQL date, time or binary type, whose values Canal and Lindorm send as text and
+DataWorks as milliseconds) it is a ``null`` column, and the first value's type is a new version that the registry's
+BACKWARD check accepts (a reader's ``["null", T]`` reads a writer's ``null``).
 Where the source's own type name is not what reading the field gives back, it is the field's
 ``__debezium.source.column.type`` parameter, as Debezium's ``column.propagate.source.type`` writes it. A column or
 position name that Avro does not allow (``order-id``) is written with its invalid characters as ``_``, and its name in
@@ -75,7 +81,7 @@ import io
 import json
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, BinaryIO
 
@@ -85,7 +91,17 @@ from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value, is_nested
-from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type, nested_type, table_name
+from ..tables import (
+    Column,
+    ColumnType,
+    SchemaConflict,
+    TableSchema,
+    cell_type,
+    connect_type,
+    declared_type,
+    nested_type,
+    table_name,
+)
 from ._kit import typed_text
 from ._kit.connect_schema import DECIMAL, SOURCE_TYPE
 from ._kit.debezium_envelope import (
@@ -133,6 +149,9 @@ _PRIMITIVE = {"null": "null", "boolean": "boolean", "int32": "int", "int64": "lo
               "double": "double", "string": "string", "bytes": "bytes"}
 _VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 _ANY_DECIMAL = ColumnType("decimal")  # the column a decimal of any scale fits: any but NaN, infinities and -0
+_NULL = ColumnType("null")
+# The column types whose SQL names every source sends values of as the text they are.
+_TEXT_TYPES = ("string", "json")
 # The column types of Connect names and Avro logical types, for reading.
 _TYPE_OF_NAME = {
     **{connect_name: ColumnType(*(key if isinstance(key, tuple) else (key,))) for key, (_, connect_name)
@@ -488,7 +507,32 @@ def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[st
 
 
 def _optional(avro_type: Any) -> Any:
-    return avro_type if avro_type == "null" else ["null", avro_type]
+    """``avro_type`` or null: a union with null, except for the null type itself (a column of nulls only, with or
+    without a source type parameter), which a union could not hold twice."""
+    if avro_type == "null" or (type(avro_type) is dict and avro_type.get("type") == "null"):
+        return avro_type
+    return ["null", avro_type]
+
+
+def _type_of_nulls(type_name: str | None) -> ColumnType:
+    """The type of a column that has held only nulls so far, whose cells' type name is ``type_name``: the type the
+    name declares where the values of such a column are of that type from every source (a Connect type, an SQL text
+    type, an SQL number or boolean type, whose text the formats that send text type back); else ``null``. A declared
+    SQL date, time or binary type says nothing sure of the values, which Canal and Lindorm send as text and DataWorks
+    as milliseconds: a later value then picks the type, which a null field widens to under BACKWARD compatibility."""
+    declared = declared_type(type_name)
+    if declared is None:
+        return _NULL
+    if connect_type(type_name) is not None or declared.name in _TEXT_TYPES or typed_text.kind_of(type_name):
+        return declared
+    return _NULL
+
+
+def _declared_nulls(schema: TableSchema) -> TableSchema:
+    """``schema`` with its columns of nulls only typed as their type names declare (``_type_of_nulls``)."""
+    return replace(schema, columns=tuple(
+        replace(column, type=_type_of_nulls(column.source_type)) if column.type == _NULL else column
+        for column in schema.columns))
 
 
 def _fields(columns: tuple[Column, ...], required: frozenset[str], defined: set[str], taken: set[str] | None = None
@@ -597,7 +641,8 @@ class _TableVersion:
     def evolved(self, event: ChangeEvent, codec: DebeziumAvroCodec, register: bool = True) -> _TableVersion:
         """This table, evolved to hold ``event`` (``SchemaConflict`` if it cannot), its new schemas registered."""
         observed = TableSchema.of_event(event)
-        schema = observed if self.schema is None else self.schema.evolved(observed)
+        # A null says nothing of a column with a type; a column of nulls only takes the type its name declares.
+        schema = _declared_nulls(observed if self.schema is None else self.schema.evolved(observed))
         position = _position_schema(event)
         try:
             position = position if self.position is None else self.position.evolved(position)

@@ -9,6 +9,7 @@ import itertools
 import json
 import math
 import struct
+import tempfile
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,9 @@ CARRIES = cf.codec(NAME, schema_registry="mock://carries").carries
 _UNIQUE = itertools.count()
 
 
-# One in-memory registry client for the tests: a new mock:// client builds an SSL context, 25 ms each.
-REGISTRY = connect("mock://debezium-avro-tests")
+# One registry for the tests, an embedded registry file of this process: it refuses an invalid schema (a union with
+# null twice) and an incompatible version as a real registry does, which confluent-kafka's mock:// client never does.
+REGISTRY = connect(Path(tempfile.mkdtemp(prefix="debezium-avro-tests-")) / "registry.sqlite")
 
 
 def fresh_codec() -> cf.Codec:
