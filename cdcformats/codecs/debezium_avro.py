@@ -91,6 +91,7 @@ from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value, is_nested
+from ..schema_registry import address, connect
 from ..tables import (
     Column,
     ColumnType,
@@ -207,8 +208,6 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     @property
     def registry(self) -> Any:
         if self._registry is None:
-            from ..schema_registry import connect
-
             self._registry = connect(self.config["schema_registry"])
         return self._registry
 
@@ -272,7 +271,8 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             try:
                 registered = self.registry.get_schema(schema_id)
             except Exception as error:  # the registry's own errors: an unknown id, an unreachable registry
-                raise DecodeError(NAME, f"schema id {schema_id} cannot be fetched: {error}", field=part) from None
+                raise DecodeError(NAME, f"schema id {schema_id} cannot be fetched from {address(self.registry)}: "
+                                        f"{error}", field=part) from None
             self._readers[schema_id, part] = _Reader.of(registered.schema_str, schema_id, part)
         return self._readers[schema_id, part]
 
@@ -785,8 +785,8 @@ def _registered(codec: DebeziumAvroCodec, table: Table | None, is_key: bool, sch
     try:
         schema_id: int = codec.registry.register_schema(subject, schema)
     except Exception as error:  # the registry's refusal (409: incompatible) or an unreachable registry
-        raise EncodeError(NAME, f"the schema registry refused the schema of table {table_name(table)} under subject "
-                                f"{subject}: {' '.join(str(error).split())}") from None
+        raise EncodeError(NAME, f"{address(codec.registry)} refused the schema of table {table_name(table)} under "
+                                f"subject {subject}: {' '.join(str(error).split())}") from None
     return schema_id
 
 

@@ -38,7 +38,7 @@ from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
 from ..registry import codec, codec_class
-from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, connect, envelope_schema, subject_name
+from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, address, connect, envelope_schema, subject_name
 
 MAGIC = b"\x00"
 PROTOBUF_FIRST_MESSAGE = b"\x00"  # the message index [0], as Confluent writes it for a Protobuf schema
@@ -197,8 +197,8 @@ class ChangeEventDeserializer:
             try:
                 registered = framing.registry.get_schema(schema_id)
             except Exception as error:  # the registry's own errors: an unknown id, an unreachable registry
-                raise DecodeError(self.codec.name, f"schema id {schema_id} cannot be fetched: {error}",
-                                  field="schema id") from None
+                raise DecodeError(self.codec.name, f"schema id {schema_id} cannot be fetched from "
+                                                   f"{address(framing.registry)}: {error}", field="schema id") from None
             self._writers[schema_id] = WriterSchema(registered.schema_type or "AVRO", registered.schema_str)
         return self._writers[schema_id]
 
