@@ -37,7 +37,8 @@ the field property ``cdcformats.column``.
 Subjects follow Confluent's strategies (option ``subject_name_strategy``): ``topic`` gives ``<topic>-value`` and
 ``<topic>-key``, where the topic is the option ``topic`` or else Debezium's per-table topic
 ``<prefix>.<schema>.<table>`` (so each table has its own subjects); ``record`` the record's full name;
-``topic-record`` both. A table's first change starts from the latest schema registered under its value subject, if
+``topic-record`` both. The Kafka serializers (``cdcformats.kafka``) set ``topic`` to the topic they write to, as
+Confluent's serializers name subjects. A table's first change starts from the latest schema registered under its value subject, if
 any, so that a restart continues it. Each evolution (``cdcformats.tables``) is registered as a new version, and the
 registry's compatibility check guards it.
 
@@ -47,7 +48,9 @@ maps and structs as nested values). A field's cell type is its ``__debezium.sour
 type its schema names where that is not the one a value of its kind has by default (``int32``,
 ``io.debezium.time.MicroTimestamp``), else none, as ``debezium-json`` names them. A null ``source`` field is not a
 position entry. A tombstone (a record without a value, which Debezium sends after a delete for log compaction) holds
-no change.
+no change. A value read alone (``decode_value``: a Kafka value deserializer, which never sees the key) takes its key
+cells out of the row, by the option ``key_columns`` or else by the key columns of the latest key schema registered
+under the table's key subject; the registry's errors name the registry (its URL, or its file).
 
 Written from other formats:
 
@@ -81,16 +84,30 @@ import io
 import json
 import re
 import struct
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, BinaryIO
 
 import fastavro
+from msgspec.structs import replace
 
 from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value, is_nested
+from ..model import (
+    INT64_MAX,
+    INT64_MIN,
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Image,
+    Op,
+    Source,
+    Struct,
+    Table,
+    Value,
+    is_nested,
+)
 from ..schema_registry import address, connect
 from ..tables import (
     Column,
@@ -116,6 +133,7 @@ from ._kit.debezium_envelope import (
     write_time,
 )
 from ._kit.kafka_records import KafkaRecordCodec
+from ._kit.keys import KeyColumns
 
 NAME = "debezium-avro"
 # What a change must keep to be written: a column's values, change after change, of types one column type holds.
@@ -181,6 +199,9 @@ OPTIONS = (
            "topic", one_of(*_STRATEGIES)),
     Option("topic", "the Kafka topic that subjects of the topic strategies name (default: Debezium's per-table "
                     "topic <prefix>.<schema>.<table>)", None),
+    Option("key_columns", "where a record's value is read alone (a value deserializer): the key columns, a list for "
+                          "every table or a mapping of table name to list (default: those of the key schema "
+                          "registered for the table)", None, KeyColumns),
 )
 
 
@@ -204,6 +225,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         self._registry: Any = None
         self._tables: dict[Table | None, _TableVersion] = {}
         self._readers: dict[tuple[int, str], _Reader] = {}
+        self._key_names: dict[Table | None, tuple[str, ...]] = {}
 
     @property
     def registry(self) -> Any:
@@ -241,6 +263,34 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after,
                            Source(source.system, source.position, source.commit_time_us, capture),
                            attributes=attributes)
+
+    reads_values_alone = True
+
+    def decode_value(self, value: bytes) -> list[ChangeEvent]:
+        """The change of a record's value read without its key: the key cells are the row's cells of the key columns
+        (the option ``key_columns``, else those of the table's latest key schema under its key subject), read out of
+        the before image of a delete or a change without an after image, else out of the after image."""
+        event = self.decode_record(None, value)
+        names = self.config["key_columns"].for_table(event.table) if self.config["key_columns"] else \
+            self._registered_key_names(event.table)
+        row = event.before if event.op is Op.DELETE or event.after is None else event.after
+        cells: dict[str, Cell] = {}
+        for cell in row or ():
+            cells.setdefault(cell.name, cell)
+        key = tuple(cells[name] for name in names if name in cells)
+        return [replace(event, key=key) if key else event]
+
+    def _registered_key_names(self, table: Table | None) -> tuple[str, ...]:
+        """The key columns of the latest key schema registered for ``table`` (none where there is none), once."""
+        if table not in self._key_names:
+            try:
+                latest = self.registry.get_latest_version(self.subject(table, is_key=True))
+            except Exception:  # the registry's "subject not found": a table without a key
+                self._key_names[table] = ()
+            else:
+                reader = _Reader.of(latest.schema.schema_str, latest.schema_id, "key")
+                self._key_names[table] = tuple(entry.column.name for entry in reader.key_fields)
+        return self._key_names[table]
 
     def _schema_id(self, framed: bytes, part: str) -> int:
         if len(framed) < 5 or framed[:1] != MAGIC:
@@ -530,9 +580,9 @@ def _type_of_nulls(type_name: str | None) -> ColumnType:
 
 def _declared_nulls(schema: TableSchema) -> TableSchema:
     """``schema`` with its columns of nulls only typed as their type names declare (``_type_of_nulls``)."""
-    return replace(schema, columns=tuple(
-        replace(column, type=_type_of_nulls(column.source_type)) if column.type == _NULL else column
-        for column in schema.columns))
+    return TableSchema(schema.table, tuple(
+        Column(column.name, _type_of_nulls(column.source_type), column.nullable, column.source_type)
+        if column.type == _NULL else column for column in schema.columns), schema.key)
 
 
 def _fields(columns: tuple[Column, ...], required: frozenset[str], defined: set[str], taken: set[str] | None = None
