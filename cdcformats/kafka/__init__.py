@@ -86,12 +86,16 @@ class _Framing:
         topic, is_key = _context(ctx)
         subject = subject_name(self.strategy, topic, ENVELOPE_RECORD_NAME, is_key)
         if subject not in self._ids:
-            if self.use_latest:
-                self._ids[subject] = self.registry.get_latest_version(subject).schema_id
-            elif self.auto_register:
-                self._ids[subject] = self.registry.register_schema(subject, self.schema)
-            else:
-                self._ids[subject] = self.registry.lookup_schema(subject, self.schema).schema_id
+            try:
+                if self.use_latest:
+                    self._ids[subject] = self.registry.get_latest_version(subject).schema_id
+                elif self.auto_register:
+                    self._ids[subject] = self.registry.register_schema(subject, self.schema)
+                else:
+                    self._ids[subject] = self.registry.lookup_schema(subject, self.schema).schema_id
+            except Exception as error:  # the registry's own errors: a refusal, an unknown subject, no registry
+                raise EncodeError(self.format, f"{address(self.registry)} gave no schema id under subject {subject}: "
+                                               f"{error}") from None
         return self._ids[subject]
 
     def frame(self, body: bytes, ctx: Any) -> bytes:
