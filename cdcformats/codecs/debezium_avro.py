@@ -38,9 +38,9 @@ Subjects follow Confluent's strategies (option ``subject_name_strategy``): ``top
 ``<topic>-key``, where the topic is the option ``topic`` or else Debezium's per-table topic
 ``<prefix>.<schema>.<table>`` (so each table has its own subjects); ``record`` the record's full name;
 ``topic-record`` both. The Kafka serializers (``cdcformats.kafka``) set ``topic`` to the topic they write to, as
-Confluent's serializers name subjects. A table's first change starts from the latest schema registered under its value subject, if
-any, so that a restart continues it. Each evolution (``cdcformats.tables``) is registered as a new version, and the
-registry's compatibility check guards it.
+Confluent's serializers name subjects. A table's first change starts from the latest schema registered under its
+value subject, if any, so that a restart continues it. Each evolution (``cdcformats.tables``) is registered as a new
+version, and the registry's compatibility check guards it.
 
 Reading, a message is read with its writer schema, fetched by id: so it reads what Debezium's own ``AvroConverter``
 writes too (also Connect's ``Date``, ``Time`` and ``Timestamp`` logical types, read as the integers they are; arrays,
