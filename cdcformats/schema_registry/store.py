@@ -10,7 +10,9 @@
 
 Many processes can share one file (Spark workers, a producer, a consumer, the HTTP server): SQLite's write-ahead log
 lets readers run beside one writer, and every change is one ``BEGIN IMMEDIATE`` transaction, so ids are handed out
-once and a process killed in the middle of a write leaves the previous state intact.
+once and a process killed in the middle of a write leaves the previous state intact. The file (and its directory) is
+created by the first write: a registry that is only read, such as the default one of a user who has only read
+messages, is never created, and reads as an empty registry until it is.
 """
 
 from __future__ import annotations
