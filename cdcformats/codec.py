@@ -396,6 +396,15 @@ class Codec:
         the canonical event (only for a format that ``resolves_writer_schemas``)."""
         raise NotImplementedError(f"{self.name} reads every version of its schema alike: use decode_message()")
 
+    # For a format whose messages are Kafka records (``KafkaRecord``): whether a record's value alone holds the change,
+    # the key only repeating the row's key columns, so that a value deserializer, which never sees the key, reads it.
+    reads_values_alone: ClassVar[bool] = False
+
+    def decode_value(self, value: bytes) -> list[ChangeEvent]:
+        """The changes of a Kafka record read from its value alone (only for a format that ``reads_values_alone``),
+        its key cells found where the format finds them without the record's key."""
+        raise NotImplementedError(f"{self.name} reads the record key and value together")
+
     # -- what is lost ---------------------------------------------------------------------------------------------
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

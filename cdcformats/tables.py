@@ -300,6 +300,8 @@ _SQL_NAMES = {
     **dict.fromkeys(["JSON", "JSONB"], "json"),
     "DATE": "date", "TIME": "time", "DATETIME": "timestamp", "TIMESTAMP": "timestamp",
 }
+# Debezium's parameter of a Connect field schema that names the source's own type (column.propagate.source.type).
+_SOURCE_COLUMN_TYPE = "__debezium.source.column.type"
 # Unsigned integers need the next width up.
 _UNSIGNED_WIDER = {"int8": "int16", "int16": "int32", "int32": "int64"}
 _SQL_NAME = re.compile(r"\s*([A-Za-z][A-Za-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?\))?\s*(UNSIGNED)?"
@@ -310,10 +312,11 @@ def declared_type(type_name: str | None) -> ColumnType | None:
     """The column type a source's type name declares, or None for a name that declares none this module knows."""
     if not type_name:
         return None
-    if type_name in _CONNECT_NAMES:
-        return _CONNECT_NAMES[type_name]
-    if type_name.startswith("{"):
-        return _connect_schema_type(type_name)
+    connect = connect_type(type_name)
+    if connect is not None:
+        return connect
+    if type_name.startswith("{"):  # a Connect schema of no type this module knows: its source's SQL type, if any
+        return _source_column_type(type_name)
     match = _SQL_NAME.fullmatch(type_name)
     if match is None:
         return None
@@ -334,16 +337,18 @@ def declared_type(type_name: str | None) -> ColumnType | None:
     return ColumnType(name)
 
 
-def _connect_schema_type(text: str) -> ColumnType | None:
-    """The type of a Connect field schema kept whole as a cell's type (``connect_schema``)."""
-    try:
-        schema = json.loads(text)
-    except ValueError:
+def connect_type(type_name: str | None) -> ColumnType | None:
+    """The column type a Kafka Connect type name (``int32``, ``io.debezium.time.MicroTimestamp``) or field schema
+    (kept whole as a cell's type, ``connect_schema``) declares, or None for any other name. Connect's values are
+    always of their schema's type, null or not."""
+    if not type_name:
         return None
-    if type(schema) is not dict:
+    if type_name in _CONNECT_NAMES:
+        return _CONNECT_NAMES[type_name]
+    schema = _connect_schema(type_name)
+    if schema is None:
         return None
     parameters: dict[str, Any] = schema["parameters"] if type(schema.get("parameters")) is dict else {}
-    source_type = declared_type(parameters.get("__debezium.source.column.type"))
     named = _CONNECT_NAMES.get(str(schema.get("name"))) or _CONNECT_NAMES.get(str(schema.get("type")))
     if named is not None and named.name == "decimal" and str(parameters.get("scale", "")).isdigit():
         scale = int(parameters["scale"])
@@ -351,7 +356,25 @@ def _connect_schema_type(text: str) -> ColumnType | None:
         if precision.isdigit() and int(precision) >= max(scale, 1):
             return ColumnType("decimal", int(precision), scale)
         return ColumnType("decimal", None, scale)
-    return named if named is not None else source_type
+    return named
+
+
+def _connect_schema(text: str) -> dict[str, Any] | None:
+    """A Connect field schema kept whole as a cell's type, parsed; None for text that is none."""
+    if not text.startswith("{"):
+        return None
+    try:
+        schema = json.loads(text)
+    except ValueError:
+        return None
+    return schema if type(schema) is dict else None
+
+
+def _source_column_type(text: str) -> ColumnType | None:
+    """The type that a Connect field schema's ``__debezium.source.column.type`` parameter declares."""
+    schema = _connect_schema(text)
+    parameters = schema.get("parameters") if schema is not None else None
+    return declared_type(parameters.get(_SOURCE_COLUMN_TYPE)) if type(parameters) is dict else None
 
 
 def cell_type(value: Value, type_name: str | None) -> ColumnType:
@@ -528,5 +551,5 @@ def _merged(table: Table | None, current: Column, new: Column) -> Column:
     return Column(current.name, merged, current.nullable or new.nullable, new.source_type)
 
 
-__all__ = ["Column", "ColumnType", "SchemaConflict", "SchemaSource", "TableSchema", "cell_type", "declared_type",
-           "nested_type", "table_name", "value_type", "widened"]
+__all__ = ["Column", "ColumnType", "SchemaConflict", "SchemaSource", "TableSchema", "cell_type", "connect_type",
+           "declared_type", "nested_type", "table_name", "value_type", "widened"]

@@ -20,9 +20,15 @@ Column types are ``cdcformats.tables`` types, written as Debezium writes them (`
 Debezium's ``io.debezium.data.VariableScaleDecimal`` record (``scale``, ``value``); ``date`` ``io.debezium.time.Date``
 (days, an ``int``); ``time(3|6|9)`` ``io.debezium.time.Time`` / ``MicroTime`` / ``NanoTime``; ``timestamp(3|6|9)``
 ``io.debezium.time.Timestamp`` / ``MicroTimestamp`` / ``NanoTimestamp``, each the integer it is, never cut to a coarser
-unit; ``json`` ``io.debezium.data.Json`` text; ``null`` (a column of nulls only, so far) ``null``; ``array<T>`` an
+unit; ``json`` ``io.debezium.data.Json`` text; ``null`` Avro's ``null``, alone (no union); ``array<T>`` an
 Avro ``array`` of ``["null", T]`` items, as Debezium writes a PostgreSQL array; ``struct<...>`` a record of
 ``["null", T]`` fields with null defaults, named after its column (``<column>``, ``<column>_<field>`` inside it).
+A column that has held only nulls so far has the type its cells' type name declares, as Debezium types a column by
+its declaration, where every source sends values of that name as that type: a Connect type (an optional Connect
+``Decimal``), an SQL text type (a Lindorm ``VARCHAR``, a Canal ``text``), an SQL number or boolean type (``double``).
+Otherwise (no type name, or an SQL date, time or binary type, whose values Canal and Lindorm send as text and
+DataWorks as milliseconds) it is a ``null`` column, and the first value's type is a new version that the registry's
+BACKWARD check accepts (a reader's ``["null", T]`` reads a writer's ``null``).
 Where the source's own type name is not what reading the field gives back, it is the field's
 ``__debezium.source.column.type`` parameter, as Debezium's ``column.propagate.source.type`` writes it. A column or
 position name that Avro does not allow (``order-id``) is written with its invalid characters as ``_``, and its name in
@@ -31,9 +37,10 @@ the field property ``cdcformats.column``.
 Subjects follow Confluent's strategies (option ``subject_name_strategy``): ``topic`` gives ``<topic>-value`` and
 ``<topic>-key``, where the topic is the option ``topic`` or else Debezium's per-table topic
 ``<prefix>.<schema>.<table>`` (so each table has its own subjects); ``record`` the record's full name;
-``topic-record`` both. A table's first change starts from the latest schema registered under its value subject, if
-any, so that a restart continues it. Each evolution (``cdcformats.tables``) is registered as a new version, and the
-registry's compatibility check guards it.
+``topic-record`` both. The Kafka serializers (``cdcformats.kafka``) set ``topic`` to the topic they write to, as
+Confluent's serializers name subjects. A table's first change starts from the latest schema registered under its
+value subject, if any, so that a restart continues it. Each evolution (``cdcformats.tables``) is registered as a new
+version, and the registry's compatibility check guards it.
 
 Reading, a message is read with its writer schema, fetched by id: so it reads what Debezium's own ``AvroConverter``
 writes too (also Connect's ``Date``, ``Time`` and ``Timestamp`` logical types, read as the integers they are; arrays,
@@ -41,7 +48,9 @@ maps and structs as nested values). A field's cell type is its ``__debezium.sour
 type its schema names where that is not the one a value of its kind has by default (``int32``,
 ``io.debezium.time.MicroTimestamp``), else none, as ``debezium-json`` names them. A null ``source`` field is not a
 position entry. A tombstone (a record without a value, which Debezium sends after a delete for log compaction) holds
-no change.
+no change. A value read alone (``decode_value``: a Kafka value deserializer, which never sees the key) takes its key
+cells out of the row, by the option ``key_columns`` or else by the key columns of the latest key schema registered
+under the table's key subject; the registry's errors name the registry (its URL, or its file).
 
 Written from other formats:
 
@@ -80,12 +89,37 @@ from decimal import Decimal
 from typing import Any, BinaryIO
 
 import fastavro
+from msgspec.structs import replace
 
 from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Source, Struct, Table, Value, is_nested
-from ..tables import Column, ColumnType, SchemaConflict, TableSchema, cell_type, nested_type, table_name
+from ..model import (
+    INT64_MAX,
+    INT64_MIN,
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Image,
+    Op,
+    Source,
+    Struct,
+    Table,
+    Value,
+    is_nested,
+)
+from ..schema_registry import address, connect
+from ..tables import (
+    Column,
+    ColumnType,
+    SchemaConflict,
+    TableSchema,
+    cell_type,
+    connect_type,
+    declared_type,
+    nested_type,
+    table_name,
+)
 from ._kit import typed_text
 from ._kit.connect_schema import DECIMAL, SOURCE_TYPE
 from ._kit.debezium_envelope import (
@@ -99,6 +133,7 @@ from ._kit.debezium_envelope import (
     write_time,
 )
 from ._kit.kafka_records import KafkaRecordCodec
+from ._kit.keys import KeyColumns
 
 NAME = "debezium-avro"
 # What a change must keep to be written: a column's values, change after change, of types one column type holds.
@@ -133,6 +168,9 @@ _PRIMITIVE = {"null": "null", "boolean": "boolean", "int32": "int", "int64": "lo
               "double": "double", "string": "string", "bytes": "bytes"}
 _VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 _ANY_DECIMAL = ColumnType("decimal")  # the column a decimal of any scale fits: any but NaN, infinities and -0
+_NULL = ColumnType("null")
+# The column types whose SQL names every source sends values of as the text they are.
+_TEXT_TYPES = ("string", "json")
 # The column types of Connect names and Avro logical types, for reading.
 _TYPE_OF_NAME = {
     **{connect_name: ColumnType(*(key if isinstance(key, tuple) else (key,))) for key, (_, connect_name)
@@ -161,6 +199,9 @@ OPTIONS = (
            "topic", one_of(*_STRATEGIES)),
     Option("topic", "the Kafka topic that subjects of the topic strategies name (default: Debezium's per-table "
                     "topic <prefix>.<schema>.<table>)", None),
+    Option("key_columns", "where a record's value is read alone (a value deserializer): the key columns, a list for "
+                          "every table or a mapping of table name to list (default: those of the key schema "
+                          "registered for the table)", None, KeyColumns),
 )
 
 
@@ -184,12 +225,11 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         self._registry: Any = None
         self._tables: dict[Table | None, _TableVersion] = {}
         self._readers: dict[tuple[int, str], _Reader] = {}
+        self._key_names: dict[Table | None, tuple[str, ...]] = {}
 
     @property
     def registry(self) -> Any:
         if self._registry is None:
-            from ..schema_registry import connect
-
             self._registry = connect(self.config["schema_registry"])
         return self._registry
 
@@ -224,6 +264,34 @@ class DebeziumAvroCodec(KafkaRecordCodec):
                            Source(source.system, source.position, source.commit_time_us, capture),
                            attributes=attributes)
 
+    reads_values_alone = True
+
+    def decode_value(self, value: bytes) -> list[ChangeEvent]:
+        """The change of a record's value read without its key: the key cells are the row's cells of the key columns
+        (the option ``key_columns``, else those of the table's latest key schema under its key subject), read out of
+        the before image of a delete or a change without an after image, else out of the after image."""
+        event = self.decode_record(None, value)
+        names = self.config["key_columns"].for_table(event.table) if self.config["key_columns"] else \
+            self._registered_key_names(event.table)
+        row = event.before if event.op is Op.DELETE or event.after is None else event.after
+        cells: dict[str, Cell] = {}
+        for cell in row or ():
+            cells.setdefault(cell.name, cell)
+        key = tuple(cells[name] for name in names if name in cells)
+        return [replace(event, key=key) if key else event]
+
+    def _registered_key_names(self, table: Table | None) -> tuple[str, ...]:
+        """The key columns of the latest key schema registered for ``table`` (none where there is none), once."""
+        if table not in self._key_names:
+            try:
+                latest = self.registry.get_latest_version(self.subject(table, is_key=True))
+            except Exception:  # the registry's "subject not found": a table without a key
+                self._key_names[table] = ()
+            else:
+                reader = _Reader.of(latest.schema.schema_str, latest.schema_id, "key")
+                self._key_names[table] = tuple(entry.column.name for entry in reader.key_fields)
+        return self._key_names[table]
+
     def _schema_id(self, framed: bytes, part: str) -> int:
         if len(framed) < 5 or framed[:1] != MAGIC:
             raise DecodeError(NAME, "not in Confluent's wire format (magic byte 0x00 and a 4-byte schema id)",
@@ -253,7 +321,8 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             try:
                 registered = self.registry.get_schema(schema_id)
             except Exception as error:  # the registry's own errors: an unknown id, an unreachable registry
-                raise DecodeError(NAME, f"schema id {schema_id} cannot be fetched: {error}", field=part) from None
+                raise DecodeError(NAME, f"schema id {schema_id} cannot be fetched from {address(self.registry)}: "
+                                        f"{error}", field=part) from None
             self._readers[schema_id, part] = _Reader.of(registered.schema_str, schema_id, part)
         return self._readers[schema_id, part]
 
@@ -488,7 +557,32 @@ def _avro_type(column_type: ColumnType, source_type: str | None, defined: set[st
 
 
 def _optional(avro_type: Any) -> Any:
-    return avro_type if avro_type == "null" else ["null", avro_type]
+    """``avro_type`` or null: a union with null, except for the null type itself (a column of nulls only, with or
+    without a source type parameter), which a union could not hold twice."""
+    if avro_type == "null" or (type(avro_type) is dict and avro_type.get("type") == "null"):
+        return avro_type
+    return ["null", avro_type]
+
+
+def _type_of_nulls(type_name: str | None) -> ColumnType:
+    """The type of a column that has held only nulls so far, whose cells' type name is ``type_name``: the type the
+    name declares where the values of such a column are of that type from every source (a Connect type, an SQL text
+    type, an SQL number or boolean type, whose text the formats that send text type back); else ``null``. A declared
+    SQL date, time or binary type says nothing sure of the values, which Canal and Lindorm send as text and DataWorks
+    as milliseconds: a later value then picks the type, which a null field widens to under BACKWARD compatibility."""
+    declared = declared_type(type_name)
+    if declared is None:
+        return _NULL
+    if connect_type(type_name) is not None or declared.name in _TEXT_TYPES or typed_text.kind_of(type_name):
+        return declared
+    return _NULL
+
+
+def _declared_nulls(schema: TableSchema) -> TableSchema:
+    """``schema`` with its columns of nulls only typed as their type names declare (``_type_of_nulls``)."""
+    return TableSchema(schema.table, tuple(
+        Column(column.name, _type_of_nulls(column.source_type), column.nullable, column.source_type)
+        if column.type == _NULL else column for column in schema.columns), schema.key)
 
 
 def _fields(columns: tuple[Column, ...], required: frozenset[str], defined: set[str], taken: set[str] | None = None
@@ -597,7 +691,8 @@ class _TableVersion:
     def evolved(self, event: ChangeEvent, codec: DebeziumAvroCodec, register: bool = True) -> _TableVersion:
         """This table, evolved to hold ``event`` (``SchemaConflict`` if it cannot), its new schemas registered."""
         observed = TableSchema.of_event(event)
-        schema = observed if self.schema is None else self.schema.evolved(observed)
+        # A null says nothing of a column with a type; a column of nulls only takes the type its name declares.
+        schema = _declared_nulls(observed if self.schema is None else self.schema.evolved(observed))
         position = _position_schema(event)
         try:
             position = position if self.position is None else self.position.evolved(position)
@@ -740,8 +835,8 @@ def _registered(codec: DebeziumAvroCodec, table: Table | None, is_key: bool, sch
     try:
         schema_id: int = codec.registry.register_schema(subject, schema)
     except Exception as error:  # the registry's refusal (409: incompatible) or an unreachable registry
-        raise EncodeError(NAME, f"the schema registry refused the schema of table {table_name(table)} under subject "
-                                f"{subject}: {' '.join(str(error).split())}") from None
+        raise EncodeError(NAME, f"{address(codec.registry)} refused the schema of table {table_name(table)} under "
+                                f"subject {subject}: {' '.join(str(error).split())}") from None
     return schema_id
 
 

@@ -18,6 +18,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from ..errors import CdcFormatsError, ConfigurationError
 from ..registry import codec_class, schema_formats
@@ -68,6 +69,19 @@ def connect(target: Any = None, **config: Any) -> Any:
             raise ConfigurationError(_address_fix(text))
         return EmbeddedSchemaRegistryClient(path)
     return target
+
+
+def address(client: Any) -> str:
+    """Where a registry client asks, as errors name it: the embedded registry's file (saying so where it does not
+    exist), or a registry's URL, without the credentials a URL may hold."""
+    try:
+        url = str(client.config()["url"])
+    except Exception:  # a client of its own kind, which tells no URL
+        return f"the schema registry {client!r}"
+    if url.startswith("file:"):
+        path = Path(unquote(urlsplit(url).path))
+        return f"the schema registry file {path}{'' if path.exists() else ' (no such file)'}"
+    return f"the schema registry {re.sub(r'//[^/@]*@', '//', url)}"
 
 
 def _address_fix(text: str) -> str:

@@ -66,7 +66,7 @@ class EmbeddedSchemaRegistryClient:
         self.store.close()
 
     def config(self) -> dict[str, Any]:
-        return {"url": self.store.path.as_uri()}
+        return {"url": self.store.path.absolute().as_uri()}
 
     # -- registration and lookup ------------------------------------------------------------------------------------
 

@@ -10,7 +10,9 @@
 
 Many processes can share one file (Spark workers, a producer, a consumer, the HTTP server): SQLite's write-ahead log
 lets readers run beside one writer, and every change is one ``BEGIN IMMEDIATE`` transaction, so ids are handed out
-once and a process killed in the middle of a write leaves the previous state intact.
+once and a process killed in the middle of a write leaves the previous state intact. The file (and its directory) is
+created by the first write: a registry that is only read, such as the default one of a user who has only read
+messages, is never created, and reads as an empty registry until it is.
 """
 
 from __future__ import annotations
@@ -95,39 +97,52 @@ class SchemaStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()  # one connection, shared by the threads of one process
-        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        with self._write() as db:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
+        # The file's connection, opened by the first write, or the first read once the file exists: reading never
+        # creates a registry file (or its directory). Until then reads see an empty registry, in memory.
+        self._db: sqlite3.Connection | None = None
+        self._empty: sqlite3.Connection | None = None
+
+    def exists(self) -> bool:
+        """Whether the registry file exists (a registry only read so far may have none)."""
+        return self._db is not None or self.path.exists()
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            for db in (self._db, self._empty):
+                if db is not None:
+                    db.close()
+
+    def _connection(self, create: bool) -> sqlite3.Connection:
+        """The file's connection; for a read of a file that does not exist (``create`` false), an empty registry."""
+        if self._db is None:
+            if not create and not self.path.exists():
+                if self._empty is None:
+                    self._empty = _opened(":memory:")
+                return self._empty
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = _opened(self.path)
+        return self._db
 
     @contextmanager
-    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, begin: str, create: bool) -> Iterator[sqlite3.Connection]:
         """One transaction on the shared connection; rolled back on any error, the commit's own included."""
         with self._lock:
-            self._db.execute(begin)
+            db = self._connection(create)
+            db.execute(begin)
             try:
-                yield self._db
-                self._db.execute("COMMIT")
+                yield db
+                db.execute("COMMIT")
             except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
 
     def _write(self) -> Any:
-        return self._transaction("BEGIN IMMEDIATE")  # takes the write lock now: no upgrade deadlock later
+        return self._transaction("BEGIN IMMEDIATE", True)  # takes the write lock now: no upgrade deadlock later
 
     def _read(self) -> Any:
-        return self._transaction("BEGIN")  # a consistent snapshot across the statements of one call
+        return self._transaction("BEGIN", False)  # a consistent snapshot across the statements of one call
 
     # -- schemas ----------------------------------------------------------------------------------------------------
 
@@ -445,6 +460,20 @@ class SchemaStore:
                 if ref["subject"] == subject and (version is None or ref["version"] == version):
                     raise errors.reference_exists(f"One or more references exist to the schema "
                                                   f"{{subject={subject}, version={ref['version']}}}")
+
+
+def _opened(target: str | Path) -> sqlite3.Connection:
+    """A connection to a registry database (a file, or ``:memory:``), its tables created if it has none."""
+    db = sqlite3.connect(target, timeout=60, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("BEGIN IMMEDIATE")
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("COMMIT")
+    return db
 
 
 def _schema_type(schema_type: Any) -> str:

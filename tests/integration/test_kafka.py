@@ -23,6 +23,7 @@ import cdcformats as cf
 from cdcformats.envelopes.avro import event_from_record, record_from_event
 from cdcformats.envelopes.protobuf import event_from_proto, proto_from_event
 from cdcformats.kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
+from cdcformats.losses import without
 from cdcformats.schema_registry import connect
 from cdcformats.schemas import avro_schema_text, change_event_pb2
 
@@ -94,6 +95,39 @@ def test_events_produced_with_our_serializers_decode_equal_in_a_separate_consume
     assert sum(message.value() is None for message in received) == 1
     keys = {message.key() for message in received}
     assert keys == {ChangeEventKeySerializer()(event) for event in events}
+
+
+def test_debezium_avro_through_a_broker_under_the_topics_subjects_read_by_a_value_deserializer(
+        bootstrap: str, tmp_path: Path) -> None:
+    """A producer with our serializers registers <topic>-value and <topic>-key, as Confluent's would; a consumer with
+    only a value deserializer, ours or confluent-kafka's AvroDeserializer, reads every change, its key cells taken out
+    of the row by the registered key schema."""
+    registry = str(tmp_path / "registry.sqlite")
+    events = list(cf.codec("lindorm", key_columns=["id"]).decode(SOURCE_MESSAGES["lindorm"]))
+    topic = f"tpch.orders-{uuid.uuid4().hex[:8]}"
+    producer = SerializingProducer({
+        "bootstrap.servers": bootstrap, "log_level": 0,
+        "key.serializer": ChangeEventKeySerializer("debezium-avro", schema_registry=registry),
+        "value.serializer": ChangeEventSerializer("debezium-avro", registry)})
+    for event in events:
+        producer.produce(topic, key=event, value=event)
+    producer.flush()
+    assert connect(registry).get_subjects() == [f"{topic}-key", f"{topic}-value"]
+    ours = consume_all(bootstrap, topic, ChangeEventDeserializer("debezium-avro", registry))
+    target = cf.codec("debezium-avro", schema_registry=registry)
+    assert sorted((message.value() for message in ours), key=lambda event: event.event_id) == sorted(
+        (without(event, target.dropped(event)) for event in events), key=lambda event: event.event_id)
+    theirs = consume_all(bootstrap, topic, AvroDeserializer(connect(registry)))
+    assert Counter(message.value()["op"] for message in theirs) == Counter(
+        "c" if event.op is cf.Op.UPSERT else "d" for event in events)
+
+
+def test_a_registry_that_gives_no_schema_id_is_named_in_the_serializers_error(tmp_path: Path) -> None:
+    registry = tmp_path / "registry.sqlite"
+    with pytest.raises(cf.EncodeError, match=f"the schema registry file {re.escape(str(registry))} \\(no such "
+                                              "file\\) gave no schema id under subject orders-value: Subject"):
+        ChangeEventSerializer("avro", str(registry), use_latest=True)(EVENT, SerializationContext(
+            "orders", MessageField.VALUE))
 
 
 EVENT = cf.ChangeEvent(cf.Op.UPSERT, cf.Table("orders"), key=(cf.Cell("id", "o-1"),),

@@ -9,6 +9,7 @@ import itertools
 import json
 import math
 import struct
+import tempfile
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -26,15 +27,16 @@ import cdcformats as cf
 from cdcformats.losses import REFUSED, refused, without
 from cdcformats.schema_registry import connect
 from tests.property.configurations import CONFIGURATIONS
-from tests.property.strategies import events, tables
+from tests.property.strategies import events, tables, values
 
 NAME = "debezium-avro"
 CARRIES = cf.codec(NAME, schema_registry="mock://carries").carries
 _UNIQUE = itertools.count()
 
 
-# One in-memory registry client for the tests: a new mock:// client builds an SSL context, 25 ms each.
-REGISTRY = connect("mock://debezium-avro-tests")
+# One registry for the tests, an embedded registry file of this process: it refuses an invalid schema (a union with
+# null twice) and an incompatible version as a real registry does, which confluent-kafka's mock:// client never does.
+REGISTRY = connect(Path(tempfile.mkdtemp(prefix="debezium-avro-tests-")) / "registry.sqlite")
 
 
 def fresh_codec() -> cf.Codec:
@@ -584,3 +586,164 @@ def test_a_key_column_named_op_is_read_as_a_key_column() -> None:
     event = cf.ChangeEvent(cf.Op.INSERT, TABLE, key=(cf.Cell("op", 1),), after=(cf.Cell("op", 1), cf.Cell("x", "a")))
     assert codec.dropped(event) == []
     assert list(codec.decode(codec.encode([event]))) == [event]
+
+
+# -- 6. columns of nulls only ---------------------------------------------------------------------------------------
+
+_OPTIONAL_DECIMAL = json.dumps({"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal",
+                                "version": 1, "parameters": {"scale": "2", "connect.decimal.precision": "10"}})
+
+
+def _row_fields(registry: Any, framed: bytes) -> dict[str, Any]:
+    """Column name -> Avro type of the row schema the framed value was written with."""
+    envelope = json.loads(registry.get_schema(schema_id(framed)).schema_str)
+    row = next(branch for branch in envelope["fields"][0]["type"] if branch != "null")
+    return {entry.get("cdcformats.column", entry["name"]): entry["type"] for entry in row["fields"]}
+
+
+@pytest.mark.parametrize("type_name, avro_type", [
+    ("VARCHAR", ["null", {"type": "string", "connect.parameters": {"__debezium.source.column.type": "VARCHAR"}}]),
+    ("text", ["null", {"type": "string", "connect.parameters": {"__debezium.source.column.type": "text"}}]),
+    ("DOUBLE", ["null", {"type": "double", "connect.parameters": {"__debezium.source.column.type": "DOUBLE"}}]),
+    ("int32", ["null", "int"]),
+    (_OPTIONAL_DECIMAL, ["null", {"type": "bytes", "scale": 2, "precision": 10, "connect.version": 1,
+                                  "connect.parameters": {"scale": "2", "connect.decimal.precision": "10",
+                                                         "__debezium.source.column.type": _OPTIONAL_DECIMAL},
+                                  "connect.name": "org.apache.kafka.connect.data.Decimal",
+                                  "logicalType": "decimal"}]),
+    ("date", {"type": "null", "connect.parameters": {"__debezium.source.column.type": "date"}}),
+    (None, "null"),
+])
+def test_a_column_of_nulls_has_its_declared_type_or_else_avros_null(type_name: str | None, avro_type: Any) -> None:
+    """Found by a user trial: a null column with a type name was written as ["null", {"type": "null"}], which every
+    registry refuses ("null type already in Union"). A declared type whose values come as that type from every source
+    types the column; an SQL date (text from Canal) or no type leaves it Avro's null, which a value widens later."""
+    codec = fresh_codec()
+    event = cf.ChangeEvent(cf.Op.INSERT, TABLE, key=(cf.Cell("id", 1, "INT"),),
+                           after=(cf.Cell("id", 1, "INT"), cf.Cell("x", None, type_name)))
+    (record,) = check_encodes(codec, event)
+    assert _row_fields(codec.registry, record.value)["x"] == avro_type
+
+    later = cf.ChangeEvent(cf.Op.INSERT, TABLE, key=(cf.Cell("id", 2, "INT"),),
+                           after=(cf.Cell("id", 2, "INT"), cf.Cell("x", "2024-05-01", type_name)))
+    if avro_type == "null" or type(avro_type) is dict:  # a null column: the type of a value follows
+        (second,) = check_encodes(codec, later)
+        assert schema_id(second.value) != schema_id(record.value)
+        assert _row_fields(codec.registry, second.value)["x"][0] == "null"
+
+
+def test_a_null_column_of_a_canal_stream_takes_the_type_of_its_first_value_in_a_registry_file(tmp_path: Path
+                                                                                                ) -> None:
+    """A Canal ``date`` column, null first and then its text, and a ``double`` column added later as null: each
+    version registers (the registry file checks every version's compatibility), and confluent's reader reads each."""
+    def canal(row_id: int, row: dict[str, str | None], types: dict[str, str]) -> bytes:
+        return json.dumps({"data": [{"id": str(row_id), **row}], "database": "shop", "table": "people",
+                           "type": "INSERT", "es": 1700000000000, "ts": 1700000000100, "isDdl": False,
+                           "pkNames": ["id"], "mysqlType": {"id": "int(11)", **types}, "old": None}).encode()
+
+    messages = [canal(1, {"born": None}, {"born": "date"}),
+                canal(2, {"born": "2024-05-01"}, {"born": "date"}),
+                canal(3, {"born": None, "score": None}, {"born": "date", "score": "double"}),
+                canal(4, {"born": "2024-05-02", "score": "1.5"}, {"born": "date", "score": "double"})]
+    codec = cf.codec(NAME, schema_registry=tmp_path / "registry.sqlite")
+    records = [check_encodes(codec, event)[0] for event in cf.codec("canal-json").decode(messages)]
+    fields = [_row_fields(codec.registry, record.value) for record in records]
+    assert [str(entry.get("born")) for entry in fields] == [
+        str({"type": "null", "connect.parameters": {"__debezium.source.column.type": "date"}}),
+        *[str(["null", {"type": "string", "connect.parameters": {"__debezium.source.column.type": "date"}}])] * 3]
+    assert "score" not in fields[1] and fields[2]["score"] == fields[3]["score"] == [
+        "null", {"type": "double", "connect.parameters": {"__debezium.source.column.type": "double"}}]
+    assert codec.registry.get_versions("cdcformats.shop.people-value") == [1, 2, 3]
+
+
+_NULL_FIRST_TYPES = st.sampled_from([None, "VARCHAR", "text", "DOUBLE", "int(11)", "bigint unsigned",
+                                     "decimal(10,2)", "date", "datetime(6)", "varbinary(16)", "geometry", "int32",
+                                     "io.debezium.time.Date", _OPTIONAL_DECIMAL])
+
+
+@st.composite
+def null_first_streams(draw: st.DrawFn) -> list[cf.ChangeEvent]:
+    """Changes of one table whose columns, each of one declared type, are null in the first change and then null or
+    any value: what a nullable column of a real table sends."""
+    columns = draw(st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d"]), _NULL_FIRST_TYPES), min_size=1,
+                            max_size=4, unique_by=lambda column: column[0]))
+    rows = draw(st.lists(st.lists(st.none() | values(CARRIES), min_size=len(columns), max_size=len(columns)),
+                         min_size=1, max_size=4))
+    rows[0] = [None] * len(columns)
+    return [cf.ChangeEvent(cf.Op.INSERT, TABLE, key=(cf.Cell("id", number),), after=(
+        cf.Cell("id", number), *(cf.Cell(name, value, type_name) for (name, type_name), value in zip(columns, row))))
+        for number, row in enumerate(rows)]
+
+
+@given(stream=null_first_streams())
+def test_columns_null_first_read_back_here_and_in_confluents_reader(stream: list[cf.ChangeEvent]) -> None:
+    codec = fresh_codec()
+    for event in stream:
+        check_encodes(codec, event)
+
+
+# -- 7. Kafka's serializers: subjects named after the topic, the value read alone ----------------------------------
+
+def test_the_serializers_name_subjects_after_the_topic_they_write_to(tmp_path: Path) -> None:
+    """Found by a user trial: the serializers registered Debezium's per-table subject, cdcformats.tpch.region-value,
+    for a producer writing to tpch.region; Confluent's serializers register <topic>-value there."""
+    from cdcformats.kafka import ChangeEventKeySerializer, ChangeEventSerializer
+
+    registry_file = tmp_path / "registry.sqlite"
+    event = cf.ChangeEvent(cf.Op.INSERT, cf.Table("region", "tpch"), key=(cf.Cell("r_regionkey", 1, "int32"),),
+                           after=(cf.Cell("r_regionkey", 1, "int32"), cf.Cell("r_name", "ASIA", "string")))
+    value = ChangeEventSerializer(NAME, schema_registry=str(registry_file))(
+        event, SerializationContext("tpch.region", MessageField.VALUE))
+    key = ChangeEventKeySerializer(NAME, schema_registry=str(registry_file))(
+        event, SerializationContext("tpch.region", MessageField.KEY))
+    registry = connect(registry_file)
+    assert registry.get_subjects() == ["tpch.region-key", "tpch.region-value"]
+    read = AvroDeserializer(registry)
+    assert read(value, SerializationContext("tpch.region", MessageField.VALUE))["after"] == {
+        "r_regionkey": 1, "r_name": "ASIA"}
+    assert read(key, SerializationContext("tpch.region", MessageField.KEY)) == {"r_regionkey": 1}
+
+    by_record = ChangeEventSerializer(NAME, schema_registry=str(registry_file), subject_name_strategy="record")
+    by_record(event, SerializationContext("other", MessageField.VALUE))
+    assert "cdcformats.tpch.region.Envelope" in registry.get_subjects()
+
+
+def test_the_value_deserializer_reads_debezium_avro_with_its_key_from_the_key_schema_or_key_columns(
+        tmp_path: Path) -> None:
+    """Found by a user trial: ChangeEventDeserializer("debezium-avro") was refused, though Debezium's value holds the
+    whole row and most consumers are written with a value deserializer."""
+    from cdcformats.kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
+
+    registry_file = str(tmp_path / "registry.sqlite")
+    key = (cf.Cell("r_regionkey", 1, "int32"),)
+    inserted = cf.ChangeEvent(cf.Op.INSERT, cf.Table("region", "tpch"), key=key,
+                              after=(*key, cf.Cell("r_name", "ASIA", "string"), cf.Cell("r_comment", None, "string")))
+    deleted = cf.ChangeEvent(cf.Op.DELETE, cf.Table("region", "tpch"), key=key, before=inserted.after)
+    context = SerializationContext("tpch.region", MessageField.VALUE)
+    serialize = ChangeEventSerializer(NAME, schema_registry=registry_file)
+    values = [serialize(event, context) for event in (inserted, deleted)]
+    ChangeEventKeySerializer(NAME, schema_registry=registry_file)(inserted, SerializationContext(
+        "tpch.region", MessageField.KEY))
+
+    deserialize = ChangeEventDeserializer(NAME, schema_registry=registry_file)
+    assert [deserialize(value, context) for value in values] == [inserted, deleted]
+    assert deserialize(None, context) is None
+    by_option = ChangeEventDeserializer(NAME, schema_registry=registry_file, key_columns=["r_name"])
+    assert [event.key for event in map(by_option, values, [context] * 2)] == [(inserted.after[1],)] * 2
+    # Without a topic, the key subject is Debezium's per-table one, which holds nothing here: no key.
+    assert deserialize(values[0]).key == ()
+    with pytest.raises(cf.ConfigurationError, match="reads the record key and value together"):
+        ChangeEventDeserializer("connect-json")
+
+
+# -- 8. the registry an error names -----------------------------------------------------------------------------------
+
+def test_a_schema_that_cannot_be_fetched_names_the_registry_and_reading_creates_no_file(tmp_path: Path) -> None:
+    written = cf.codec(NAME, schema_registry=tmp_path / "written.sqlite")
+    (record,) = written.encode([cf.ChangeEvent(cf.Op.INSERT, TABLE, after=(cf.Cell("id", 1),))])
+    elsewhere = tmp_path / "elsewhere" / "registry.sqlite"
+    with pytest.raises(cf.DecodeError) as missing:
+        list(cf.codec(NAME, schema_registry=elsewhere).decode([record]))
+    assert f"schema id 1 cannot be fetched from the schema registry file {elsewhere} (no such file)" in str(
+        missing.value)
+    assert not elsewhere.parent.exists()

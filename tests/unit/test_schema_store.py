@@ -153,3 +153,30 @@ def test_key_order_does_not_make_a_new_schema(store: SchemaStore) -> None:
     first = store.register("a", json.dumps({"type": "record", "name": "R", "fields": [LONG_ID]}))
     reordered = json.dumps({"fields": [{"type": "long", "name": "id"}], "name": "R", "type": "record"})
     assert store.register("b", reordered)["id"] == first["id"]
+
+
+def test_reading_creates_no_file_and_the_first_write_does(tmp_path: Path) -> None:
+    """Found by a user trial: reading through the default registry created an empty registry file (and its
+    directory) in the user's data directory."""
+    path = tmp_path / "data" / "cdcformats" / "registry.sqlite"
+    store = SchemaStore(path)
+    assert store.subjects() == [] and store.compatibility() == "BACKWARD"
+    with pytest.raises(RegistryError) as missing:
+        store.schema(1)
+    assert missing.value.error_code == 40403
+    assert not store.exists() and not (tmp_path / "data").exists()
+    registered = store.register("s", avro(LONG_ID))
+    assert store.exists() and path.is_file()
+    assert store.schema(registered["id"])["schema"] == avro(LONG_ID)
+    store.close()
+
+
+def test_a_store_reads_a_file_that_another_process_wrote_after_it_was_opened(tmp_path: Path) -> None:
+    path = tmp_path / "registry.sqlite"
+    reader = SchemaStore(path)
+    assert reader.subjects() == []
+    writer = SchemaStore(path)
+    writer.register("s", avro(LONG_ID))
+    assert reader.subjects() == ["s"]
+    reader.close()
+    writer.close()
