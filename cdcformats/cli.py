@@ -231,6 +231,7 @@ def schemas_register_command(target: str | None, schema_format: tuple[str, ...],
         raise click.UsageError(f"--strategy {strategy} needs --topic TOPIC (--strategy record needs none)")
     if strategy == "topic" and len(schema_format) > 1:
         raise click.UsageError(f"one topic subject holds one schema: pick one --format of {', '.join(described)}")
+    _reach_registries({"schema_registry": target})
     registry = connect(target)
     for name in schema_format:
         try:
@@ -316,6 +317,7 @@ def convert_command(source: str, target: str, input_path: str, output_path: str 
         given.setdefault("schema_registry", registry)
     source_codec, target_codec = configure(source, target, source_options=_format_options(source_options),
                                            target_options=_format_options(target_options), **given)
+    _reach_registries(source_codec.config, target_codec.config)
     if asked_for_output is None and target_codec.file_unit != "line" and sys.stdout.isatty():
         raise click.UsageError(f"{target_codec.name} files are binary and stdout is a terminal: give OUT, redirect "
                                "stdout, or write to the terminal all the same with -o -")
@@ -345,6 +347,15 @@ def convert_command(source: str, target: str, input_path: str, output_path: str 
         raise
     if not quiet:
         _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
+
+
+def _reach_registries(*configurations: dict[str, Any]) -> None:
+    """Ask each schema registry URL given to a format once, before any input is read, so that one that is down or
+    refuses is said at once and not after the input was read."""
+    from .schema_registry import reach
+
+    for configuration in configurations:
+        reach(configuration.get("schema_registry"))
 
 
 def _errors_mode(errors: str | None, dead_letter: str | None) -> str:
@@ -442,6 +453,7 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
 
     source_options, target_options = options_of_each(source_format, target_format, _format_options(options),
                                                      _format_options(source_option), _format_options(target_option))
+    _reach_registries({"schema_registry": schema_registry}, source_options, target_options)
     bridge = Bridge(source_topic, source_format, target_topic, target_format, bootstrap_servers, group_id,
                     dead_letter_topic, schema_registry, source_options, target_options, tombstones,
                     idle_timeout=idle_timeout, progress=sys.stderr, progress_interval=progress_interval)
@@ -496,6 +508,7 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
     given = _format_options(options)
     if registry is not None:
         given.setdefault("schema_registry", registry)
+    _reach_registries(given)
     spark = session(master, "cdcformats spark-convert")
     spark.sparkContext.setLogLevel("ERROR")
     register(spark)

@@ -108,7 +108,7 @@ from ..model import (
     Value,
     is_nested,
 )
-from ..schema_registry import address, connect
+from ..schema_registry import address, check_address, connect
 from ..tables import (
     Column,
     ColumnType,
@@ -187,7 +187,8 @@ _TIME_UNIT = {3: datetime.timedelta(milliseconds=1), 6: datetime.timedelta(micro
 
 
 def _parse_registry(value: Any) -> Any:
-    return value  # a URL, a file or a client: connected when first needed (schema_registry.connect)
+    check_address(value)  # a URL, a file or a client, connected when first needed (schema_registry.connect)
+    return value
 
 
 OPTIONS = (

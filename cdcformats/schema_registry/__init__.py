@@ -64,11 +64,36 @@ def connect(target: Any = None, **config: Any) -> Any:
 
         if target is None:
             return EmbeddedSchemaRegistryClient(default_path())
-        path = Path(target)
-        if not (path.is_file() or path.suffix in FILE_SUFFIXES):
-            raise ConfigurationError(_address_fix(text))
-        return EmbeddedSchemaRegistryClient(path)
+        check_address(target)
+        return EmbeddedSchemaRegistryClient(Path(target))
     return target
+
+
+def check_address(target: Any) -> None:
+    """The ``ConfigurationError`` that ``connect`` raises for ``target`` (``localhost:8081`` for a URL), raised now
+    without connecting: so that a format given a registry refuses a bad address before any data flows."""
+    if isinstance(target, (str, os.PathLike)):
+        text, path = str(target), Path(target)
+        if not (text.startswith(REMOTE_SCHEMES) or path.is_file() or path.suffix in FILE_SUFFIXES):
+            raise ConfigurationError(_address_fix(text))
+
+
+def reach(target: Any) -> None:
+    """That a registry URL answers, asked once with no retries (for a command to say so before it reads any input);
+    a ``RegistryError`` that names it and says why otherwise: it cannot be reached, or it refused the request (a
+    401). An embedded file or a client is not asked: there is nothing to reach."""
+    if not str(target).startswith(REMOTE_SCHEMES[:2]) or not isinstance(target, (str, os.PathLike)):
+        return
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    client = connect(target, **{"max.retries": 0, "timeout": 10})
+    try:
+        client.get_subjects()
+    except SchemaRegistryError as error:
+        raise RegistryError(f"{address(client)} refused the request: {' '.join(str(error).split())}") from None
+    except Exception as error:  # the HTTP client's own: refused, unknown host, timed out
+        raise RegistryError(f"cannot reach {address(client)}: {' '.join(str(error).split()) or type(error).__name__}"
+                            ) from None
 
 
 def address(client: Any) -> str:

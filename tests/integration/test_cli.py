@@ -117,7 +117,7 @@ def test_errors_are_one_line_and_debug_shows_the_traceback(tmp_path: Path) -> No
     assert list(tmp_path.iterdir()) == []
     assert one_line_error(run("schemas", "register", "--format", "avro", "--topic", "t", "--registry",
                               "http://127.0.0.1:1", cwd=tmp_path), 1).startswith(
-        "Error: schema registry http://127.0.0.1:1: ")
+        "Error: cannot reach the schema registry http://127.0.0.1:1: ")
     option = run("convert", "--from", "arcion", "--to", "ots-json", str(EXAMPLES / "arcion.jsonl"),
                  "--option", "colour=red", "--option", "primary_key=[\"r_regionkey\"]", cwd=tmp_path)
     assert re.match(r"Error: option colour known to neither arcion \(.*mode.*\) nor ots-json \(.*\)$",

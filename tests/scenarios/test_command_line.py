@@ -179,3 +179,21 @@ def test_errors_show_the_input_as_its_text_and_count_from_one(cdcformats: Runner
               "    print(error)\n")
     shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert shown.startswith("lindorm: message 1: ") and shown.rstrip().endswith("(input: {})")
+
+
+def test_a_registry_is_checked_before_any_input_is_read(cdcformats: Runner, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "in.fifo")  # nobody writes into it: a run that read its input first would wait for ever
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]  # a port nothing listens on once the socket is closed
+    down = cdcformats("convert", "-f", "lindorm", "-t", "debezium-avro", "in.fifo", "out.jsonl", "--registry",
+                      f"http://127.0.0.1:{port}", timeout=30)
+    assert down.returncode == 1
+    assert down.error_line() == f"Error: cannot reach the schema registry http://127.0.0.1:{port}: [Errno 111] " \
+                                "Connection refused"
+    bare = cdcformats("convert", "-f", "lindorm", "-t", "debezium-avro", "in.fifo", "out.jsonl", "--registry",
+                      f"localhost:{port}", timeout=30)
+    assert bare.returncode == 2
+    assert f"did you mean http://localhost:{port}?" in bare.error_line()
+    register = cdcformats("schemas", "register", "--registry", f"http://127.0.0.1:{port}", "--topic", "t")
+    assert register.error_line().startswith(f"Error: cannot reach the schema registry http://127.0.0.1:{port}")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.fifo"]
