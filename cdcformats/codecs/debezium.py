@@ -89,8 +89,8 @@ from msgspec.structs import replace
 from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError
 from ..losses import Loss, without
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Source, Value
-from ._kit import connect_schema, kept_fields, time_units
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Image, Source, Value, is_nested
+from ._kit import connect_schema, kept_fields, time_units, typed_text
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
     FIELD_ATTRIBUTE,
@@ -273,10 +273,16 @@ class DebeziumJsonCodec(KeyedByColumns):
 def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     """Transaction fields are written first, as JSON scalars; kept envelope fields then, as canonical JSON text."""
     if name.startswith(TRANSACTION_ATTRIBUTE):
-        return 0, json_form(value)
+        return 0, _transaction_value(value)
     if name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS:
         return 1, canonical_json(value)
     return None
+
+
+def _transaction_value(value: Value) -> Any:
+    """A transaction field as written: a JSON scalar (a nested value as its JSON text, since the block holds
+    scalars)."""
+    return typed_text.render(value) if is_nested(value) else json_form(value)
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -345,7 +351,7 @@ def _envelope_layout(event: ChangeEvent, names: list[str] | None, schemas: bool 
     """The envelope: ``before``, ``after``, ``source`` when it says something, ``op``, the capture time,
     ``transaction`` when the event has one, then the kept fields. A null row, an empty source, a null transaction
     and a null time are written only where ``names`` has them."""
-    transaction = {name[len(TRANSACTION_ATTRIBUTE):]: json_form(value) for name, value in event.attributes
+    transaction = {name[len(TRANSACTION_ATTRIBUTE):]: _transaction_value(value) for name, value in event.attributes
                    if name.startswith(TRANSACTION_ATTRIBUTE)}
     times, required, default = _times(event.source.capture_time_us, names)
     kept = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS)
@@ -388,8 +394,9 @@ def _source_layout(event: ChangeEvent, names: list[str] | None) -> _Layout:
 def _envelope_schema(event: ChangeEvent, document: dict[str, Any], kept: dict[str, Any] | None) -> dict[str, Any]:
     """Debezium's envelope schema for ``document``, the payload written for ``event``: the one ``kept``, its rows
     given the columns of the cells, and each of its other fields that does not hold the payload's value (null where
-    the payload lacks it) replaced by the one generated, or left out; else the generated one, which describes every
-    field of the payload but the kept ones (``debezium.field.*``)."""
+    the payload lacks it) replaced by the one generated, or left out, then the generated struct of a row it does not
+    describe whose cells need one; else the generated one, which describes every field of the payload but the kept
+    ones (``debezium.field.*``)."""
     server = dict(event.source.position).get("name")
     parts = [server if type(server) is str else None]
     if event.table is not None:
@@ -427,7 +434,15 @@ def _envelope_schema(event: ChangeEvent, document: dict[str, Any], kept: dict[st
             field = generated.get(name)
         if field is not None:
             fields.append(field)
+    described = {field["field"] for field in fields}
+    fields += [generated[name] for name in _ROWS if name in generated and name not in described
+               and not _read_without_schema(getattr(event, name))]
     return {**kept, "fields": fields}
+
+
+def _read_without_schema(image: Image | None) -> bool:
+    """Whether an image reads back as it is without a schema: no cell has a type or a value only a schema types."""
+    return all(cell.type is None and not connect_schema.schema_only_features(cell.value) for cell in image or ())
 
 
 def _parsed(value: Any) -> Any:
