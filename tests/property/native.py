@@ -137,7 +137,7 @@ def debezium_times(draw: st.DrawFn) -> dict[str, int]:
 
 
 # Debezium's source blocks as its connectors write them, each field with its Connect schema (Debezium 2.x; PostgreSQL
-# from 2.6, with ts_us and ts_ns). ``snapshot`` is an enum with a default; optional fields may hold null.
+# from 2.6 has ts_us and ts_ns). ``snapshot`` is an enum with a default; optional fields may hold null.
 SNAPSHOT_SCHEMA = {"type": "string", "optional": True, "name": "io.debezium.data.Enum", "version": 1,
                    "parameters": {"allowed": "true,last,false,incremental"}, "default": "false", "field": "snapshot"}
 
@@ -173,8 +173,11 @@ def debezium_real_sources(draw: st.DrawFn, connector: str) -> dict[str, Any]:
                               "ts_ns": instant * 1000,
                               "snapshot": draw(st.sampled_from(["true", "last", "false", "incremental", None]))}
     source = {}
+    before_2_6 = connector == "postgresql" and draw(st.booleans())  # PostgreSQL's source had no ts_us, ts_ns
     for field in SOURCE_SCHEMAS[connector]:
         name = field["field"]
+        if before_2_6 and name in ("ts_us", "ts_ns"):
+            continue
         if name in values:
             source[name] = values[name]
         elif field["optional"] and name != "table" and draw(st.booleans()):  # a row change names its table

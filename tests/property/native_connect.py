@@ -447,6 +447,9 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
                 "field": "price"}]
     if draw(st.booleans()):
         columns[2]["parameters"]["connect.decimal.precision"] = "10"
+    if draw(st.booleans()):  # a PostgreSQL uuid column: a named string with a default
+        columns.append({"type": "string", "optional": False, "name": "io.debezium.data.Uuid", "version": 1,
+                        "default": "00000000-0000-0000-0000-000000000000", "field": "uuid"})
     columns += [{**schema, "field": f"c{index}"} for index, schema in enumerate(
         draw(st.lists(primitive_schema(), max_size=3)))]
     code = draw(st.sampled_from(["c", "u", "d", "r"]))
@@ -462,7 +465,8 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
                                "ts_ms": instant // 1000}
     value = {"type": "struct", "fields": columns, "optional": True, "name": prefix + "Value"}
     fields = [{**value, "field": "before"}, {**value, "field": "after"},
-              {"type": "struct", "fields": native.SOURCE_SCHEMAS[connector], "optional": False,
+              {"type": "struct", "fields": [field for field in native.SOURCE_SCHEMAS[connector]
+                                            if field["field"] in source], "optional": False,
                "name": f"io.debezium.connector.{connector}.Source", "field": "source"},
               {"type": "string", "optional": False, "field": "op"},
               {"type": "int64", "optional": True, "field": "ts_ms"}]
