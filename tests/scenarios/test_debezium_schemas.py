@@ -19,33 +19,27 @@ import pytest
 
 from .conftest import Runner
 
+
+def field(name: str, kind: str, optional: bool = False) -> dict[str, Any]:
+    """A field schema as JsonConverter writes it."""
+    return {"type": kind, "optional": optional, "field": name}
+
+
 VALUE_FIELDS = [
-    {"type": "int32", "optional": False, "field": "id"},
-    {"type": "string", "optional": False, "field": "first_name"},
-    {"type": "string", "optional": True, "field": "email"},
+    field("id", "int32"), field("first_name", "string"), field("email", "string", True),
     {"type": "bytes", "optional": True, "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
      "parameters": {"scale": "2", "connect.decimal.precision": "10"}, "field": "balance"}]
-MYSQL_SOURCE_FIELDS = [
-    {"type": "string", "optional": False, "field": "version"},
-    {"type": "string", "optional": False, "field": "connector"},
-    {"type": "string", "optional": False, "field": "name"},
-    {"type": "int64", "optional": False, "field": "ts_ms"},
+COMMON_SOURCE_FIELDS = [
+    field("version", "string"), field("connector", "string"), field("name", "string"), field("ts_ms", "int64"),
     {"type": "string", "optional": True, "name": "io.debezium.data.Enum", "version": 1,
      "parameters": {"allowed": "true,last,false,incremental"}, "default": "false", "field": "snapshot"},
-    {"type": "string", "optional": False, "field": "db"},
-    {"type": "string", "optional": True, "field": "sequence"},
-    {"type": "string", "optional": True, "field": "table"},
-    {"type": "int64", "optional": False, "field": "server_id"},
-    {"type": "string", "optional": True, "field": "gtid"},
-    {"type": "string", "optional": False, "field": "file"},
-    {"type": "int64", "optional": False, "field": "pos"},
-    {"type": "int32", "optional": False, "field": "row"},
-    {"type": "int64", "optional": True, "field": "thread"},
-    {"type": "string", "optional": True, "field": "query"}]
+    field("db", "string"), field("sequence", "string", True)]
+MYSQL_SOURCE_FIELDS = [
+    *COMMON_SOURCE_FIELDS, field("table", "string", True), field("server_id", "int64"),
+    field("gtid", "string", True), field("file", "string"), field("pos", "int64"), field("row", "int32"),
+    field("thread", "int64", True), field("query", "string", True)]
 TRANSACTION_BLOCK = {"type": "struct", "fields": [
-    {"type": "string", "optional": False, "field": "id"},
-    {"type": "int64", "optional": False, "field": "total_order"},
-    {"type": "int64", "optional": False, "field": "data_collection_order"}],
+    field("id", "string"), field("total_order", "int64"), field("data_collection_order", "int64")],
     "optional": True, "name": "event.block", "version": 1, "field": "transaction"}
 
 
@@ -55,9 +49,7 @@ def envelope(value_name: str, source_fields: list[dict[str, Any]], connector: st
         {"type": "struct", "fields": VALUE_FIELDS, "optional": True, "name": value_name, "field": "after"},
         {"type": "struct", "fields": source_fields, "optional": False,
          "name": f"io.debezium.connector.{connector}.Source", "field": "source"},
-        {"type": "string", "optional": False, "field": "op"},
-        {"type": "int64", "optional": True, "field": "ts_ms"},
-        TRANSACTION_BLOCK]
+        field("op", "string"), field("ts_ms", "int64", True), TRANSACTION_BLOCK]
 
 
 # MySQL: an insert inside a transaction; the customer has no email (null) and a balance of 12.50.
@@ -77,14 +69,8 @@ MYSQL_INSERT = {
 
 # PostgreSQL 2.6+: an update without a transaction block (null), the envelope's schema listing op and the times first.
 POSTGRES_SOURCE_FIELDS = [
-    *MYSQL_SOURCE_FIELDS[:7],
-    {"type": "int64", "optional": True, "field": "ts_us"},
-    {"type": "int64", "optional": True, "field": "ts_ns"},
-    {"type": "string", "optional": False, "field": "schema"},
-    {"type": "string", "optional": False, "field": "table"},
-    {"type": "int64", "optional": True, "field": "txId"},
-    {"type": "int64", "optional": True, "field": "lsn"},
-    {"type": "int64", "optional": True, "field": "xmin"}]
+    *COMMON_SOURCE_FIELDS, field("ts_us", "int64", True), field("ts_ns", "int64", True), field("schema", "string"),
+    field("table", "string"), field("txId", "int64", True), field("lsn", "int64", True), field("xmin", "int64", True)]
 _pg_fields = envelope("pg.public.customers.Value", POSTGRES_SOURCE_FIELDS, "postgresql")
 POSTGRES_UPDATE = {
     "schema": {"type": "struct", "fields": [_pg_fields[3], _pg_fields[4], *_pg_fields[:3], _pg_fields[5]],
