@@ -81,6 +81,8 @@ there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import msgspec
@@ -89,7 +91,7 @@ from msgspec.structs import replace
 from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError
 from ..losses import Loss, without
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Image, Source, Value, is_nested
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Source, Table, Value, is_nested
 from ._kit import connect_schema, kept_fields, time_units, typed_text
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
@@ -121,6 +123,7 @@ SCHEMALESS_WRAPPER = "debezium-json.schemaless_wrapper"
 FIELDS_ATTRIBUTE = "debezium-json.fields."
 ENVELOPE_FIELDS = FIELDS_ATTRIBUTE + "envelope"
 SOURCE_FIELD_NAMES = FIELDS_ATTRIBUTE + "source"
+_OWN = (FIELDS_ATTRIBUTE, SCHEMA_ATTRIBUTE, SCHEMALESS_WRAPPER)  # the attributes that say how a message was written
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
 _ROWS = ("before", "after")
 # The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
@@ -179,18 +182,18 @@ class DebeziumJsonCodec(KeyedByColumns):
         attributes = _transaction(document.get("transaction"))
         attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
+        # The order of the fields, where writing would give another (or leave out a null one).
+        if tuple(document) != _envelope_layout(_shape_of(before, after, table, source, attributes), None).default:
+            attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
+        if type(document.get("source")) is dict and (
+                tuple(document["source"]) != _source_layout(_source_shape_of(table, source), None).default):
+            attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
         event = ChangeEvent(OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
         event = self.with_key_read(event)
-        # The order of the fields, where writing would give another (or leave out a null one).
-        if list(document) != _envelope_layout(event, None).default:
-            attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
-        if type(document.get("source")) is dict and list(document["source"]) != _source_layout(event, None).default:
-            attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
-        event = replace(event, attributes=tuple(attributes))
         if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
         elif schema is not None:
-            generated = _columns_left_out(_envelope_schema(event, self._payload(event), None))
+            generated = _envelope_schema(event, _payload(event, False), None, columns=False)
             given = _columns_left_out(schema)
             if encode(given) != encode(generated):
                 event = replace(event, attributes=(*event.attributes, (ENVELOPE_SCHEMA, encode(given).decode())))
@@ -205,15 +208,11 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         if event.attribute(SCHEMALESS_WRAPPER) is True:
-            return encode({"schema": None, "payload": self.schemaless._payload(event)})
-        document = self._payload(event)
+            return encode({"schema": None, "payload": _payload(event, False)})
+        document = _payload(event, self.schemas)
         if self.schemas:
             return encode({"schema": _envelope_schema(event, document, _kept_schema(event)), "payload": document})
         return encode(document)
-
-    def _payload(self, event: ChangeEvent) -> dict[str, Any]:
-        names = _names(event.attribute(ENVELOPE_FIELDS))
-        return _envelope_layout(event, names, self.schemas).written(names)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
@@ -234,10 +233,11 @@ class DebeziumJsonCodec(KeyedByColumns):
         and the kept attributes (paimon-log writes its values with this)."""
         losses = self.dropped_key(event, getattr(event, self.row_image_name(event)))
         losses += position_losses(event, _reserved(event), self.schemas)
-        own = self._own_attributes_written(without(event, losses))
+        own = (self._own_attributes_written(without(event, losses))
+               if any(name.startswith(_OWN) for name, _ in event.attributes) else {})
 
         def group(name: str, value: Value) -> tuple[int, Value] | None:
-            if name.startswith((FIELDS_ATTRIBUTE, SCHEMA_ATTRIBUTE)) or name == SCHEMALESS_WRAPPER:
+            if name.startswith(_OWN):
                 return own.get(name)
             return _attribute_group(name, value)
 
@@ -249,22 +249,22 @@ class DebeziumJsonCodec(KeyedByColumns):
         """The ``debezium-json.fields.*`` and ``.schema.*`` attributes that a message of ``event`` gives back, each
         with its group and the text it reads back as: those that fit what the event writes, and say something that
         writing would not generate."""
-        written = replace(event, attributes=kept_fields.as_decoded(event.attributes, _attribute_group))
+        attributes = kept_fields.as_decoded(event.attributes, _attribute_group)
         own: dict[str, tuple[int, Value]] = {}
-        for group, name in ((2, ENVELOPE_FIELDS), (3, SOURCE_FIELD_NAMES)):
+        for group, name, shape, layout_of in (
+                (2, ENVELOPE_FIELDS, _envelope_shape(event, attributes), _envelope_layout),
+                (3, SOURCE_FIELD_NAMES, _source_shape(event), _source_layout)):
             names = _names(event.attribute(name))
-            layout = (_envelope_layout(written, names, self.schemas) if name == ENVELOPE_FIELDS
-                      else _source_layout(written, names))
-            if layout.arranged(names) is not None and names != layout.default:
-                own[name] = (group, encode(names).decode())
-                written = replace(written, attributes=(*written.attributes, (name, own[name][1])))
+            if names is not None and layout_of(shape, names).fits(names) and names != layout_of(shape, None).default:
+                own[name] = (group, encode(list(names)).decode())
         kept = _kept_schema(event)
         if event.attribute(SCHEMALESS_WRAPPER) is True:
             own[SCHEMALESS_WRAPPER] = (4, True)
         elif self.schemas and kept is not None:
-            payload = self._payload(written)
-            generated = encode(_columns_left_out(_envelope_schema(written, payload, None)))
-            merged = encode(_columns_left_out(_envelope_schema(written, payload, kept)))
+            written = replace(event, attributes=(*attributes, *((name, text) for name, (_, text) in own.items())))
+            payload = _payload(written, self.schemas)
+            generated = encode(_envelope_schema(written, payload, None, columns=False))
+            merged = encode(_envelope_schema(written, payload, kept, columns=False))
             if merged != generated:
                 own[ENVELOPE_SCHEMA] = (4, merged.decode())
         return own
@@ -305,138 +305,246 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
 # -- the fields of the envelope and of its source ---------------------------------------------------------------------
 
 class _Layout(NamedTuple):
-    """The fields an object (the envelope, its ``source``) can be written with: ``values`` every one it can have,
-    by name (null where the event has nothing there), ``required`` those that must be there for the event to read
-    back, and ``default`` the order writing gives when no kept order says another."""
+    """The fields an object (the envelope, its ``source``) can be written with: ``available`` every one it can have,
+    ``required`` those it must have for the event to read back, ``default`` their order when no kept order says
+    another."""
 
-    values: dict[str, Any]
+    available: frozenset[str]
     required: frozenset[str]
-    default: list[str]
+    default: tuple[str, ...]
 
-    def arranged(self, names: list[str] | None) -> dict[str, Any] | None:
-        """The object with the fields ``names`` lists, in that order, when they are every required field and only
-        fields the object can have; else None."""
-        if names is None or not self.required <= set(names) or not set(names) <= self.values.keys():
-            return None
-        return {name: self.values[name] for name in names}
+    def fits(self, names: tuple[str, ...] | None) -> bool:
+        """Whether ``names`` is an order to write the object in: every required field, and only fields it has."""
+        return names is not None and self.required.issubset(names) and self.available.issuperset(names)
 
-    def written(self, names: list[str] | None) -> dict[str, Any]:
-        arranged = self.arranged(names)
-        return arranged if arranged is not None else {name: self.values[name] for name in self.default}
+    def order(self, names: tuple[str, ...] | None) -> tuple[str, ...]:
+        return names if names is not None and self.fits(names) else self.default
 
 
-def _names(text: Value) -> list[str] | None:
+def _names(value: Value) -> tuple[str, ...] | None:
     """The field names a ``debezium-json.fields.*`` attribute keeps: a JSON array of distinct strings."""
+    return _names_in(value) if type(value) is str else None
+
+
+@lru_cache(maxsize=256)  # an event's own order, the same for every message of a table
+def _names_in(text: str) -> tuple[str, ...] | None:
     try:
-        names = msgspec.json.decode(text) if type(text) is str else None
+        names = msgspec.json.decode(text)
     except (msgspec.DecodeError, RecursionError):
         return None
     if type(names) is not list or any(type(name) is not str for name in names) or len(set(names)) != len(names):
         return None
-    return names
+    return tuple(names)
 
 
-def _times(instant: int | None, names: list[str] | None) -> tuple[dict[str, Any], set[str], list[str]]:
-    """``ts_ms`` and ``ts_us`` of a time: the values, which must be written (``ts_us`` where the time has
-    microseconds, else ``ts_ms`` unless ``names`` has ``ts_us``) and their default order."""
+_TIMES = frozenset({"ts_ms", "ts_us"})
+
+
+def _time_kind(instant: int | None) -> int:
+    """0: no time; 1: a time in whole milliseconds; 2: a time with microseconds."""
+    return 0 if instant is None else 2 if instant % time_units.MILLISECOND else 1
+
+
+def _times(kind: int, ts_us_named: bool) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``ts_ms`` and ``ts_us`` of a time of ``kind``: which must be written (``ts_us`` where the time has
+    microseconds, else ``ts_ms`` unless the kept order has ``ts_us``), and their default order."""
+    if kind == 0:
+        return frozenset(), ()
+    if kind == 2:
+        return frozenset({"ts_us"}), ("ts_ms", "ts_us")
+    return frozenset() if ts_us_named else frozenset({"ts_ms"}), ("ts_ms",)
+
+
+def _time_values(instant: int | None) -> dict[str, int | None]:
     if instant is None:
-        return {"ts_ms": None, "ts_us": None}, set(), []
-    values = {"ts_ms": time_units.in_unit(instant, time_units.MILLISECOND), "ts_us": instant}
-    if instant % time_units.MILLISECOND:
-        return values, {"ts_us"}, ["ts_ms", "ts_us"]
-    return values, set() if names is not None and "ts_us" in names else {"ts_ms"}, ["ts_ms"]
+        return {"ts_ms": None, "ts_us": None}
+    return {"ts_ms": time_units.in_unit(instant, time_units.MILLISECOND), "ts_us": instant}
 
 
-def _envelope_layout(event: ChangeEvent, names: list[str] | None, schemas: bool = False) -> _Layout:
+class _EnvelopeShape(NamedTuple):
+    """What of an event decides the envelope's fields: which rows it has, whether its source says something, its
+    capture time's kind (``_time_kind``), whether it has a transaction, and the fields it keeps."""
+
+    before: bool
+    after: bool
+    source: bool
+    time_kind: int
+    transaction: bool
+    kept: tuple[str, ...]
+
+
+def _envelope_shape(event: ChangeEvent, attributes: Entries | None = None) -> _EnvelopeShape:
+    """The envelope's shape of ``event`` (with ``attributes`` in place of its own, where given)."""
+    return _shape_of(event.before, event.after, event.table, event.source,
+                     event.attributes if attributes is None else attributes)
+
+
+def _shape_of(before: Image | None, after: Image | None, table: Table | None, source: Source,
+              attributes: Sequence[tuple[str, Value]]) -> _EnvelopeShape:
+    return _EnvelopeShape(
+        before is not None, after is not None,
+        source.system is not None or source.commit_time_us is not None or table is not None or bool(source.position),
+        _time_kind(source.capture_time_us), any(name.startswith(TRANSACTION_ATTRIBUTE) for name, _ in attributes),
+        tuple(dict.fromkeys(name[len(FIELD_ATTRIBUTE):] for name, _ in attributes if name.startswith(FIELD_ATTRIBUTE)
+                            and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS)))
+
+
+@lru_cache(maxsize=1024)  # a layout depends on the shape alone, which a stream repeats
+def _envelope_layout(shape: _EnvelopeShape, names: tuple[str, ...] | None) -> _Layout:
     """The envelope: ``before``, ``after``, ``source`` when it says something, ``op``, the capture time,
     ``transaction`` when the event has one, then the kept fields. A null row, an empty source, a null transaction
     and a null time are written only where ``names`` has them."""
-    transaction = {name[len(TRANSACTION_ATTRIBUTE):]: _transaction_value(value) for name, value in event.attributes
-                   if name.startswith(TRANSACTION_ATTRIBUTE)}
-    times, required, default = _times(event.source.capture_time_us, names)
-    kept = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS)
-    values = {"before": image_fields(event.before, schemas), "after": image_fields(event.after, schemas),
-              "source": _source_layout(event, _names(event.attribute(SOURCE_FIELD_NAMES))).written(
-                  _names(event.attribute(SOURCE_FIELD_NAMES))),
-              "op": CODE_OF_OP[event.op], **times, "transaction": transaction or None, **kept}
-    required |= {"op", *kept, *(name for name in ("before", "after", "source", "transaction") if values[name])}
-    required |= {name for name in _ROWS if values[name] is not None}
-    default = ["before", "after", *(["source"] if values["source"] else []), "op", *default,
-               *(["transaction"] if transaction else []), *kept]
-    return _Layout(values, frozenset(required), default)
+    times, default_times = _times(shape.time_kind, names is not None and "ts_us" in names)
+    required = {"op", *times, *shape.kept, *(name for name, present in (
+        ("before", shape.before), ("after", shape.after), ("source", shape.source),
+        ("transaction", shape.transaction)) if present)}
+    default = ("before", "after", *(("source",) if shape.source else ()), "op", *default_times,
+               *(("transaction",) if shape.transaction else ()), *shape.kept)
+    return _Layout(frozenset(_ENVELOPE_FIELDS).union(shape.kept), frozenset(required), default)
 
 
-def _source_layout(event: ChangeEvent, names: list[str] | None) -> _Layout:
+class _SourceShape(NamedTuple):
+    """What of an event decides its source's fields: whether it has a system, its commit time's kind, its table
+    (whether it has a catalog and a schema) and the names of its position."""
+
+    system: bool
+    time_kind: int
+    table: tuple[bool, bool] | None
+    position: tuple[str, ...]
+
+
+def _source_shape(event: ChangeEvent) -> _SourceShape:
+    return _source_shape_of(event.table, event.source)
+
+
+def _source_shape_of(table: Table | None, source: Source) -> _SourceShape:
+    return _SourceShape(source.system is not None, _time_kind(source.commit_time_us),
+                        None if table is None else (table.catalog is not None, table.schema is not None),
+                        tuple(dict.fromkeys(name for name, _ in source.position)))
+
+
+@lru_cache(maxsize=1024)
+def _source_layout(shape: _SourceShape, names: tuple[str, ...] | None) -> _Layout:
     """``source``: ``connector``, the commit time, the table (``db``, with ``schema`` where the table has a catalog
     or ``names`` has it, ``table``), then the position."""
+    required, default_times = _times(shape.time_kind, names is not None and "ts_us" in names)
+    required |= {"connector"} if shape.system else set()
+    available = {"connector", *_TIMES}
+    default: tuple[str, ...] = (*(("connector",) if shape.system else ()), *default_times)
+    if shape.table is not None:
+        catalog, schema = shape.table
+        available |= {"db", "table"}
+        required |= {"table"}
+        if catalog or (names is not None and "schema" in names):
+            available.add("schema")
+            required |= {"schema", *(("db",) if catalog else ())}
+            default += ("db", "schema", "table")
+        else:
+            required |= {"db"} if schema else set()
+            default += ("db", "table")
+    position = shape.position
+    return _Layout(frozenset(available.union(position)), frozenset(required.union(position)), default + position)
+
+
+def _source_fields(event: ChangeEvent) -> dict[str, Any]:
+    """``source`` as written, in the order the event keeps (``debezium-json.fields.source``) where it fits."""
+    names = _names(event.attribute(SOURCE_FIELD_NAMES))
+    order = _source_layout(_source_shape(event), names).order(names)
     source, table = event.source, event.table
-    values, required, times = _times(source.commit_time_us, names)
-    values = {"connector": source.system, **values}
-    required |= {"connector"} if source.system is not None else set()
-    default = (["connector"] if source.system is not None else []) + times
+    values: dict[str, Any] = {"connector": source.system, **_time_values(source.commit_time_us)}
     if table is not None:
-        if table.catalog is not None or (names is not None and "schema" in names):
+        if "schema" in order:
             values.update(db=table.catalog, schema=table.schema, table=table.name)
-            required |= {"schema", *(["db"] if table.catalog is not None else [])}
         else:
             values.update(db=table.schema, table=table.name)
-            required |= {"db"} if table.schema is not None else set()
-        required.add("table")
-        default += [name for name in ("db", "schema", "table") if name in values]
-    position = {name: json_form(value) for name, value in reversed(source.position)}  # the first of a name
-    values.update(position)
-    return _Layout(values, frozenset(required | position.keys()), default + list(dict.fromkeys(
-        name for name, _ in source.position)))
+    for name, value in reversed(source.position):  # the first of a name
+        values[name] = json_form(value)
+    return {name: values[name] for name in order}
+
+
+def _payload(event: ChangeEvent, schemas: bool) -> dict[str, Any]:
+    """The envelope as written, in the order the event keeps (``debezium-json.fields.envelope``) where it fits;
+    with ``schemas``, row values as their Connect schemas type them."""
+    names = _names(event.attribute(ENVELOPE_FIELDS))
+    order = _envelope_layout(_envelope_shape(event), names).order(names)
+    document: dict[str, Any] = {}
+    kept: dict[str, Any] = {}
+    for name in order:
+        if name in _ROWS:
+            document[name] = image_fields(getattr(event, name), schemas)
+        elif name == "source":
+            document[name] = _source_fields(event)
+        elif name == "op":
+            document[name] = CODE_OF_OP[event.op]
+        elif name in _TIMES:
+            document[name] = _time_values(event.source.capture_time_us)[name]
+        elif name == "transaction":
+            transaction = {field[len(TRANSACTION_ATTRIBUTE):]: _transaction_value(value)
+                           for field, value in event.attributes if field.startswith(TRANSACTION_ATTRIBUTE)}
+            document[name] = transaction or None
+        else:
+            kept = kept or kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS)
+            document[name] = kept[name]
+    return document
 
 
 # -- the envelope's schema ------------------------------------------------------------------------------------------
 
-def _envelope_schema(event: ChangeEvent, document: dict[str, Any], kept: dict[str, Any] | None) -> dict[str, Any]:
+def _envelope_schema(event: ChangeEvent, document: dict[str, Any], kept: dict[str, Any] | None,
+                     columns: bool = True) -> dict[str, Any]:
     """Debezium's envelope schema for ``document``, the payload written for ``event``: the one ``kept``, its rows
     given the columns of the cells, and each of its other fields that does not hold the payload's value (null where
     the payload lacks it) replaced by the one generated, or left out, then the generated struct of a row it does not
     describe whose cells need one; else the generated one, which describes every field of the payload but the kept
-    ones (``debezium.field.*``)."""
+    ones (``debezium.field.*``). Without ``columns``, the rows' structs have ``"fields": []``."""
     server = dict(event.source.position).get("name")
     parts = [server if type(server) is str else None]
     if event.table is not None:
         parts += [event.table.schema, event.table.name]
     prefix = "".join(f"{part}." for part in parts if part is not None)
-    generated: dict[str, dict[str, Any]] = {}
-    for name, value in document.items():
+
+    def row(header: dict[str, Any]) -> dict[str, Any]:
+        name = header["field"]
+        return {**header, "fields": connect_schema.image_struct_schema(event, name, None)["fields"] if columns else []}
+
+    def generated(name: str) -> dict[str, Any] | None:
+        value = document.get(name)
+        if name not in document:
+            return None
         if name in _ROWS:
-            generated[name] = connect_schema.image_struct_schema(event, name, f"{prefix}Value")
-        elif name == "source":
+            return row({**connect_schema.struct_schema([], True, f"{prefix}Value"), "field": name})
+        if name == "source":
             connector = (value or {}).get("connector")
             source_name = f"io.debezium.connector.{connector}.Source" if type(connector) is str else None
-            generated[name] = {**json_struct_schema(value or {}, False, source_name), "field": name}
-        elif name == "transaction":
+            return {**json_struct_schema(value or {}, False, source_name), "field": name}
+        if name == "transaction":
             block = json_struct_schema(value, True, "event.block") if value else connect_schema.struct_schema(
                 list(_TRANSACTION_BLOCK), True, "event.block")
-            generated[name] = {**block, "version": 1, "field": name}
-        elif name == "op":
-            generated[name] = {"type": "string", "optional": False, "field": name}
-        elif name in ("ts_ms", "ts_us"):
-            generated[name] = {"type": "int64", "optional": True, "field": name}
+            return {**block, "version": 1, "field": name}
+        if name == "op":
+            return {"type": "string", "optional": False, "field": name}
+        if name in _TIMES:
+            return {"type": "int64", "optional": True, "field": name}
+        return None  # a kept field (debezium.field.*): JSON of any shape
+
     if kept is None:
-        return connect_schema.struct_schema(list(generated.values()), False, f"{prefix}Envelope")
+        return connect_schema.struct_schema([field for field in map(generated, document) if field is not None],
+                                            False, f"{prefix}Envelope")
     fields = []
-    for field in kept["fields"]:
-        name = field["field"]
+    for kept_field in kept["fields"]:
+        name = kept_field["field"]
         value = _parsed(document[name]) if name in document else None  # a field the payload lacks reads as null
         if name in _ROWS:
-            if field.get("type") == "struct" and field.get("fields") == [] and (
-                    value is not None or field.get("optional") is True):
-                field = {**field, "fields": connect_schema.image_struct_schema(event, name, None)["fields"]}
-            else:
-                field = generated.get(name)
-        elif not connect_schema.holds(field, value):
-            field = generated.get(name)
+            field = row(kept_field) if kept_field.get("type") == "struct" and kept_field.get("fields") == [] and (
+                value is not None or kept_field.get("optional") is True) else generated(name)
+        else:
+            field = kept_field if connect_schema.holds(kept_field, value) else generated(name)
         if field is not None:
             fields.append(field)
     described = {field["field"] for field in fields}
-    fields += [generated[name] for name in _ROWS if name in generated and name not in described
-               and not _read_without_schema(getattr(event, name))]
+    for name in _ROWS:
+        if name in document and name not in described and not _read_without_schema(getattr(event, name)):
+            fields.append(row({**connect_schema.struct_schema([], True, f"{prefix}Value"), "field": name}))
     return {**kept, "fields": fields}
 
 

@@ -258,6 +258,10 @@ def holds(schema: Any, value: Any) -> bool:
     if type(primitive) is not str or (name is not None and type(name) is not str) or type(parameters) is not dict:
         return False
     kind = name if name in _PRIMITIVE_OF and _PRIMITIVE_OF[name] == primitive else primitive
+    if kind == "string":  # the common kinds first, as _typed reads them
+        return type(value) is str
+    if kind in _INT_BITS:
+        return _fits(value, kind)
     if kind == "struct":
         fields = schema.get("fields")
         if type(value) is not dict or type(fields) is not list or any(type(field) is not dict for field in fields):
