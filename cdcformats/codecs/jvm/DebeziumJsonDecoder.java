@@ -193,7 +193,8 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
     private static Map<Object, Object> columnsLeftOut(Map<?, ?> schema) {
         List<Object> fields = new ArrayList<>();
         for (Object field : (List<?>) schema.get("fields")) {
-            if (field instanceof Map && ROWS.contains(((Map<?, ?>) field).get("field"))
+            Object name = field instanceof Map ? ((Map<?, ?>) field).get("field") : null;
+            if (name != null && ROWS.contains(name)
                     && "struct".equals(((Map<?, ?>) field).get("type"))
                     && ((Map<?, ?>) field).get("fields") instanceof List) {
                 Map<Object, Object> header = new LinkedHashMap<>((Map<?, ?>) field);
