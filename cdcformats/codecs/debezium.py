@@ -242,7 +242,8 @@ class DebeziumJsonCodec(KeyedByColumns):
             return _attribute_group(name, value)
 
         losses += kept_fields.losses(event.attributes, group, NAME, "debezium.transaction.*, debezium.field.*, "
-                                                                   "debezium-json.fields.*, debezium-json.schema.*")
+                                                                   "debezium-json.fields.*, debezium-json.schema.* "
+                                                                   "(or .schemaless_wrapper)")
         return losses
 
     def _own_attributes_written(self, event: ChangeEvent) -> dict[str, tuple[int, Value]]:
