@@ -207,7 +207,7 @@ class Codec:
     carries: frozenset[str] = ALL_FEATURES
     shapes: tuple[Shape, ...] | None = None  # None: any op with any images and cell kinds
     # Attributes it writes back without carrying attributes in general; a name ending in "." stands for a prefix.
-    own_attributes: ClassVar[frozenset[str]] = frozenset()
+    own_attributes: frozenset[str] = frozenset()
     # A source position of fixed layout, as (name, type) entries that always come with a commit time; None: any.
     position_layout: ClassVar[tuple[tuple[str, type], ...] | None] = None
     # What an event must hold to have any form here ("table", "key"): a change without it is refused, as the loss

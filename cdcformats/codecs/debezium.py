@@ -20,14 +20,20 @@ How the message maps onto the canonical event:
 * The envelope's own ``ts_ms`` (``ts_us``) is when the connector read the change: the capture time.
 * ``transaction`` fields become ``debezium.transaction.<field>`` attributes; other envelope fields are kept verbatim
   as ``debezium.field.<name>`` attributes. Both are written back.
+* A message is written back as it came. Where the order of the envelope's fields or of ``source``'s is not the
+  one writing gives (below), or the envelope has a field that holds null and that writing leaves out (a null
+  ``transaction``, as Debezium 2 writes it), the names of the fields in their order are kept as the attributes
+  ``debezium-json.fields.envelope`` / ``.source`` (a JSON array of text).
 * With the schema wrapper, ``before`` and ``after`` columns are read through their Connect schemas
   (``connect_schema``): ``bytes`` columns as bytes (base64 in the JSON), ``org.apache.kafka.connect.data.Decimal``
   columns as decimals, float columns as floats, and each cell's type keeps its column's schema (a Connect type name
-  such as ``int32``, or the whole schema as JSON text when it says more). The envelope's own schema and the
-  ``before`` / ``after`` structs' (name, version, optional, doc: everything but their fields) are kept, where they
-  are not what writing generates, as ``debezium-json.schema.envelope`` / ``.before`` / ``.after`` attributes (compact
-  JSON, ``"fields": []``), so that a message through Avro or Protobuf comes back as it was. ``source`` and
-  ``transaction`` schemas are generated from their values.
+  such as ``int32``, or the whole schema as JSON text when it says more). The envelope's schema, where it is not
+  the one writing generates, is kept whole as the attribute ``debezium-json.schema.envelope`` (compact JSON, the
+  ``before`` and ``after`` structs with ``"fields": []``, since the cells keep their columns): the ``source``
+  connector's own schema (``row`` an int32, ``snapshot`` an ``io.debezium.data.Enum`` with its default, which fields
+  are optional), the transaction block's, the order of the fields, and whatever else it says. So a message through
+  Avro or Protobuf comes back as it was. A wrapper whose schema is null (JsonConverter's form of a record without
+  one) is kept as the attribute ``debezium-json.schemaless_wrapper`` (true).
 * Which columns form the primary key is in the message key, not the value: give ``key_columns``.
 
 Written from other formats (nothing is refused: every op has a code):
@@ -49,27 +55,35 @@ Written from other formats (nothing is refused: every op has a code):
   the update-before row from ``before``; for Flink, write such streams as ``paimon-log`` in upsert mode, which needs
   no before image.
 
-With ``schemas=True`` the envelope is written inside the wrapper, with Debezium's envelope schema: a struct named
+With ``schemas=True`` the envelope is written inside the wrapper, with the envelope schema the event keeps (each of
+its fields whose schema does not hold the payload's value, or null where the payload lacks the field, replaced by
+the one generated, or left out), or else Debezium's envelope schema generated for it: a struct named
 ``<server>.<db>.<table>.Envelope`` (the server is the position's ``name``) with the fields the payload has, in its
 order; ``before`` and ``after`` are optional structs named ``<server>.<db>.<table>.Value`` generated from the images'
 cells as ``connect_schema`` does (an absent image gets the other one's struct, as Debezium has one row schema),
-``source`` a struct named ``io.debezium.connector.<connector>.Source`` and ``transaction`` an optional struct, both
-typed from their JSON values; the ``debezium-json.schema.*`` attributes replace the generated envelope and row
-struct schemas (their fields stay the ones generated from the cells), and a cell's type that is a column schema is
-that column's. Decimals are then the Connect Decimal's base64 bytes, so bytes, decimals, NaN and infinities and cell
-types read back exactly. Kept envelope fields (``debezium.field.*``) are JSON of any shape: they are written in the
-payload but not described in the schema, so Connect readers skip them. A bytes or decimal value in the position has
-no typed form in ``source`` (written as text), so it is reported as dropped.
+``source`` a struct named ``io.debezium.connector.<connector>.Source`` typed from its JSON values, and
+``transaction`` the optional struct ``event.block`` version 1, typed from its values (a null one has Debezium's
+``id``, ``total_order``, ``data_collection_order``). A cell's type that is a column schema is that column's. Decimals
+are then the Connect Decimal's base64 bytes, so bytes, decimals, NaN and infinities and cell types read back
+exactly. Kept envelope fields (``debezium.field.*``) are JSON of any shape: they are written in the payload but the
+generated schema does not describe them, so Connect readers skip them. A bytes or decimal value in the position has
+no typed form in ``source`` (written as text), so it is reported as dropped. A message that came in a wrapper whose
+schema is null goes back in one, as without ``schemas``. Without ``schemas`` the envelope schema is not written, and
+is reported as dropped.
 
-Normal form (what ``encode`` writes): the envelope, inside the wrapper with ``schemas``, fields in the order ``before``,
-``after``, ``source``, ``op``, ``ts_ms``, then ``ts_us`` when the capture time has microseconds, ``transaction``
-when there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (``ts_us``), ``db`` (``schema``),
-``table``, then the position.
+Normal form (what ``encode`` writes): the envelope, inside the wrapper with ``schemas``, with its fields and its
+source's in the order the event keeps, where they are the fields it writes (a null row, an empty source, a null
+transaction or time are then written where they are named); else in the order ``before``, ``after``, ``source``
+(unless it is empty), ``op``, ``ts_ms``, then ``ts_us`` when the capture time has microseconds, ``transaction`` when
+there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (``ts_us``), ``db`` (``schema``),
+``table``, then the position. A null time is written as the other time of the pair says (the event holds one).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import msgspec
 from msgspec.structs import replace
@@ -77,8 +91,8 @@ from msgspec.structs import replace
 from ..codec import JvmDecoder, Option, flag
 from ..errors import DecodeError
 from ..losses import Loss, without
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Source, Table, Value
-from ._kit import connect_schema, kept_fields
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Source, Table, Value, is_nested
+from ._kit import connect_schema, kept_fields, time_units, typed_text
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
     FIELD_ATTRIBUTE,
@@ -95,14 +109,27 @@ from ._kit.debezium_envelope import (
     position_losses,
     read_source,
     read_time,
-    write_time,
 )
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 from ._kit.typed_text import json_form
 
+# The envelope's schema as the message gave it, where writing would generate another (its rows' columns left out).
 SCHEMA_ATTRIBUTE = "debezium-json.schema."
+ENVELOPE_SCHEMA = SCHEMA_ATTRIBUTE + "envelope"
+# True: the message came in the wrapper with a null schema, as JsonConverter writes a record that has none.
+SCHEMALESS_WRAPPER = "debezium-json.schemaless_wrapper"
+# The names of the envelope's and the source's fields, in the message's order, where writing would give another.
+FIELDS_ATTRIBUTE = "debezium-json.fields."
+ENVELOPE_FIELDS = FIELDS_ATTRIBUTE + "envelope"
+SOURCE_FIELD_NAMES = FIELDS_ATTRIBUTE + "source"
+_OWN = (FIELDS_ATTRIBUTE, SCHEMA_ATTRIBUTE, SCHEMALESS_WRAPPER)  # the attributes that say how a message was written
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
+_ROWS = ("before", "after")
+# The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
+_TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
+                      {"type": "int64", "optional": False, "field": "total_order"},
+                      {"type": "int64", "optional": False, "field": "data_collection_order"}]
 
 
 SCHEMAS = Option("schemas", "write the schemas.enable=true wrapper {schema, payload} with Debezium's envelope "
@@ -118,15 +145,19 @@ class DebeziumJsonCodec(KeyedByColumns):
         "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time",
         "source.time.sub_ms",
     })
-    own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE})
+    own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, FIELDS_ATTRIBUTE, SCHEMALESS_WRAPPER})
     options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
     key_in_row = True
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.schemas: bool = self.config["schemas"]
+        self.schemaless = self
         if self.schemas:
             self.carries = self.carries | connect_schema.TYPED_FEATURES
+            self.own_attributes = self.own_attributes | {SCHEMA_ATTRIBUTE}
+            # What writes a message that came in a wrapper without a schema: it goes back in one.
+            self.schemaless = DebeziumJsonCodec(**{**self.given, "schemas": False})
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -134,7 +165,8 @@ class DebeziumJsonCodec(KeyedByColumns):
         document = load_object(NAME, message, self.config["max_message_bytes"])
         columns: dict[str, dict[str, Any]] = {}
         schema = None
-        if "payload" in document and "schema" in document and "op" not in document:
+        wrapped = "payload" in document and "schema" in document and "op" not in document
+        if wrapped:
             schema, columns = document["schema"], column_schemas(document["schema"])
             document = document["payload"]
             if type(document) is not dict:
@@ -150,14 +182,22 @@ class DebeziumJsonCodec(KeyedByColumns):
         attributes = _transaction(document.get("transaction"))
         attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
         source = Source(source.system, source.position, source.commit_time_us, capture_time)
+        # The order of the fields, where writing would give another (or leave out a null one).
+        if tuple(document) != _envelope_layout(_shape_of(before, after, table, source, attributes), None).default:
+            attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
+        if type(document.get("source")) is dict and (
+                tuple(document["source"]) != _source_layout(_source_shape_of(table, source), None).default):
+            attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
         event = ChangeEvent(OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
         event = self.with_key_read(event)
-        if schema is None:
-            return event
-        generated = _headers(_envelope_schema(event, self._payload(event)))
-        kept = [(SCHEMA_ATTRIBUTE + part, encode(header).decode()) for part, header in _headers(schema).items()
-                if header != generated.get(part)]
-        return replace(event, attributes=(*attributes, *kept)) if kept else event
+        if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
+            event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
+        elif schema is not None:
+            generated = _envelope_schema(event, _payload(event, False), None, columns=False)
+            given = _columns_left_out(schema)
+            if encode(given) != encode(generated):
+                event = replace(event, attributes=(*event.attributes, (ENVELOPE_SCHEMA, encode(given).decode())))
+        return event
 
     def jvm_decoder(self) -> JvmDecoder:
         """``jvm/DebeziumJsonDecoder.java``, this decoder in Java (``schemas`` is for writing: both read either)."""
@@ -167,31 +207,23 @@ class DebeziumJsonCodec(KeyedByColumns):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        document = self._payload(event)
+        if event.attribute(SCHEMALESS_WRAPPER) is True:
+            return encode({"schema": None, "payload": _payload(event, False)})
+        document = _payload(event, self.schemas)
         if self.schemas:
-            return encode({"schema": _kept_headers(_envelope_schema(event, document), event.attributes),
-                           "payload": document})
+            return encode({"schema": _envelope_schema(event, document, _kept_schema(event)), "payload": document})
         return encode(document)
-
-    def _payload(self, event: ChangeEvent) -> dict[str, Any]:
-        document: dict[str, Any] = {
-            "before": image_fields(event.before, self.schemas),
-            "after": image_fields(event.after, self.schemas),
-            "source": _source_fields(event), "op": CODE_OF_OP[event.op],
-        }
-        write_time(document, event.source.capture_time_us)
-        transaction = {name[len(TRANSACTION_ATTRIBUTE):]: value for name, value in event.attributes
-                       if name.startswith(TRANSACTION_ATTRIBUTE)}
-        if transaction:
-            document["transaction"] = transaction
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
-        return document
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
         losses = super().cell_losses(cell, path)
         return losses + connect_schema.schema_losses(cell, path, losses) if self.schemas else losses
+
+    def dropped(self, event: ChangeEvent) -> list[Loss]:
+        if self.schemas and event.attribute(SCHEMALESS_WRAPPER) is True:
+            return self.schemaless.dropped(event)  # written as without schemas, in the wrapper it came in
+        return super().dropped(event)
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
         return op_losses(event, CODE_OF_OP, NAME) + self.envelope_losses(event)
@@ -200,69 +232,58 @@ class DebeziumJsonCodec(KeyedByColumns):
         """What the envelope does not give back, whatever its op: the key read out of the row, the source position
         and the kept attributes (paimon-log writes its values with this)."""
         losses = self.dropped_key(event, getattr(event, self.row_image_name(event)))
-        losses += position_losses(event, _reserved(event.table), self.schemas)
-        generated = {}
-        if self.schemas:  # the headers generated for this event; they depend on its table and source alone
-            bare = replace(without(event, losses), attributes=())
-            generated = _headers(_envelope_schema(bare, self._payload(bare)))
+        losses += position_losses(event, _reserved(event), self.schemas)
+        own = (self._own_attributes_written(without(event, losses))
+               if any(name.startswith(_OWN) for name, _ in event.attributes) else {})
 
         def group(name: str, value: Value) -> tuple[int, Value] | None:
-            if name.startswith(SCHEMA_ATTRIBUTE):
-                header = _header_of(name[len(SCHEMA_ATTRIBUTE):], value)
-                kept = header is not None and header != generated.get(name[len(SCHEMA_ATTRIBUTE):])
-                return (2, encode(header).decode()) if kept else None
+            if name.startswith(_OWN):
+                return own.get(name)
             return _attribute_group(name, value)
 
         losses += kept_fields.losses(event.attributes, group, NAME, "debezium.transaction.*, debezium.field.*, "
-                                                                   "debezium-json.schema.*")
+                                                                   "debezium-json.fields.*, debezium-json.schema.* "
+                                                                   "(or .schemaless_wrapper)")
         return losses
+
+    def _own_attributes_written(self, event: ChangeEvent) -> dict[str, tuple[int, Value]]:
+        """The ``debezium-json.fields.*`` and ``.schema.*`` attributes that a message of ``event`` gives back, each
+        with its group and the text it reads back as: those that fit what the event writes, and say something that
+        writing would not generate."""
+        attributes = kept_fields.as_decoded(event.attributes, _attribute_group)
+        own: dict[str, tuple[int, Value]] = {}
+        for group, name, shape, layout_of in (
+                (2, ENVELOPE_FIELDS, _envelope_shape(event, attributes), _envelope_layout),
+                (3, SOURCE_FIELD_NAMES, _source_shape(event), _source_layout)):
+            names = _names(event.attribute(name))
+            if names is not None and layout_of(shape, names).fits(names) and names != layout_of(shape, None).default:
+                own[name] = (group, encode(list(names)).decode())
+        kept = _kept_schema(event)
+        if event.attribute(SCHEMALESS_WRAPPER) is True:
+            own[SCHEMALESS_WRAPPER] = (4, True)
+        elif self.schemas and kept is not None:
+            written = replace(event, attributes=(*attributes, *((name, text) for name, (_, text) in own.items())))
+            payload = _payload(written, self.schemas)
+            generated = encode(_envelope_schema(written, payload, None, columns=False))
+            merged = encode(_envelope_schema(written, payload, kept, columns=False))
+            if merged != generated:
+                own[ENVELOPE_SCHEMA] = (4, merged.decode())
+        return own
 
 
 def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     """Transaction fields are written first, as JSON scalars; kept envelope fields then, as canonical JSON text."""
     if name.startswith(TRANSACTION_ATTRIBUTE):
-        return 0, json_form(value)
+        return 0, _transaction_value(value)
     if name.startswith(FIELD_ATTRIBUTE) and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS:
         return 1, canonical_json(value)
     return None
 
 
-def _headers(schema: Any) -> dict[str, Any]:
-    """The parts of an envelope schema that cells do not say, as ``debezium-json.schema.*`` attributes keep them:
-    the envelope's and the row structs' own schemas (name, version, optional, doc...) with their fields left out
-    (``"fields": []``)."""
-    if type(schema) is not dict:
-        return {}
-    headers = {"envelope": {**schema, "fields": []}}
-    for field in schema.get("fields") or ():
-        if type(field) is dict and field.get("field") in ("before", "after") and field.get("type") == "struct":
-            headers[field["field"]] = {**field, "fields": []}
-    return headers
-
-
-def _header_of(part: str, text: Value) -> dict[str, Any] | None:
-    """The header a ``debezium-json.schema.<part>`` attribute keeps, when it is one that can be written."""
-    try:
-        header = msgspec.json.decode(text) if type(text) is str else None
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    if part not in ("envelope", "before", "after") or type(header) is not dict or header.get("fields") != []:
-        return None
-    if header.get("type") != "struct" or (part != "envelope" and header.get("field") != part):
-        return None
-    return header
-
-
-def _kept_headers(schema: dict[str, Any], attributes: Entries) -> dict[str, Any]:
-    """The envelope schema with the headers that the event's ``debezium-json.schema.*`` attributes keep."""
-    headers = {}
-    for name, value in attributes:
-        if name.startswith(SCHEMA_ATTRIBUTE):
-            assert isinstance(value, str)  # written(): envelope_losses keeps a header only as its JSON text
-            headers[name[len(SCHEMA_ATTRIBUTE):]] = msgspec.json.decode(value)
-    fields = [{**headers[field["field"]], "fields": field["fields"]} if field["field"] in headers else field
-              for field in schema["fields"]]
-    return {**headers.get("envelope", schema), "fields": fields}
+def _transaction_value(value: Value) -> Any:
+    """A transaction field as written: a JSON scalar (a nested value as its JSON text, since the block holds
+    scalars)."""
+    return typed_text.render(value) if is_nested(value) else json_form(value)
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -282,49 +303,286 @@ def _transaction(transaction: Any) -> list[tuple[str, Value]]:
     return attributes
 
 
-# -- encoding helpers -------------------------------------------------------------------------------------------------
+# -- the fields of the envelope and of its source ---------------------------------------------------------------------
 
-def _envelope_schema(event: ChangeEvent, document: dict[str, Any]) -> dict[str, Any]:
-    """Debezium's envelope schema for ``document``, the payload written for ``event``."""
+class _Layout(NamedTuple):
+    """The fields an object (the envelope, its ``source``) can be written with: ``available`` every one it can have,
+    ``required`` those it must have for the event to read back, ``default`` their order when no kept order says
+    another."""
+
+    available: frozenset[str]
+    required: frozenset[str]
+    default: tuple[str, ...]
+
+    def fits(self, names: tuple[str, ...] | None) -> bool:
+        """Whether ``names`` is an order to write the object in: every required field, and only fields it has."""
+        return names is not None and self.required.issubset(names) and self.available.issuperset(names)
+
+    def order(self, names: tuple[str, ...] | None) -> tuple[str, ...]:
+        return names if names is not None and self.fits(names) else self.default
+
+
+def _names(value: Value) -> tuple[str, ...] | None:
+    """The field names a ``debezium-json.fields.*`` attribute keeps: a JSON array of distinct strings."""
+    return _names_in(value) if type(value) is str else None
+
+
+@lru_cache(maxsize=256)  # an event's own order, the same for every message of a table
+def _names_in(text: str) -> tuple[str, ...] | None:
+    try:
+        names = msgspec.json.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if type(names) is not list or any(type(name) is not str for name in names) or len(set(names)) != len(names):
+        return None
+    return tuple(names)
+
+
+_TIMES = frozenset({"ts_ms", "ts_us"})
+
+
+def _time_kind(instant: int | None) -> int:
+    """0: no time; 1: a time in whole milliseconds; 2: a time with microseconds."""
+    return 0 if instant is None else 2 if instant % time_units.MILLISECOND else 1
+
+
+def _times(kind: int, ts_us_named: bool) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``ts_ms`` and ``ts_us`` of a time of ``kind``: which must be written (``ts_us`` where the time has
+    microseconds, else ``ts_ms`` unless the kept order has ``ts_us``), and their default order."""
+    if kind == 0:
+        return frozenset(), ()
+    if kind == 2:
+        return frozenset({"ts_us"}), ("ts_ms", "ts_us")
+    return frozenset() if ts_us_named else frozenset({"ts_ms"}), ("ts_ms",)
+
+
+def _time_values(instant: int | None) -> dict[str, int | None]:
+    if instant is None:
+        return {"ts_ms": None, "ts_us": None}
+    return {"ts_ms": time_units.in_unit(instant, time_units.MILLISECOND), "ts_us": instant}
+
+
+class _EnvelopeShape(NamedTuple):
+    """What of an event decides the envelope's fields: which rows it has, whether its source says something, its
+    capture time's kind (``_time_kind``), whether it has a transaction, and the fields it keeps."""
+
+    before: bool
+    after: bool
+    source: bool
+    time_kind: int
+    transaction: bool
+    kept: tuple[str, ...]
+
+
+def _envelope_shape(event: ChangeEvent, attributes: Entries | None = None) -> _EnvelopeShape:
+    """The envelope's shape of ``event`` (with ``attributes`` in place of its own, where given)."""
+    return _shape_of(event.before, event.after, event.table, event.source,
+                     event.attributes if attributes is None else attributes)
+
+
+def _shape_of(before: Image | None, after: Image | None, table: Table | None, source: Source,
+              attributes: Sequence[tuple[str, Value]]) -> _EnvelopeShape:
+    return _EnvelopeShape(
+        before is not None, after is not None,
+        source.system is not None or source.commit_time_us is not None or table is not None or bool(source.position),
+        _time_kind(source.capture_time_us), any(name.startswith(TRANSACTION_ATTRIBUTE) for name, _ in attributes),
+        tuple(dict.fromkeys(name[len(FIELD_ATTRIBUTE):] for name, _ in attributes if name.startswith(FIELD_ATTRIBUTE)
+                            and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS)))
+
+
+@lru_cache(maxsize=1024)  # a layout depends on the shape alone, which a stream repeats
+def _envelope_layout(shape: _EnvelopeShape, names: tuple[str, ...] | None) -> _Layout:
+    """The envelope: ``before``, ``after``, ``source`` when it says something, ``op``, the capture time,
+    ``transaction`` when the event has one, then the kept fields. A null row, an empty source, a null transaction
+    and a null time are written only where ``names`` has them."""
+    times, default_times = _times(shape.time_kind, names is not None and "ts_us" in names)
+    required = {"op", *times, *shape.kept, *(name for name, present in (
+        ("before", shape.before), ("after", shape.after), ("source", shape.source),
+        ("transaction", shape.transaction)) if present)}
+    default = ("before", "after", *(("source",) if shape.source else ()), "op", *default_times,
+               *(("transaction",) if shape.transaction else ()), *shape.kept)
+    return _Layout(frozenset(_ENVELOPE_FIELDS).union(shape.kept), frozenset(required), default)
+
+
+class _SourceShape(NamedTuple):
+    """What of an event decides its source's fields: whether it has a system, its commit time's kind, its table
+    (whether it has a catalog and a schema) and the names of its position."""
+
+    system: bool
+    time_kind: int
+    table: tuple[bool, bool] | None
+    position: tuple[str, ...]
+
+
+def _source_shape(event: ChangeEvent) -> _SourceShape:
+    return _source_shape_of(event.table, event.source)
+
+
+def _source_shape_of(table: Table | None, source: Source) -> _SourceShape:
+    return _SourceShape(source.system is not None, _time_kind(source.commit_time_us),
+                        None if table is None else (table.catalog is not None, table.schema is not None),
+                        tuple(dict.fromkeys(name for name, _ in source.position)))
+
+
+@lru_cache(maxsize=1024)
+def _source_layout(shape: _SourceShape, names: tuple[str, ...] | None) -> _Layout:
+    """``source``: ``connector``, the commit time, the table (``db``, with ``schema`` where the table has a catalog
+    or ``names`` has it, ``table``), then the position."""
+    required, default_times = _times(shape.time_kind, names is not None and "ts_us" in names)
+    required |= {"connector"} if shape.system else set()
+    available = {"connector", *_TIMES}
+    default: tuple[str, ...] = (*(("connector",) if shape.system else ()), *default_times)
+    if shape.table is not None:
+        catalog, schema = shape.table
+        available |= {"db", "table"}
+        required |= {"table"}
+        if catalog or (names is not None and "schema" in names):
+            available.add("schema")
+            required |= {"schema", *(("db",) if catalog else ())}
+            default += ("db", "schema", "table")
+        else:
+            required |= {"db"} if schema else set()
+            default += ("db", "table")
+    position = shape.position
+    return _Layout(frozenset(available.union(position)), frozenset(required.union(position)), default + position)
+
+
+def _source_fields(event: ChangeEvent) -> dict[str, Any]:
+    """``source`` as written, in the order the event keeps (``debezium-json.fields.source``) where it fits."""
+    names = _names(event.attribute(SOURCE_FIELD_NAMES))
+    order = _source_layout(_source_shape(event), names).order(names)
+    source, table = event.source, event.table
+    values: dict[str, Any] = {"connector": source.system, **_time_values(source.commit_time_us)}
+    if table is not None:
+        if "schema" in order:
+            values.update(db=table.catalog, schema=table.schema, table=table.name)
+        else:
+            values.update(db=table.schema, table=table.name)
+    for name, value in reversed(source.position):  # the first of a name
+        values[name] = json_form(value)
+    return {name: values[name] for name in order}
+
+
+def _payload(event: ChangeEvent, schemas: bool) -> dict[str, Any]:
+    """The envelope as written, in the order the event keeps (``debezium-json.fields.envelope``) where it fits;
+    with ``schemas``, row values as their Connect schemas type them."""
+    names = _names(event.attribute(ENVELOPE_FIELDS))
+    order = _envelope_layout(_envelope_shape(event), names).order(names)
+    document: dict[str, Any] = {}
+    kept: dict[str, Any] = {}
+    for name in order:
+        if name in _ROWS:
+            document[name] = image_fields(getattr(event, name), schemas)
+        elif name == "source":
+            document[name] = _source_fields(event)
+        elif name == "op":
+            document[name] = CODE_OF_OP[event.op]
+        elif name in _TIMES:
+            document[name] = _time_values(event.source.capture_time_us)[name]
+        elif name == "transaction":
+            transaction = {field[len(TRANSACTION_ATTRIBUTE):]: _transaction_value(value)
+                           for field, value in event.attributes if field.startswith(TRANSACTION_ATTRIBUTE)}
+            document[name] = transaction or None
+        else:
+            kept = kept or kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS)
+            document[name] = kept[name]
+    return document
+
+
+# -- the envelope's schema ------------------------------------------------------------------------------------------
+
+def _envelope_schema(event: ChangeEvent, document: dict[str, Any], kept: dict[str, Any] | None,
+                     columns: bool = True) -> dict[str, Any]:
+    """Debezium's envelope schema for ``document``, the payload written for ``event``: the one ``kept``, its rows
+    given the columns of the cells, and each of its other fields that does not hold the payload's value (null where
+    the payload lacks it) replaced by the one generated, or left out, then the generated struct of a row it does not
+    describe whose cells need one; else the generated one, which describes every field of the payload but the kept
+    ones (``debezium.field.*``). Without ``columns``, the rows' structs have ``"fields": []``."""
     server = dict(event.source.position).get("name")
     parts = [server if type(server) is str else None]
     if event.table is not None:
         parts += [event.table.schema, event.table.name]
     prefix = "".join(f"{part}." for part in parts if part is not None)
-    connector = document["source"].get("connector")
-    fields: list[dict[str, Any]] = []
-    for name, value in document.items():
-        if name in ("before", "after"):
-            fields.append(connect_schema.image_struct_schema(event, name, f"{prefix}Value"))
-        elif name == "source":
+
+    def row(header: dict[str, Any]) -> dict[str, Any]:
+        name = header["field"]
+        return {**header, "fields": connect_schema.image_struct_schema(event, name, None)["fields"] if columns else []}
+
+    def generated(name: str) -> dict[str, Any] | None:
+        value = document.get(name)
+        if name not in document:
+            return None
+        if name in _ROWS:
+            return row({**connect_schema.struct_schema([], True, f"{prefix}Value"), "field": name})
+        if name == "source":
+            connector = (value or {}).get("connector")
             source_name = f"io.debezium.connector.{connector}.Source" if type(connector) is str else None
-            fields.append({**json_struct_schema(value, False, source_name), "field": name})
-        elif name == "transaction":
-            fields.append({**json_struct_schema(value, True, "event.block"), "field": name})
-        elif name == "op":
-            fields.append({"type": "string", "optional": False, "field": name})
-        elif name in ("ts_ms", "ts_us"):
-            fields.append({"type": "int64", "optional": True, "field": name})
-    return connect_schema.struct_schema(fields, False, f"{prefix}Envelope")
+            return {**json_struct_schema(value or {}, False, source_name), "field": name}
+        if name == "transaction":
+            block = json_struct_schema(value, True, "event.block") if value else connect_schema.struct_schema(
+                list(_TRANSACTION_BLOCK), True, "event.block")
+            return {**block, "version": 1, "field": name}
+        if name == "op":
+            return {"type": "string", "optional": False, "field": name}
+        if name in _TIMES:
+            return {"type": "int64", "optional": True, "field": name}
+        return None  # a kept field (debezium.field.*): JSON of any shape
 
-
-def _source_fields(event: ChangeEvent) -> dict[str, Any]:
-    source = event.source
-    fields: dict[str, Any] = {}
-    if source.system is not None:
-        fields["connector"] = source.system
-    write_time(fields, source.commit_time_us)
-    table = event.table
-    if table is not None:
-        if table.catalog is not None:
-            fields["db"], fields["schema"] = table.catalog, table.schema
+    if kept is None:
+        return connect_schema.struct_schema([field for field in map(generated, document) if field is not None],
+                                            False, f"{prefix}Envelope")
+    fields = []
+    for kept_field in kept["fields"]:
+        name = kept_field["field"]
+        value = _parsed(document[name]) if name in document else None  # a field the payload lacks reads as null
+        if name in _ROWS:
+            field = row(kept_field) if kept_field.get("type") == "struct" and kept_field.get("fields") == [] and (
+                value is not None or kept_field.get("optional") is True) else generated(name)
         else:
-            fields["db"] = table.schema
-        fields["table"] = table.name
-    fields.update((name, json_form(value)) for name, value in source.position)
-    return fields
+            field = kept_field if connect_schema.holds(kept_field, value) else generated(name)
+        if field is not None:
+            fields.append(field)
+    described = {field["field"] for field in fields}
+    for name in _ROWS:
+        if name in document and name not in described and not _read_without_schema(getattr(event, name)):
+            fields.append(row({**connect_schema.struct_schema([], True, f"{prefix}Value"), "field": name}))
+    return {**kept, "fields": fields}
 
 
-def _reserved(table: Table | None) -> frozenset[str]:
+def _read_without_schema(image: Image | None) -> bool:
+    """Whether an image reads back as it is without a schema: no cell has a type or a value only a schema types."""
+    return all(cell.type is None and not connect_schema.schema_only_features(cell.value) for cell in image or ())
+
+
+def _parsed(value: Any) -> Any:
+    """A payload value as JSON: a kept field's raw text parsed."""
+    return msgspec.json.decode(value) if type(value) is msgspec.Raw else value
+
+
+def _columns_left_out(schema: dict[str, Any]) -> dict[str, Any]:
+    """An envelope schema with ``"fields": []`` in its row structs, whose columns the cells' types keep."""
+    return {**schema, "fields": [
+        {**field, "fields": []} if type(field) is dict and field.get("field") in _ROWS
+        and field.get("type") == "struct" and type(field.get("fields")) is list else field
+        for field in schema["fields"]]}
+
+
+def _kept_schema(event: ChangeEvent) -> dict[str, Any] | None:
+    """The envelope schema the event's ``debezium-json.schema.envelope`` keeps, when it is one: a struct whose fields
+    each have a name of their own."""
+    text = event.attribute(ENVELOPE_SCHEMA)
+    try:
+        schema = msgspec.json.decode(text) if type(text) is str else None
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if type(schema) is not dict or schema.get("type") != "struct" or type(schema.get("fields")) is not list:
+        return None
+    names = [field.get("field") if type(field) is dict else None for field in schema["fields"]]
+    if any(type(name) is not str for name in names) or len(set(names)) != len(names):
+        return None
+    return schema
+
+
+def _reserved(event: ChangeEvent) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    return frozenset(SOURCE_FIELDS) if table is not None else frozenset({"connector", "ts_ms", "ts_us", "table"})
+    return frozenset(SOURCE_FIELDS) if event.table is not None else frozenset({"connector", "ts_ms", "ts_us", "table"})

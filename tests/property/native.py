@@ -144,53 +144,94 @@ def debezium_times(draw: st.DrawFn) -> dict[str, int]:
     return times
 
 
+# Debezium's source blocks as its connectors write them, each field with its Connect schema (Debezium 2.x; PostgreSQL
+# from 2.6 has ts_us and ts_ns). ``snapshot`` is an enum with a default; optional fields may hold null.
+SNAPSHOT_SCHEMA = {"type": "string", "optional": True, "name": "io.debezium.data.Enum", "version": 1,
+                   "parameters": {"allowed": "true,last,false,incremental"}, "default": "false", "field": "snapshot"}
+
+
+def _source_field(name: str, kind: str, optional: bool = False) -> dict[str, Any]:
+    return {"type": kind, "optional": optional, "field": name}
+
+
+COMMON_SOURCE_SCHEMA = [_source_field("version", "string"), _source_field("connector", "string"),
+                        _source_field("name", "string"), _source_field("ts_ms", "int64"), SNAPSHOT_SCHEMA,
+                        _source_field("db", "string"), _source_field("sequence", "string", True)]
+SOURCE_SCHEMAS = {
+    "mysql": COMMON_SOURCE_SCHEMA + [
+        _source_field("table", "string", True), _source_field("server_id", "int64"),
+        _source_field("gtid", "string", True), _source_field("file", "string"), _source_field("pos", "int64"),
+        _source_field("row", "int32"), _source_field("thread", "int64", True), _source_field("query", "string", True)],
+    "postgresql": COMMON_SOURCE_SCHEMA + [
+        _source_field("ts_us", "int64", True), _source_field("ts_ns", "int64", True), _source_field("schema", "string"),
+        _source_field("table", "string"), _source_field("txId", "int64", True), _source_field("lsn", "int64", True),
+        _source_field("xmin", "int64", True)],
+}
+_SOURCE_VALUES = {"string": st.text(max_size=8), "int64": int64s, "int32": st.integers(-(2**31), 2**31 - 1)}
+
+
+@st.composite
+def debezium_real_sources(draw: st.DrawFn, connector: str) -> dict[str, Any]:
+    """A source block of Debezium's MySQL or PostgreSQL connector, its fields in Debezium's order: one instant in
+    ts_ms, ts_us and ts_ns (ts_us sometimes null), names as Debezium writes them, and null in optional fields."""
+    instant = draw(st.integers(-(2**62) // 1000, 2**62 // 1000))
+    values: dict[str, Any] = {"version": draw(st.sampled_from(["2.7.0.Final", "1.9.7.Final", "3.0.1.Final"])),
+                              "connector": connector, "name": draw(st.sampled_from(["dbserver1", "inventory"])),
+                              "ts_ms": instant // 1000, "ts_us": instant if draw(st.integers(0, 4)) else None,
+                              "ts_ns": instant * 1000,
+                              "snapshot": draw(st.sampled_from(["true", "last", "false", "incremental", None]))}
+    source = {}
+    before_2_6 = connector == "postgresql" and draw(st.booleans())  # PostgreSQL's source had no ts_us, ts_ns
+    for field in SOURCE_SCHEMAS[connector]:
+        name = field["field"]
+        if before_2_6 and name in ("ts_us", "ts_ns"):
+            continue
+        if name in values:
+            source[name] = values[name]
+        elif field["optional"] and name != "table" and draw(st.booleans()):  # a row change names its table
+            source[name] = None
+        else:
+            source[name] = draw(_SOURCE_VALUES[field["type"]])
+    return source
+
+
 debezium_sources = st.tuples(
     st.fixed_dictionaries({}, optional={
         "version": st.text(max_size=8), "connector": st.sampled_from(["mysql", "postgresql"]) | st.none(),
         "name": st.text(max_size=8), "snapshot": st.sampled_from(["true", "false", "last"]),
         "db": st.none() | st.text(max_size=6), "schema": st.none() | st.text(max_size=6), "table": st.text(max_size=8),
         "file": st.text(max_size=8), "pos": int64s, "lsn": int64s, "gtid": st.none() | st.text(max_size=8)}),
-    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})})
+    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})}) | st.sampled_from(
+    list(SOURCE_SCHEMAS)).flatmap(debezium_real_sources)
 debezium_documents = st.tuples(
     st.fixed_dictionaries({"op": st.sampled_from(["c", "u", "d", "r", "t"])}, optional={
         "before": st.none() | debezium_rows, "after": st.none() | debezium_rows, "source": st.none() | debezium_sources,
         "transaction": st.none() | st.fixed_dictionaries(
             {"id": st.text(max_size=8), "total_order": int64s, "data_collection_order": int64s}),
         "extension": json_values}),
-    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})})
+    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})}).flatmap(
+    lambda document: st.just(document) | st.permutations(list(document.items())).map(dict))
 
 
-def _debezium_time(fields: dict[str, Any], normal: dict[str, Any]) -> None:
-    instant = fields["ts_us"] if "ts_us" in fields else fields["ts_ms"] * 1000 if "ts_ms" in fields else None
-    if instant is not None:
-        normal["ts_ms"] = instant // 1000
-        if instant % 1000:
-            normal["ts_us"] = instant
+def _debezium_times(fields: dict[str, Any]) -> dict[str, Any]:
+    """One instant in ``ts_ms`` and ``ts_us``, from ``ts_us`` where it is not null, else from ``ts_ms``: a null one
+    of the two is written as the other says."""
+    instant = fields.get("ts_us") if fields.get("ts_us") is not None else (
+        fields["ts_ms"] * 1000 if fields.get("ts_ms") is not None else None)
+    if instant is None:
+        return fields
+    times = {"ts_ms": instant // 1000, "ts_us": instant}
+    return {name: times[name] if name in times else value for name, value in fields.items()}
 
 
 def debezium_normal_form(document: dict[str, Any]) -> dict[str, Any]:
-    source = document.get("source") or {}
-    normal_source: dict[str, Any] = {}
-    if source.get("connector") is not None:
-        normal_source["connector"] = source["connector"]
-    _debezium_time(source, normal_source)
-    structural = ["connector", "ts_ms", "ts_us"]
-    if "table" in source:
-        structural += ["db", "schema", "table"]
-        if "schema" in source and source.get("db") is not None:
-            normal_source["db"], normal_source["schema"] = source["db"], source["schema"]
-        else:
-            normal_source["db"] = source["schema"] if "schema" in source else source.get("db")
-        normal_source["table"] = source["table"]
-    normal_source.update((name, value) for name, value in source.items() if name not in structural)
-    normal = {"before": document.get("before"), "after": document.get("after"), "source": normal_source,
-              "op": document["op"]}
-    _debezium_time(document, normal)
-    if document.get("transaction"):
-        normal["transaction"] = document["transaction"]
-    normal.update((name, value) for name, value in document.items()
-                  if name not in ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction"))
-    return normal
+    """A Debezium envelope is written back as it came, its fields and its source's in their order, null ones
+    included; only a null source becomes an empty one, and a null time one the other time says (the event cannot
+    tell them apart)."""
+    document = _debezium_times(document)
+    if "source" in document:
+        document = {**document, "source": _debezium_times(document["source"] or {})}
+    return document
 
 
 # -- Paimon log -------------------------------------------------------------------------------------------------------
@@ -215,9 +256,9 @@ def paimon_normal_form(record: KafkaRecord, upsert: bool) -> KafkaRecord:
     key = decode_json(record.key) if record.key is not None else None
     value = decode_json(record.value) if record.value is not None else None
     if value is None and not upsert:  # a tombstone is a delete of the key, which the all log writes as a d envelope
-        value = {"before": None, "after": None, "source": {}, "op": "d"}
+        value = {"before": None, "after": None, "op": "d"}
     if value is not None:
-        value = debezium_normal_form({**value, "before": None} if upsert else value)
+        value = debezium_normal_form({**value, "before": None} if upsert and "before" in value else value)
     return KafkaRecord(encode_json(key) if key else None, None if value is None else encode_json(value))
 
 

@@ -424,55 +424,158 @@ def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     return {"schema": envelope, "payload": document}
 
 
+@st.composite
+def typed_values(draw: st.DrawFn, field: dict[str, Any]) -> Any:
+    """A JSON value of a primitive column's type: null only where the column is optional."""
+    if field["optional"] and draw(st.booleans()):
+        return None
+    kind = field["name"] if field.get("name") in CONNECT_TYPES else field["type"]
+    return draw(CONNECT_TYPES[kind][2])
+
+
+@st.composite
+def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
+    """A change event as Debezium's MySQL or PostgreSQL connector writes it through JsonConverter with schemas: its
+    source block with its real schema, a transaction block or null, one row schema of typed columns (nullable ones
+    holding null, an optional Decimal with its scale) for ``before`` and ``after``; the envelope's fields sometimes in
+    another order than the codec generates, and the payload's sometimes in another order than its schema's."""
+    connector = draw(st.sampled_from(list(native.SOURCE_SCHEMAS)))
+    source = draw(native.debezium_real_sources(connector))
+    columns = [{"type": "int32", "optional": False, "field": "id"}, {"type": "string", "optional": True,
+                                                                      "field": "email"},
+               {"type": "bytes", "optional": True, "name": DECIMAL, "version": 1, "parameters": {"scale": "2"},
+                "field": "price"}]
+    if draw(st.booleans()):
+        columns[2]["parameters"]["connect.decimal.precision"] = "10"
+    if draw(st.booleans()):  # a PostgreSQL uuid column: a named string with a default
+        columns.append({"type": "string", "optional": False, "name": "io.debezium.data.Uuid", "version": 1,
+                        "default": "00000000-0000-0000-0000-000000000000", "field": "uuid"})
+    columns += [{**schema, "field": f"c{index}"} for index, schema in enumerate(
+        draw(st.lists(primitive_schema(), max_size=3)))]
+    code = draw(st.sampled_from(["c", "u", "d", "r"]))
+
+    def row() -> dict[str, Any]:
+        return {column["field"]: draw(typed_values(column)) for column in columns}
+
+    table = source["schema"] if connector == "postgresql" else source["db"]
+    prefix = f"{source['name']}.{table}.{source['table']}."
+    instant = draw(st.integers(-(2**62) // 1000, 2**62 // 1000))
+    payload: dict[str, Any] = {"before": row() if code in ("u", "d") else None,
+                               "after": row() if code != "d" else None, "source": source, "op": code,
+                               "ts_ms": instant // 1000}
+    value = {"type": "struct", "fields": columns, "optional": True, "name": prefix + "Value"}
+    fields = [{**value, "field": "before"}, {**value, "field": "after"},
+              {"type": "struct", "fields": [field for field in native.SOURCE_SCHEMAS[connector]
+                                            if field["field"] in source], "optional": False,
+               "name": f"io.debezium.connector.{connector}.Source", "field": "source"},
+              {"type": "string", "optional": False, "field": "op"},
+              {"type": "int64", "optional": True, "field": "ts_ms"}]
+    if draw(st.booleans()):  # Debezium 2.6 and later
+        payload["ts_us"], payload["ts_ns"] = instant, instant * 1000
+        fields += [{"type": "int64", "optional": True, "field": "ts_us"},
+                   {"type": "int64", "optional": True, "field": "ts_ns"}]
+    payload["transaction"] = draw(st.none() | st.fixed_dictionaries({
+        "id": st.text(max_size=12), "total_order": int64s, "data_collection_order": int64s}))
+    block = draw(st.sampled_from([{"name": "event.block", "version": 1}, {}]))  # Flink's tests name none
+    fields.append({"type": "struct", "fields": TRANSACTION_BLOCK, "optional": True, **block, "field": "transaction"})
+    if draw(st.booleans()):
+        fields = draw(st.permutations(fields))
+    payload = {field["field"]: payload[field["field"]] for field in fields}  # JsonConverter's order: the schema's
+    if draw(st.integers(0, 3)) == 0:
+        payload = dict(draw(st.permutations(list(payload.items()))))
+    envelope = {"type": "struct", "fields": fields, "optional": False, "name": prefix + "Envelope"}
+    if draw(st.booleans()):
+        envelope["version"] = 1
+    return {"schema": envelope, "payload": payload}
+
+
+TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
+                     {"type": "int64", "optional": False, "field": "total_order"},
+                     {"type": "int64", "optional": False, "field": "data_collection_order"}]
+
+
+def holds(field: dict[str, Any], value: Any) -> bool:
+    """Whether a JSON value agrees with its field schema: null where it is optional, a value of its type, a struct's
+    members exactly its fields."""
+    if value is None:
+        return field.get("optional") is True
+    if field["type"] == "struct":
+        return type(value) is dict and {member["field"] for member in field["fields"]} == set(value) and all(
+            holds(member, value[member["field"]]) for member in field["fields"])
+    return field["type"] not in ("array", "map") and reads(field, value)
+
+
 def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
-    """A Debezium envelope with the schema Debezium's converter would give it, as the codec documents it; from the
-    wrapper, the envelope and row structs keep their own schemas (name, version, optional), and each column its
-    whole schema, its values read through it."""
-    given: dict[str, Any] = {}
+    """A Debezium envelope as the codec documents it is written with schemas: the payload as it came (its columns'
+    values read through their schemas), with the schema it came with, where a field's schema holds its value (a
+    row's struct holding the columns of its cells); a field's schema that does not is replaced by the one Debezium's
+    converter would give it, and a payload without a schema gets that one for every field it has."""
     if "payload" in document and document["schema"] is None:  # JsonConverter's wrapper of a schemaless record
-        document = {**document["payload"]}
-    elif "payload" in document:
-        given = {"envelope": document["schema"], **{field["field"]: field for field in document["schema"]["fields"]
-                                                    if field["field"] in ("before", "after")}}
-        document = {**document["payload"]}
-        columns = {field["field"]: field for field in given["after"]["fields"]}
+        return {"schema": None, "payload": native.debezium_normal_form(document["payload"])}
+    given = document["schema"] if "payload" in document else None
+    payload = native.debezium_normal_form({**document["payload"]} if given is not None else {**document})
+    columns: dict[str, Any] = {}
+    if given is not None:
+        columns = {column["field"]: column for field in given["fields"] if field["field"] in ("before", "after")
+                   for column in field["fields"]}
         for image in ("before", "after"):
-            if document.get(image) is not None:
-                document[image] = {name: json_of(columns[name], value) for name, value in document[image].items()}
-    payload = native.debezium_normal_form(document)
-    for name in ("before", "after", "source"):
-        if name not in given:
+            if payload.get(image) is not None:
+                payload[image] = {name: json_of(columns[name], value) for name, value in payload[image].items()}
+    for name in ("before", "after", "source") if given is None else ("source",):
+        if name in payload:
             payload[name] = _with_schema(payload[name])
-    source = payload["source"]
+    source = payload.get("source") or {}
     server = source.get("name") if type(source.get("name")) is str else None
     table_schema = (source["schema"] if "schema" in source else source.get("db")) if "table" in source else None
     parts = [part for part in (server, table_schema, source.get("table")) if part is not None]
     prefix = ".".join(parts) + "." if parts else ""  # an empty name is a part too
-    fields = []
-    for name, value in payload.items():
+
+    def row_columns(name: str) -> list[dict[str, Any]]:
+        other = "after" if name == "before" else "before"
+        row = payload.get(name) if payload.get(name) is not None else payload.get(other) or {}
+        if given is not None:
+            return [columns[column] for column in row]
+        return [_json_field(column, column_value) for column, column_value in row.items()]
+
+    def generated(name: str) -> dict[str, Any] | None:
+        value = payload.get(name)
+        if name not in payload:
+            return None
         if name in ("before", "after"):
-            row = value if value is not None else payload["after" if name == "before" else "before"] or {}
-            if name in given:
-                fields.append({**given[name], "fields": [columns[column] for column in row]})
-                continue
-            fields.append(_struct([_json_field(column, column_value) for column, column_value in row.items()],
-                                  True, prefix + "Value", name))
-        elif name == "source":
+            return _struct(row_columns(name), True, prefix + "Value", name)
+        if name == "source":
             connector = value.get("connector")
             source_name = f"io.debezium.connector.{connector}.Source" if type(connector) is str else None
-            fields.append(_struct([_json_field(column, column_value) for column, column_value in value.items()],
-                                  False, source_name, name))
-        elif name == "transaction":
-            fields.append(_struct([_json_field(column, column_value) for column, column_value in value.items()],
-                                  True, "event.block", name))
-        elif name == "op":
-            fields.append({"type": "string", "optional": False, "field": name})
-        elif name in ("ts_ms", "ts_us"):
-            fields.append({"type": "int64", "optional": True, "field": name})
-    schema = {"type": "struct", "fields": fields, "optional": False, "name": prefix + "Envelope"}
-    if "envelope" in given:
-        schema = {**given["envelope"], "fields": fields}
-    return {"schema": schema, "payload": payload}
+            return _struct([_json_field(column, column_value) for column, column_value in value.items()],
+                           False, source_name, name)
+        if name == "transaction":
+            members = ([_json_field(column, column_value) for column, column_value in value.items()] if value
+                       else TRANSACTION_BLOCK)
+            return {"type": "struct", "fields": members, "optional": True, "name": "event.block", "version": 1,
+                    "field": name}
+        if name == "op":
+            return {"type": "string", "optional": False, "field": name}
+        if name in ("ts_ms", "ts_us"):
+            return {"type": "int64", "optional": True, "field": name}
+        return None  # a field the envelope does not know is not described
+
+    if given is None:
+        fields = [field for field in map(generated, payload) if field is not None]
+        return {"schema": {"type": "struct", "fields": fields, "optional": False, "name": prefix + "Envelope"},
+                "payload": payload}
+    fields = []
+    for field in given["fields"]:
+        name = field["field"]
+        if name in ("before", "after"):
+            if payload.get(name) is not None or field.get("optional") is True:
+                field = {**field, "fields": row_columns(name)}
+            else:
+                field = generated(name)
+        elif not holds(field, payload.get(name)):
+            field = generated(name)
+        if field is not None:
+            fields.append(field)
+    return {"schema": {**given, "fields": fields}, "payload": payload}
 
 
 # -- per configuration ------------------------------------------------------------------------------------------------
@@ -480,8 +583,8 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
 def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
     if configuration == "debezium-json+schemas":
         null_schema = native.debezium_documents.map(lambda document: {"schema": None, "payload": document})
-        return st.lists((native.debezium_documents | debezium_wrapped() | null_schema).map(msgspec.json.encode),
-                        max_size=4)
+        return st.lists((native.debezium_documents | debezium_wrapped() | debezium_real_wrapped()
+                         | null_schema).map(msgspec.json.encode), max_size=4)
     if configuration == "connect-json+schemaless":
         return records(maps.map(msgspec.json.encode))
     return messages

@@ -7,6 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 import cdcformats as cf
 from cdcformats import Cell, CellKind, ChangeEvent, Op, Source, Table
@@ -30,12 +31,21 @@ def test_the_tutorial_update_event_with_its_schema() -> None:
     before = (Cell("id", 1004, "int32"), *row(first_name="Anne", last_name="Kretchmar", email="annek@noanswer.org"))
     after = (Cell("id", 1004, "int32"),
              *row(first_name="Anne Marie", last_name="Kretchmar", email="annek@noanswer.org"))
-    assert event == ChangeEvent(
+    assert replace(event, attributes=()) == ChangeEvent(
         Op.UPDATE, Table("customers", "inventory"), key=(Cell("id", 1004, "int32"),), before=before, after=after,
         source=Source("mysql", (("version", "1.4.2.Final"), ("name", "dbserver1"), ("snapshot", "false"),
                                 ("server_id", 223344), ("gtid", None), ("file", "mysql-bin.000003"), ("pos", 364),
                                 ("row", 0), ("thread", 2), ("query", None)),
                       commit_time_us=1617879658000_000, capture_time_us=1617879658595_000))
+    # What the message says beyond the event, so that it is written back as it came: its null transaction, the
+    # order of its source's fields, and its envelope schema (the rows' columns are in the cells' types).
+    assert event.attributes[:2] == (
+        ("debezium-json.fields.envelope", '["before","after","source","op","ts_ms","transaction"]'),
+        ("debezium-json.fields.source", '["version","connector","name","ts_ms","snapshot","db","table","server_id",'
+                                        '"gtid","file","pos","row","thread","query"]'))
+    schema = json.loads(fixture("mysql-tutorial-update.json"))["schema"]
+    assert json.loads(event.attribute("debezium-json.schema.envelope")) == {**schema, "fields": [
+        {**field, "fields": []} if field["field"] in ("before", "after") else field for field in schema["fields"]]}
 
 
 def test_a_snapshot_read_written_back_is_the_same_json() -> None:
@@ -44,10 +54,8 @@ def test_a_snapshot_read_written_back_is_the_same_json() -> None:
     event = codec.decode_message(message)
     assert event.op is Op.READ and event.table == Table("orders_new", "mydb")
     assert event.after[3] == Cell("O_TOTALPRICE", "46929.18") and event.after[7] == Cell("O_SHIPPRIORITY", 0)
-    written = json.loads(codec.encode_event(event))
-    original = json.loads(message)
-    del original["transaction"]  # null: the normal form leaves it out
-    assert written == original
+    written = codec.encode_event(event)
+    assert written == json.dumps(json.loads(message), separators=(",", ":")).encode()  # its null transaction too
 
 
 def test_typed_columns_of_the_schema_wrapper() -> None:
@@ -100,7 +108,9 @@ def test_lindorm_puts_become_creates_and_deleted_columns_nulls_in_an_update() ->
 
 
 def test_schemas_writes_debeziums_envelope_schema() -> None:
+    """The schema generated for an event that keeps none (converted from another format, say)."""
     event = cf.codec("debezium-json").decode_message(fixture("mysql-tutorial-update.json"))
+    event = replace(event, attributes=())
     written = json.loads(cf.codec("debezium-json", schemas=True).encode_event(event))
     schema = written["schema"]
     assert schema["name"] == "dbserver1.inventory.customers.Envelope" and schema["optional"] is False
@@ -121,8 +131,9 @@ def test_schemas_carry_bytes_and_decimals() -> None:
     codec = cf.codec("debezium-json", schemas=True)
     event = codec.decode_message(fixture("types-wrapped.json"))
     written = json.loads(codec.encode_event(event))
+    assert written == json.loads(fixture("types-wrapped.json"))  # its schema describes only after
     assert written["payload"]["after"] == {"id": 7, "photo": "iVBORw==", "price": "ATk="}
-    price = written["schema"]["fields"][1]["fields"][2]
+    price = written["schema"]["fields"][0]["fields"][2]
     assert price["name"] == "org.apache.kafka.connect.data.Decimal"
     assert price["parameters"] == {"scale": "2", "connect.decimal.precision": "10"}
     assert list(codec.decode(codec.encode([event]))) == [event]
@@ -187,8 +198,9 @@ def test_a_schema_wrapped_message_through_an_envelope_and_back_is_the_same_messa
     codec = cf.codec("debezium-json", schemas=True)
     event = codec.decode_message(message)
     assert event.after[0] == Cell("id", 101, "int32") and event.after[2].value == Decimal("3.35")
-    assert event.attribute("debezium-json.schema.envelope") == (
-        '{"type":"struct","fields":[],"optional":false,"name":"dbserver1.inventory.products.Envelope","version":1}')
+    schema = ISSUE_13_MESSAGE["schema"]
+    assert json.loads(event.attribute("debezium-json.schema.envelope")) == {**schema, "fields": [
+        {**field, "fields": []} if field["field"] in ("before", "after") else field for field in schema["fields"]]}
     back = list(cf.convert(cf.convert([message], codec, envelope, strict=True), envelope, codec, strict=True))
     assert [json.loads(written) for written in back] == [ISSUE_13_MESSAGE]
 
@@ -203,3 +215,33 @@ def test_an_array_whose_items_differ_is_read_under_the_wrapper_and_written_as_it
     assert event.after == (cf.Cell("a", (1, "x")),) and event.source.position == (("p", (1, "x")),)
     written = json.loads(next(iter(codec.encode([event]))))
     assert written["payload"]["after"] == {"a": '[1,"x"]'} and written["payload"]["source"]["p"] == '[1,"x"]'
+
+
+def test_a_wrapper_without_a_schema_is_written_back_in_one() -> None:
+    """JsonConverter's form of a record that has no schema, as Paimon's tests have it: both configurations write it
+    back as it came (with ``schemas``, its rows as without)."""
+    message = (b'{"schema":null,"payload":{"before":null,"after":{"id":101,"name":"scooter","weight":3.14},'
+               b'"op":"c","ts_ms":1596684883000}}')
+    for codec in (cf.codec("debezium-json"), cf.codec("debezium-json", schemas=True)):
+        event = codec.decode_message(message)
+        assert event.attribute("debezium-json.schemaless_wrapper") is True
+        assert codec.dropped(event) == [] and codec.encode_event(event) == message
+
+
+def test_without_schemas_the_envelope_schema_is_declared_dropped() -> None:
+    """Issue 28, problem 9: the schema was written away, undeclared."""
+    event = cf.codec("debezium-json").decode_message(json.dumps(ISSUE_13_MESSAGE).encode())
+    index = [name for name, _ in event.attributes].index("debezium-json.schema.envelope")
+    plain = cf.codec("debezium-json")
+    assert Loss("attributes", f"attributes[{index}]",
+                why="debezium-json has no place for debezium-json.schema.envelope") in plain.dropped(event)
+    assert list(plain.decode(plain.encode([event]))) == [cf.without(event, plain.dropped(event))]
+    assert "attributes.debezium-json.schema.*" in cf.loss(cf.codec("debezium-json", schemas=True), plain)
+
+
+def test_a_transaction_field_holding_an_array_is_written_as_its_json_text() -> None:
+    """The transaction block holds scalars: an array there would not read back (and its loss crashed dropped())."""
+    event = ChangeEvent(Op.INSERT, after=row(id=1), attributes=(("debezium.transaction.id", (1, "x")),))
+    codec = cf.codec("debezium-json")
+    assert json.loads(codec.encode_event(codec.written(event)))["transaction"] == {"id": '[1,"x"]'}
+    assert list(codec.decode(codec.encode([event]))) == [cf.without(event, codec.dropped(event))]

@@ -246,6 +246,45 @@ def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
     return found + nested_text_losses(value, f"{path}.value")
 
 
+def holds(schema: Any, value: Any) -> bool:
+    """Whether a JSON value agrees with a field schema, so that a Connect reader reads it through that schema: null
+    only in an optional field; a value of the field's type; a struct's members exactly the fields its schema names,
+    each agreeing with its own; an array's items, a map's keys and values with theirs."""
+    if type(schema) is not dict:
+        return False
+    if value is None:
+        return schema.get("optional") is True
+    primitive, name, parameters = schema.get("type"), schema.get("name"), schema.get("parameters") or {}
+    if type(primitive) is not str or (name is not None and type(name) is not str) or type(parameters) is not dict:
+        return False
+    kind = name if name in _PRIMITIVE_OF and _PRIMITIVE_OF[name] == primitive else primitive
+    if kind == "string":  # the common kinds first, as _typed reads them
+        return type(value) is str
+    if kind in _INT_BITS:
+        return _fits(value, kind)
+    if kind == "struct":
+        fields = schema.get("fields")
+        if type(value) is not dict or type(fields) is not list or any(type(field) is not dict for field in fields):
+            return False
+        by_name = {field.get("field"): field for field in fields}
+        return (len(by_name) == len(fields) and by_name.keys() == value.keys()
+                and all(holds(by_name[member], item) for member, item in value.items()))
+    if kind == "array":
+        return type(value) is list and all(holds(schema.get("items"), item) for item in value)
+    if kind == "map":
+        pairs = value.items() if type(value) is dict else value if type(value) is list else None
+        return pairs is not None and all(
+            type(pair) in (tuple, list) and len(pair) == 2 and holds(schema.get("keys"), pair[0])
+            and holds(schema.get("values"), pair[1]) for pair in pairs)
+    if any(type(text) is not str for text in parameters.values()):
+        return False
+    try:
+        _typed(value, kind, schema, parameters, "", "", 0)
+    except _OffType:
+        return False
+    return True
+
+
 def nested_text_losses(value: Value, path: str) -> list[Loss]:
     """A nested value that no Connect schema holds (``nested_schema`` is None) is written as its JSON text."""
     if is_nested(value) and nested_schema(value) is None:

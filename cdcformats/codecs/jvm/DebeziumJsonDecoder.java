@@ -18,9 +18,13 @@ import org.apache.spark.sql.catalyst.InternalRow;
 public final class DebeziumJsonDecoder implements MessageDecoder {
     private static final String FIELD_PREFIX = "debezium.field.";
     private static final String TRANSACTION_PREFIX = "debezium.transaction.";
-    private static final String SCHEMA_PREFIX = "debezium-json.schema.";
-    private static final Set<String> ENVELOPE_FIELDS =
+    private static final String ENVELOPE_SCHEMA = "debezium-json.schema.envelope";
+    private static final String SCHEMALESS_WRAPPER = "debezium-json.schemaless_wrapper";
+    private static final String ENVELOPE_FIELDS = "debezium-json.fields.envelope";
+    private static final String SOURCE_FIELD_NAMES = "debezium-json.fields.source";
+    private static final Set<String> ENVELOPE_FIELDS_READ =
         Set.of("before", "after", "source", "op", "ts_ms", "ts_us", "transaction");
+    private static final Set<Object> ROWS = Set.of("before", "after");
     private static final Map<String, String> OP_OF_CODE =
         Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE", "r", "READ", "t", "TRUNCATE");
 
@@ -38,7 +42,9 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         Map<String, Map<String, Map<?, ?>>> columns = Map.of();
         Object schema = null;
-        if (document.containsKey("payload") && document.containsKey("schema") && !document.containsKey("op")) {
+        boolean wrapped = document.containsKey("payload") && document.containsKey("schema")
+            && !document.containsKey("op");
+        if (wrapped) {
             schema = document.get("schema");
             columns = ConnectSchema.columnSchemas(schema);
             Object payload = document.get("payload");
@@ -62,14 +68,32 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         DebeziumEnvelope.Source source = new DebeziumEnvelope.Source(document.get("source"));
         Long captureTimeUs = DebeziumEnvelope.readTime(document, "");
         List<Map.Entry<String, Object>> attributes = transaction(document.get("transaction"));
-        attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, ENVELOPE_FIELDS));
+        attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, ENVELOPE_FIELDS_READ));
         boolean keyFromBefore = op.equals("DELETE") || after == null;
         List<?> keys = source.table == null ? (List<?>) keyColumns.forTable(null, null, null)
             : (List<?>) keyColumns.forTable(source.table[0], source.table[1], source.table[2]);
         List<InternalRow> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
             keyFromBefore ? before : after);
-        if (!Json.isNull(schema)) { // a null schema: the bare payload
-            keptHeaders((Map<?, ?>) schema, source, attributes);
+        boolean transactionWritten = document.get("transaction") instanceof Map
+            && !((Map<?, ?>) document.get("transaction")).isEmpty();
+        List<String> envelopeNames = new ArrayList<>(document.keySet());
+        if (!envelopeNames.equals(envelopeOrder(document, source, captureTimeUs, transactionWritten))) {
+            attributes.add(Messages.pair(ENVELOPE_FIELDS, Json.write(envelopeNames)));
+        }
+        Object sourceField = document.get("source");
+        if (sourceField instanceof Map) {
+            List<Object> sourceNames = new ArrayList<>(((Map<?, ?>) sourceField).keySet());
+            if (!sourceNames.equals(sourceOrder(source))) {
+                attributes.add(Messages.pair(SOURCE_FIELD_NAMES, Json.write(sourceNames)));
+            }
+        }
+        if (wrapped && Json.isNull(schema)) { // JsonConverter's wrapper of a record that has no schema
+            attributes.add(Messages.pair(SCHEMALESS_WRAPPER, Boolean.TRUE));
+        } else if (wrapped) {
+            String given = Json.write(columnsLeftOut((Map<?, ?>) schema));
+            if (!given.equals(Json.write(generatedSchema(document, source)))) {
+                attributes.add(Messages.pair(ENVELOPE_SCHEMA, given));
+            }
         }
         InternalRow table = source.table == null ? null
             : Events.table(source.table[0], source.table[1], source.table[2]);
@@ -112,25 +136,84 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
     }
 
     /**
-     * The {@code debezium-json.schema.*} attributes: the envelope's and the row structs' own schemas (their fields
-     * left out) where they are not the ones writing this event generates: {@code <prefix>Envelope}, a required
-     * struct, and {@code <prefix>Value}, optional structs, the prefix being the server, schema and table names.
+     * {@code _envelope_layout(...).default}: the envelope's fields in the order writing gives them: the rows, the
+     * source unless it is empty, op, the capture time, the transaction when it has fields, then the kept fields.
      */
-    private static void keptHeaders(Map<?, ?> schema, DebeziumEnvelope.Source source,
-                                    List<Map.Entry<String, Object>> attributes) {
-        Map<String, Map<Object, Object>> headers = new LinkedHashMap<>();
-        headers.put("envelope", withoutFields(schema));
-        Object fields = schema.get("fields");
-        if (Python.isTruthy(fields)) {
-            for (Object field : (List<?>) fields) {
-                if (field instanceof Map && "struct".equals(((Map<?, ?>) field).get("type"))) {
-                    Object part = ((Map<?, ?>) field).get("field");
-                    if ("before".equals(part) || "after".equals(part)) {
-                        headers.put((String) part, withoutFields((Map<?, ?>) field));
-                    }
-                }
+    private static List<String> envelopeOrder(Map<String, Object> document, DebeziumEnvelope.Source source,
+                                              Long captureTimeUs, boolean transactionWritten) {
+        List<String> names = new ArrayList<>(List.of("before", "after"));
+        if (source.system != null || source.commitTimeUs != null || source.table != null
+                || !source.position.isEmpty()) {
+            names.add("source");
+        }
+        names.add("op");
+        times(captureTimeUs, names);
+        if (transactionWritten) {
+            names.add("transaction");
+        }
+        for (String name : document.keySet()) {
+            if (!ENVELOPE_FIELDS_READ.contains(name)) {
+                names.add(name);
             }
         }
+        return names;
+    }
+
+    /** {@code _source_layout(...).default}: connector, the commit time, the table's db (schema) and table, then the position. */
+    private static List<String> sourceOrder(DebeziumEnvelope.Source source) {
+        List<String> names = new ArrayList<>();
+        if (source.system != null) {
+            names.add("connector");
+        }
+        times(source.commitTimeUs, names);
+        if (source.table != null) {
+            names.add("db");
+            if (source.table[0] != null) {
+                names.add("schema");
+            }
+            names.add("table");
+        }
+        for (Map.Entry<String, Object> entry : source.position) {
+            names.add(entry.getKey());
+        }
+        return names;
+    }
+
+    /** {@code _times}: ts_ms for a time, and ts_us too where it has microseconds. */
+    private static void times(Long microseconds, List<String> names) {
+        if (microseconds != null) {
+            names.add("ts_ms");
+            if (microseconds % 1000 != 0) {
+                names.add("ts_us");
+            }
+        }
+    }
+
+    /** {@code _columns_left_out}: the schema with {@code "fields": []} in its before and after structs. */
+    private static Map<Object, Object> columnsLeftOut(Map<?, ?> schema) {
+        List<Object> fields = new ArrayList<>();
+        for (Object field : (List<?>) schema.get("fields")) {
+            Object name = field instanceof Map ? ((Map<?, ?>) field).get("field") : null;
+            if (name != null && ROWS.contains(name)
+                    && "struct".equals(((Map<?, ?>) field).get("type"))
+                    && ((Map<?, ?>) field).get("fields") instanceof List) {
+                Map<Object, Object> header = new LinkedHashMap<>((Map<?, ?>) field);
+                header.put("fields", List.of());
+                fields.add(header);
+            } else {
+                fields.add(field);
+            }
+        }
+        Map<Object, Object> left = new LinkedHashMap<>(schema);
+        left.put("fields", fields);
+        return left;
+    }
+
+    /**
+     * {@code _envelope_schema} generated for the payload as it is written back (its rows' columns left out): the
+     * fields the envelope knows, in the payload's order; the source typed from the values it is written with.
+     */
+    private static Map<Object, Object> generatedSchema(Map<String, Object> document, DebeziumEnvelope.Source source) {
         StringBuilder prefix = new StringBuilder();
         String server = server(source.position);
         if (server != null) {
@@ -142,25 +225,99 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
             }
             prefix.append(source.table[2]).append('.');
         }
-        for (Map.Entry<String, Map<Object, Object>> header : headers.entrySet()) {
-            Map<Object, Object> generated = new LinkedHashMap<>();
-            generated.put("type", "struct");
-            generated.put("fields", List.of());
-            boolean envelope = header.getKey().equals("envelope");
-            generated.put("optional", !envelope);
-            generated.put("name", prefix + (envelope ? "Envelope" : "Value"));
-            if (!envelope) {
-                generated.put("field", header.getKey());
-            }
-            if (!Python.equal(header.getValue(), generated)) {
-                attributes.add(Messages.pair(SCHEMA_PREFIX + header.getKey(), Json.write(header.getValue())));
+        List<Object> fields = new ArrayList<>();
+        for (Map.Entry<String, Object> field : document.entrySet()) {
+            String name = field.getKey();
+            Object value = field.getValue();
+            if (ROWS.contains(name)) {
+                fields.add(struct(List.of(), true, prefix + "Value", name, false));
+            } else if (name.equals("source")) {
+                fields.add(sourceSchema(value, source));
+            } else if (name.equals("transaction")) {
+                List<Object> members = new ArrayList<>();
+                if (value instanceof Map && !((Map<?, ?>) value).isEmpty()) {
+                    for (Map.Entry<?, ?> member : ((Map<?, ?>) value).entrySet()) {
+                        members.add(jsonFieldSchema((String) member.getKey(), member.getValue()));
+                    }
+                } else {
+                    members.add(primitive("id", "string", false));
+                    members.add(primitive("total_order", "int64", false));
+                    members.add(primitive("data_collection_order", "int64", false));
+                }
+                fields.add(struct(members, true, "event.block", name, true));
+            } else if (name.equals("op")) {
+                fields.add(primitive(name, "string", false));
+            } else if (name.equals("ts_ms") || name.equals("ts_us")) {
+                fields.add(primitive(name, "int64", true));
             }
         }
+        return struct(fields, false, prefix + "Envelope", null, false);
     }
 
-    private static Map<Object, Object> withoutFields(Map<?, ?> schema) {
-        Map<Object, Object> header = new LinkedHashMap<>(schema);
-        header.put("fields", List.of());
-        return header;
+    /**
+     * The generated schema of {@code source}, typed from the values it is written back with: the times as the
+     * commit time gives them, every other field as it is.
+     */
+    private static Map<Object, Object> sourceSchema(Object value, DebeziumEnvelope.Source source) {
+        List<Object> members = new ArrayList<>();
+        Object connector = null;
+        if (value instanceof Map) {
+            for (Map.Entry<?, ?> member : ((Map<?, ?>) value).entrySet()) {
+                String name = (String) member.getKey();
+                Object written = member.getValue();
+                if (name.equals("ts_ms")) {
+                    written = source.commitTimeUs == null ? null : Math.floorDiv(source.commitTimeUs, 1000L);
+                } else if (name.equals("ts_us")) {
+                    written = source.commitTimeUs;
+                }
+                if (name.equals("connector")) {
+                    connector = written;
+                }
+                members.add(jsonFieldSchema(name, written));
+            }
+        }
+        String structName = connector instanceof String ? "io.debezium.connector." + connector + ".Source" : null;
+        return struct(members, false, structName, "source", false);
+    }
+
+    /** {@code json_field_schema}: the schema of a field holding a JSON value, typed from the value. */
+    private static Map<Object, Object> jsonFieldSchema(String name, Object value) {
+        if (value instanceof List || value instanceof Map) {
+            Map<Object, Object> schema = ConnectSchema.nestedSchema(value);
+            if (schema != null) {
+                schema.put("field", name);
+                return schema;
+            }
+        }
+        String kind = value instanceof Boolean ? "boolean" : value instanceof Long ? "int64"
+            : value instanceof Double ? "double" : "string";
+        return primitive(name, kind, Json.isNull(value));
+    }
+
+    private static Map<Object, Object> primitive(String name, String kind, boolean optional) {
+        Map<Object, Object> schema = new LinkedHashMap<>();
+        schema.put("type", kind);
+        schema.put("optional", optional);
+        schema.put("field", name);
+        return schema;
+    }
+
+    /** {@code struct_schema}, then the version and field name where given. */
+    private static Map<Object, Object> struct(List<Object> fields, boolean optional, String name, String field,
+                                              boolean versioned) {
+        Map<Object, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "struct");
+        schema.put("fields", fields);
+        schema.put("optional", optional);
+        if (name != null) {
+            schema.put("name", name);
+        }
+        if (versioned) {
+            schema.put("version", 1L);
+        }
+        if (field != null) {
+            schema.put("field", field);
+        }
+        return schema;
     }
 }

@@ -1,0 +1,100 @@
+"""debezium-json's own attributes (the order of the envelope's and the source's fields, the envelope schema, the
+schemaless wrapper) on events they no longer fit: read from a real-shaped message, then changed as a conversion or a
+user changes an event (rows, position, times, transaction, attributes taken away, reordered or replaced by anything).
+Whatever a configuration writes reads back as the event with what ``dropped()`` declares applied, and that form is
+one it carries exactly (issue 28, problem 9: the schema attributes were written away undeclared)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
+from msgspec.structs import replace
+
+import cdcformats as cf
+from cdcformats.losses import refused, without
+
+from . import native, native_connect
+from .strategies import cells, entries, int64s, names, values
+
+CONFIGURATIONS = {"plain": {}, "schemas": {"schemas": True}, "keys": {"key_columns": ["id"]},
+                  "schemas+keys": {"schemas": True, "key_columns": ["id"]}}
+CODECS = {name: cf.codec("debezium-json", **options) for name, options in CONFIGURATIONS.items()}
+READER = cf.codec("debezium-json", schemas=True)
+
+OWN_NAMES = ["debezium-json.fields.envelope", "debezium-json.fields.source", "debezium-json.schema.envelope",
+             "debezium-json.schemaless_wrapper", "debezium.transaction.id", "debezium.field.ts_ns"]
+field_names = st.lists(st.sampled_from(["before", "after", "source", "op", "ts_ms", "ts_us", "transaction",
+                                        "ts_ns", "version", "connector", "name", "db", "schema", "table", "pos"])
+                       | names, max_size=8)
+own_values = st.one_of(
+    field_names.map(lambda listed: msgspec.json.encode(listed).decode()), st.booleans(), st.text(max_size=8),
+    native_connect.debezium_real_wrapped().map(lambda message: msgspec.json.encode(message["schema"]).decode()),
+    st.just('{"type":"struct","fields":[{"type":"string","optional":false,"field":"op"}]}'), values())
+
+
+@st.composite
+def changed(draw: st.DrawFn, event: cf.ChangeEvent) -> cf.ChangeEvent:
+    """``event`` with some of what it says changed."""
+    for _ in range(draw(st.integers(0, 3))):
+        change = draw(st.sampled_from(["rows", "position", "times", "table", "attributes", "own", "shuffle"]))
+        if change == "rows":
+            image = draw(st.sampled_from(["before", "after"]))
+            event = replace(event, **{image: draw(st.none() | st.lists(cells(), max_size=3).map(tuple))})
+        elif change == "position":
+            event = replace(event, source=replace(event.source, position=draw(entries())))
+        elif change == "times":
+            event = replace(event, source=replace(event.source, commit_time_us=draw(st.none() | int64s),
+                                                  capture_time_us=draw(st.none() | int64s)))
+        elif change == "table":
+            event = replace(event, table=draw(st.none() | st.builds(cf.Table, st.text(max_size=5),
+                                                                    st.none() | st.text(max_size=5),
+                                                                    st.none() | st.text(max_size=5))))
+        elif change == "attributes" and event.attributes:
+            taken = draw(st.integers(0, len(event.attributes) - 1))
+            event = replace(event, attributes=event.attributes[:taken] + event.attributes[taken + 1:])
+        elif change == "own":
+            entry = (draw(st.sampled_from(OWN_NAMES)), draw(own_values))
+            at = draw(st.integers(0, len(event.attributes)))
+            event = replace(event, attributes=(*event.attributes[:at], entry, *event.attributes[at:]))
+        elif change == "shuffle":
+            event = replace(event, attributes=tuple(draw(st.permutations(event.attributes))))
+    return event
+
+
+messages = st.one_of(native.debezium_documents, native_connect.debezium_real_wrapped(),
+                     native_connect.debezium_wrapped(),
+                     native.debezium_documents.map(lambda document: {"schema": None, "payload": document}))
+
+
+def decoded(message: dict[str, Any]) -> list[cf.ChangeEvent]:
+    return list(READER.decode([msgspec.json.encode(message)], on_error=lambda _: None))
+
+
+@given(data=st.data())
+def test_what_each_configuration_writes_is_what_it_declares(data: st.DataObject) -> None:
+    for event in decoded(data.draw(messages)):
+        event = data.draw(changed(event))
+        for name, codec in CODECS.items():
+            losses = codec.dropped(event)
+            if refused(losses) is not None:
+                continue
+            expected = without(event, losses)
+            assert list(codec.decode(codec.encode([event]))) == [expected], (name, losses)
+            assert codec.dropped(expected) == [], f"{name} does not carry its own form"
+
+
+@given(message=native_connect.debezium_real_wrapped())
+def test_a_real_message_with_schemas_is_written_back_byte_for_byte(message: dict[str, Any]) -> None:
+    """Compact JSON comes back byte for byte, directly and through the canonical envelopes: as it was, but for
+    column values of another spelling than JsonConverter's (an integer in a double column is written 5.0)."""
+    data = msgspec.json.encode(message)
+    normal = msgspec.json.encode(native_connect.debezium_wrapped_normal_form(message))
+    assert msgspec.json.decode(normal)["schema"] == message["schema"]
+    events = list(READER.decode([data]))
+    assert list(READER.encode(events)) == [normal]
+    for envelope in ("avro", "protobuf"):
+        assert list(cf.convert(cf.convert([data], READER, envelope, strict=True), envelope, READER,
+                               strict=True)) == [normal]
