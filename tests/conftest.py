@@ -25,7 +25,7 @@ USER_REGISTRY = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" /
     "schema-registry.sqlite"
 
 
-def _standing(path: Path) -> tuple[int, int] | None:
+def standing(path: Path) -> tuple[int, int] | None:
     try:
         status = path.stat()
     except FileNotFoundError:
@@ -33,7 +33,7 @@ def _standing(path: Path) -> tuple[int, int] | None:
     return status.st_size, status.st_mtime_ns
 
 
-USER_REGISTRY_BEFORE = _standing(USER_REGISTRY)
+USER_REGISTRY_BEFORE = standing(USER_REGISTRY)
 _ISOLATED = Path(tempfile.mkdtemp(prefix="cdcformats-tests-"))
 os.environ["CDCFORMATS_SCHEMA_REGISTRY"] = str(_ISOLATED / "schema-registry.sqlite")
 os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
@@ -58,7 +58,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run when the user's default registry file changed while the tests ran."""
-    if _standing(USER_REGISTRY) != USER_REGISTRY_BEFORE:
+    if standing(USER_REGISTRY) != USER_REGISTRY_BEFORE:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         print(f"\nFAILED: the tests changed the user's schema registry file {USER_REGISTRY}; a test must use "
               "CDCFORMATS_SCHEMA_REGISTRY (tests/conftest.py sets it)")
