@@ -376,7 +376,8 @@ def port_in_use(port: int) -> bool:
 def test_schema_registry(tmp_path: Path) -> None:
     if port_in_use(8081):
         pytest.skip("port 8081, which the README's registry example serves on, is in use")
-    with Section(tmp_path, "Schema registry") as readme:
+    default_registry = tmp_path / "default-registry.sqlite"
+    with Section(tmp_path, "Schema registry", env={"CDCFORMATS_SCHEMA_REGISTRY": str(default_registry)}) as readme:
         readme.sh()
         assert not (tmp_path / "shared.sqlite").exists()  # reading never creates it
         assert readme.python()["checked"] == [["register_envelope(registry, 'avro', topic='orders')",
@@ -387,7 +388,10 @@ def test_schema_registry(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "registry serve did not listen on 8081"
             time.sleep(0.2)
         readme.sh()
-        assert readme.python()["checked"] == [["connect('http://127.0.0.1:8081').get_subjects()", "['orders-value']"]]
+        # payments-value went through the server into the file that held orders-value
+        assert readme.python()["checked"] == [["connect('http://127.0.0.1:8081').get_subjects()",
+                                               "['orders-value', 'payments-value']"]]
+    assert not default_registry.exists()  # connect() opened it and wrote nothing
 
 
 def test_third_party_entry_point() -> None:
