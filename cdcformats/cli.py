@@ -203,7 +203,7 @@ def schemas_group() -> None:
 
 @schemas_group.command("register")
 @click.option("--registry", "target", default=None, help="Registry URL (http://, https://) or file (an existing "
-              "one, or a path ending in .sqlite or .db); default: the embedded registry.")
+              "one, or a path ending in .sqlite or .db); default: the file 'cdcformats registry where' prints.")
 @click.option("--format", "-f", "schema_format", multiple=True, metavar="FORMAT",
               help="Which format's schema to register: a canonical envelope, avro or protobuf (default: avro under a "
               "topic subject, which holds one schema; each under --strategy record).")
@@ -407,12 +407,12 @@ def _summary(source: str, target: str, stats: Any, seconds: float, stopped_in: s
     """The counts of a run on stderr. ``stopped_in`` is the OUT of a run that stopped before its end and so was not
     written at all: its messages are said to be converted, never written."""
     rate = f", {stats.events / seconds:,.0f} events/s" if seconds > 0 and stats.events else ""
-    converted, written = ("written", f"{stats.messages_written:,} messages written") if stopped_in is None else (
-        "converted", f"stopped before the end: nothing written, {stopped_in} is as it was")
+    converted, written = ("written", f"{stats.messages_written:,} messages written in {seconds:.1f} s{rate}") \
+        if stopped_in is None else ("converted", f"stopped before the end: nothing written, {stopped_in} is as it was "
+                                                 f"({seconds:.1f} s{rate})")
     click.echo(f"{source} -> {target}: {stats.messages_read:,} messages read ({stats.messages_decoded:,} decoded, "
                f"{stats.messages_failed:,} failed, {stats.messages_skipped:,} skipped), {stats.events:,} events "
-               f"({stats.events_written:,} {converted}, {stats.events_refused:,} refused), {written} in "
-               f"{seconds:.1f} s{rate}", err=True)
+               f"({stats.events_written:,} {converted}, {stats.events_refused:,} refused), {written}", err=True)
 
 
 @main.command("bridge")
@@ -463,12 +463,12 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
 @main.command("spark-convert")
 @click.argument("input_argument", metavar="[IN]", required=False)
 @click.argument("output_argument", metavar="[OUT]", required=False)
-@click.option("--input", "-i", "input_option", default=None, help="IN, as an option: a file or directory of "
-              "messages: JSON lines or text (one message per line), or Parquet with a value column (and a key column, "
-              "for the formats of Kafka records).")
+@click.option("--input", "-i", "input_option", default=None, metavar="PATH",
+              help="IN, as an option: a file or directory of messages: JSON lines or text (one message per line), or "
+              "Parquet with a value column (and a key column, for the formats of Kafka records).")
 @click.option("--from", "-f", "--source-format", "source_format", required=True, metavar="FORMAT",
               help="Format of the input messages.")
-@click.option("--output", "-o", "output_option", default=None,
+@click.option("--output", "-o", "output_option", default=None, metavar="DIRECTORY",
               help="OUT, as an option: the directory to write (it must not exist yet).")
 @click.option("--to", "-t", "--target-format", "target_format", required=True, metavar="FORMAT",
               help="Format to write.")
@@ -481,8 +481,9 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
               "(for the JSON formats).")
 @click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default="dead-letter",
               show_default=True, help="What a message that cannot be converted does.")
-@click.option("--dead-letter", "dead_letter", default=None, help="Directory for the dead letters (Parquet: the "
-              "error and the raw message); required with --errors dead-letter.")
+@click.option("--dead-letter", "dead_letter", default=None, metavar="DIRECTORY",
+              help="Directory for the dead letters (Parquet: the error and the raw message); required with --errors "
+              "dead-letter.")
 @click.option("--registry", default=None, help="Schema registry URL (http://, https://) or file (.sqlite, .db) for "
               "avro, protobuf and debezium-avro (the option schema_registry); default: the file 'cdcformats registry "
               "where' prints.")
@@ -542,7 +543,10 @@ def _required_once(name: str, argument: str | None, option_name: str, option: st
 def demo_command(size: int, master: str) -> None:
     """The whole product on one machine: conversions between every format, generated change streams through the
     embedded schema registry and Kafka broker, and Spark SQL over them, with a report of counts, losslessness and
-    throughput."""
+    throughput.
+
+    Example: cdcformats demo --size 5000
+    """
     from .demo import run
 
     run(Console(), size=size, master=master)

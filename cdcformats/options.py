@@ -70,6 +70,6 @@ def routed(options: dict[str, Any], codecs: Sequence[type[Codec]], *, checked: C
         if own:
             holders.append(f"the call ({', '.join(sorted(own))})")
         known = f"known to neither {' nor '.join(holders)}" if len(holders) > 1 else f"unknown to {holders[0]}"
-        suggestion = did_you_mean(unknown[0], [name for names in declared for name in names])
+        suggestion = did_you_mean(unknown[0], sorted({name for names in declared for name in names}))
         raise ConfigurationError(f"option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{suggestion} {known}")
     return [{name: value for name, value in options.items() if name in names} for names in declared]
