@@ -71,12 +71,9 @@ def _target_options(target: str, example: Example) -> dict[str, Any]:
 
 def conversion_matrix(console: Console) -> None:
     """Stage 1: every bundled example through every other format and back."""
-    summary = RichTable(title="1. the product pages' examples, decoded")
-    for column in ("format", "stream", "messages", "events by op"):
-        summary.add_column(column)
-    pairs = RichTable(title="   ... converted: source -> target -> source")
-    for column in ("source", "target", "events", "written", "refused", "back to source", "what the target dropped"):
-        pairs.add_column(column)
+    summary = _table("1. the product pages' examples, decoded", "format", "stream", "messages", "events by op")
+    pairs = _table("   ... converted: source -> target -> source", "source", "target", "events", "written", "refused",
+                   "back to source", "what the target dropped")
     for example in EXAMPLES:
         source = codec(example.format, **example.options)
         messages = example.messages()
@@ -133,9 +130,8 @@ def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
     console.rule("cdcformats demo")
     conversion_matrix(console)
     stages: list[Stage] = []
-    streams = RichTable(title=f"2. generated change streams, {size:,} messages each")
-    for column in ("format", "stream", "messages", "events by op"):
-        streams.add_column(column)
+    streams = _table(f"2. generated change streams, {size:,} messages each", "format", "stream", "messages",
+                     "events by op")
     decoded: dict[str, list[ChangeEvent]] = {}
     sent: dict[str, list[Any]] = {}
     for stream in PLAN["streams"]:
@@ -160,10 +156,16 @@ def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
     _report(console, stages)
 
 
+def _table(title: str | None, *columns: str) -> RichTable:
+    """A table whose cells wrap, long words folded, rather than end in "…" on a narrow terminal or in a pipe."""
+    table = RichTable(title=title)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
 def _report(console: Console, stages: list[Stage]) -> None:
-    report = RichTable(title="report")
-    for column in ("stage", "events", "seconds", "events/s", "check"):
-        report.add_column(column)
+    report = _table("report", "stage", "events", "seconds", "events/s", "check")
     for stage in stages:
         report.add_row(*stage.row())
     console.print(report)
@@ -348,9 +350,7 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
     sample = state.orderBy("table.name", "commit_time_us").selectExpr(
         "table.name AS table", "transform(key, c -> coalesce(c.value.string, cast(c.value.long AS string))) AS key",
         "deleted", "transform(cells, c -> c.name) AS columns").limit(6).collect()
-    rows = RichTable()
-    for column in ("table", "key", "deleted", "columns"):
-        rows.add_column(column)
+    rows = _table(None, "table", "key", "deleted", "columns")
     for row in sample:
         rows.add_row(row["table"], ", ".join(row["key"]), str(row["deleted"]), ", ".join(row["columns"]))
     console.print(rows)
@@ -360,9 +360,7 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
     stages.append(Stage(f"Spark latest_state typed ({typed_table})", len(typed), seconds,
                         f"{len(state.columns)} typed columns"))
     console.print(f"   typed: the current rows of {typed_table}, one Spark column per table column")
-    rows = RichTable()
-    for name, spark_type in state.dtypes:
-        rows.add_column(f"{name}\n{spark_type}")
+    rows = _table(None, *(f"{name}\n{spark_type}" for name, spark_type in state.dtypes))
     for row in typed:
         rows.add_row(*(str(value) for value in row))
     console.print(rows)
