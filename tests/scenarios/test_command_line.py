@@ -197,3 +197,23 @@ def test_a_registry_is_checked_before_any_input_is_read(cdcformats: Runner, tmp_
     register = cdcformats("schemas", "register", "--registry", f"http://127.0.0.1:{port}", "--topic", "t")
     assert register.error_line().startswith(f"Error: cannot reach the schema registry http://127.0.0.1:{port}")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.fifo"]
+
+
+SUBCOMMANDS = (["convert"], ["formats"], ["bridge"], ["spark-convert"], ["demo"], ["registry", "serve"],
+               ["registry", "where"], ["schemas", "register"])
+
+
+def test_every_subcommand_helps_at_80_columns_with_an_example(cdcformats: Runner) -> None:
+    for command in SUBCOMMANDS:
+        shown = cdcformats(*command, "--help", env={"COLUMNS": "80"})
+        assert shown.returncode == 0, command
+        text = shown.stdout.decode()
+        assert max(len(line) for line in text.splitlines()) <= 80, command
+        assert "Example: cdcformats " + " ".join(command) in " ".join(text.split()), command
+
+
+def test_every_subcommand_answers_a_wrong_flag_in_one_line(cdcformats: Runner) -> None:
+    for command in SUBCOMMANDS:
+        ran = cdcformats(*command, "--colour")
+        assert ran.returncode == 2, command
+        assert ran.error_line() == "Error: No such option '--colour'.", command
