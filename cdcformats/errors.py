@@ -37,10 +37,16 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 def excerpt(data: object, limit: int = EXCERPT_LIMIT) -> str:
     """A short, printable rendering of the offending input as a user wrote it, not as Python spells it: bytes as
-    their UTF-8 text, a Kafka record as its key and value, a row as a JSON array; what is not printable is escaped
-    (``\\x00``), so that the error stays one line."""
-    text = "".join(character if character.isprintable() else ascii(character)[1:-1] for character in _shown(data))
+    their UTF-8 text, a Kafka record as its key and value, a row as a JSON array; control characters and line
+    separators are escaped as Python writes them (``\\x00``, ``\\n``), so that the error stays one line. (Only those:
+    which other characters print depends on the Unicode version, and the JVM decoders must write the same.)"""
+    text = "".join(ascii(character)[1:-1] if _breaks_lines(character) else character for character in _shown(data))
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _breaks_lines(character: str) -> bool:
+    point = ord(character)
+    return point < 0x20 or 0x7F <= point <= 0x9F or point in (0x2028, 0x2029)
 
 
 def _shown(data: object) -> str:

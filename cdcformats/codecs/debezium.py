@@ -252,12 +252,16 @@ class DebeziumJsonCodec(KeyedByColumns):
         writing would not generate."""
         attributes = kept_fields.as_decoded(event.attributes, _attribute_group)
         own: dict[str, tuple[int, Value]] = {}
+        envelope_shape = _envelope_shape(event, attributes)
         for group, name, shape, layout_of in (
-                (2, ENVELOPE_FIELDS, _envelope_shape(event, attributes), _envelope_layout),
+                (2, ENVELOPE_FIELDS, envelope_shape, _envelope_layout),
                 (3, SOURCE_FIELD_NAMES, _source_shape(event), _source_layout)):
             names = _names(event.attribute(name))
             if names is not None and layout_of(shape, names).fits(names) and names != layout_of(shape, None).default:
                 own[name] = (group, encode(list(names)).decode())
+        envelope_names = _names(event.attribute(ENVELOPE_FIELDS))
+        if "source" not in _envelope_layout(envelope_shape, envelope_names).order(envelope_names):
+            own.pop(SOURCE_FIELD_NAMES, None)  # an empty source that is not written: nor is the order of its fields
         kept = _kept_schema(event)
         if event.attribute(SCHEMALESS_WRAPPER) is True:
             own[SCHEMALESS_WRAPPER] = (4, True)

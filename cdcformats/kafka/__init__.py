@@ -160,24 +160,26 @@ class ChangeEventSerializer:
 
     For a format whose messages a registry describes (``avro``, ``protobuf``): ``schema_registry`` is a client, URL or
     file (default: the embedded registry);
-    ``subject_name_strategy`` is topic, record or topic-record; ``auto_register`` (default) registers the envelope,
+    ``subject_name_strategy`` is topic (the default), record or topic-record; ``auto_register`` (default) registers
+    the envelope,
     ``use_latest`` uses the subject's latest version instead; ``framing=False`` writes the bare envelope, with no
     registry. Other keywords are the format's options. A format that registers a schema per table itself
     (``debezium-avro``) takes ``schema_registry`` and ``subject_name_strategy`` as its own options, and names its
     subjects after the topic of ``ctx`` (see the module's docstring).
     """
 
-    def __init__(self, format: str, schema_registry: Any = None, *, subject_name_strategy: str = "topic",
+    def __init__(self, format: str, schema_registry: Any = None, *, subject_name_strategy: str | None = None,
                  auto_register: bool = True, use_latest: bool = False, framing: bool = True, **options: Any) -> None:
-        if _takes(format, STRATEGY_OPTION):
+        if subject_name_strategy is not None and _takes(format, STRATEGY_OPTION):  # else the format's own default
             options = {STRATEGY_OPTION: subject_name_strategy, **options}
         self.codecs = _CodecPerTopic(format, registry_options(format, schema_registry, options))
         self.codec = self.codecs.codec
         if self.codec.message_type not in (bytes, KafkaRecord):
             raise ConfigurationError(f"{format} writes {self.codec.message_type.__name__}s; Kafka carries bytes: "
                                      "use the format that writes the same messages as bytes")
-        self.framing = _Framing(format, schema_registry, subject_name_strategy, auto_register and not use_latest,
-                                use_latest) if self.codec.writer_schema() is not None and framing else None
+        framed = self.codec.writer_schema() is not None and framing
+        self.framing = _Framing(format, schema_registry, subject_name_strategy or "topic",
+                                auto_register and not use_latest, use_latest) if framed else None
 
     def __call__(self, event: ChangeEvent | None, ctx: Any = None) -> bytes | None:
         if event is None:

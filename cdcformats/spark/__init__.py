@@ -160,7 +160,7 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
         raise ConfigurationError(f"framing must be confluent or none, not {framing!r}")
     topic = options.pop("topic", None)
     schema_registry = options.pop("schema_registry", None)
-    strategy = options.pop("subject_name_strategy", "topic" if topic else "record")
+    strategy = options.pop("subject_name_strategy", None)
     context = _Context(topic)
     options = {name: option_value(value) for name, value in options.items()}
     roles = [name for name in (source, target) if name is not None]
@@ -184,6 +184,8 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
         read_batch = reader.codec.batch_decoder() if reader.framing is None else None
         call = replace(call, read=read, read_batch=read_batch)
     if target is not None:
+        if strategy is None and codec_class(target).writer_schema() is not None:
+            strategy = "topic" if topic else "record"  # an envelope's subject: a row has no topic unless given one
         writer = ChangeEventSerializer(target, schema_registry, framing=framing == "confluent",
                                        subject_name_strategy=strategy, **target_options)
         writes_records = writer.codec.message_type is KafkaRecord

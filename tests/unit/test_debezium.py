@@ -245,3 +245,12 @@ def test_a_transaction_field_holding_an_array_is_written_as_its_json_text() -> N
     codec = cf.codec("debezium-json")
     assert json.loads(codec.encode_event(codec.written(event)))["transaction"] == {"id": '[1,"x"]'}
     assert list(codec.decode(codec.encode([event]))) == [cf.without(event, codec.dropped(event))]
+
+
+def test_the_order_of_an_empty_source_is_declared_dropped_where_the_source_is_not_written() -> None:
+    # found by the envelope property: {"source": {"connector": null}} keeps the source's order, and an event without
+    # the envelope's order leaves the empty source out, and its order with it
+    event = cf.ChangeEvent(cf.Op.INSERT, attributes=(("debezium-json.fields.source", '["connector"]'),))
+    codec = cf.codec("debezium-json")
+    assert [loss.path for loss in codec.dropped(event)] == ["attributes[0]"]
+    assert list(codec.decode(codec.encode([event]))) == [cf.without(event, codec.dropped(event))]

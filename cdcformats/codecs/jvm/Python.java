@@ -162,7 +162,7 @@ public final class Python {
 
     /**
      * {@code errors.excerpt} of a message: its UTF-8 text, each byte that is not UTF-8 as {@code \\xNN} and each
-     * character that is not printable as Python's {@code ascii()} writes it, at most {@code limit} code points.
+     * control character or line separator as Python's {@code ascii()} writes it, at most {@code limit} code points.
      */
     public static String inputExcerpt(byte[] raw, int limit) {
         StringBuilder out = new StringBuilder();
@@ -174,7 +174,7 @@ public final class Python {
         while (out.codePointCount(0, out.length()) <= limit) {
             CoderResult result = decoder.decode(in, chars, true);
             chars.flip();
-            chars.codePoints().forEach(point -> printable(point, out));
+            chars.codePoints().forEach(point -> appendShown(point, out));
             chars.clear();
             if (!result.isError()) {
                 break;
@@ -188,13 +188,10 @@ public final class Python {
             : out.substring(0, out.offsetByCodePoints(0, limit - 3)) + "...";
     }
 
-    private static void printable(int point, StringBuilder out) {
-        int type = Character.getType(point);
-        boolean printable = point == ' ' || !(type == Character.CONTROL || type == Character.FORMAT
-            || type == Character.SURROGATE || type == Character.PRIVATE_USE || type == Character.UNASSIGNED
-            || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
-            || type == Character.SPACE_SEPARATOR);
-        if (printable) {
+    private static void appendShown(int point, StringBuilder out) {
+        // errors._breaks_lines: control characters and line separators, the same in every Unicode version
+        boolean breaksLines = point < 0x20 || (point >= 0x7f && point <= 0x9f) || point == 0x2028 || point == 0x2029;
+        if (!breaksLines) {
             out.appendCodePoint(point);
         } else if (point == '\n') {
             out.append("\\n");
@@ -204,10 +201,8 @@ public final class Python {
             out.append("\\t");
         } else if (point < 0x100) {
             out.append(String.format("\\x%02x", point));
-        } else if (point < 0x10000) {
-            out.append(String.format("\\u%04x", point));
         } else {
-            out.append(String.format("\\U%08x", point));
+            out.append(String.format("\\u%04x", point));
         }
     }
 }
