@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import signal
 import sys
@@ -98,7 +99,6 @@ def formats_command(names: tuple[str, ...], as_json: bool) -> None:
 
     Example: cdcformats formats lindorm debezium-json
     """
-    import json
     import shutil
     import textwrap
 
@@ -283,10 +283,12 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--progress/--no-progress", default=None, help="A progress display on stderr (default: when stderr "
               "is a terminal).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary; errors are still shown.")
+@click.option("--summary", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="The summary on stderr as a sentence, or as one JSON object for scripts.")
 def convert_command(source: str, target: str, input_path: str, output_path: str | None, output_option: str | None,
                     options: tuple[str, ...], source_options: tuple[str, ...], target_options: tuple[str, ...],
                     strict: bool, errors: str | None, dead_letter: str | None, registry: str | None,
-                    progress: bool | None, quiet: bool) -> None:
+                    progress: bool | None, quiet: bool, summary: str) -> None:
     """Convert IN (default stdin) into OUT (default stdout), streaming, in flat memory whatever the size.
 
     Files are JSON lines for the JSON formats, Avro container files for avro, and length-delimited messages for
@@ -342,11 +344,11 @@ def convert_command(source: str, target: str, input_path: str, output_path: str 
     except BaseException:
         # the counts up to a bad message, once the progress display is gone; a run that could not start has none
         if stats.messages_read and not quiet:
-            _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started,
-                     stopped_in=None if written_stays else output_path)
+            _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started, summary,
+                     stopped=True, left_as_it_was=None if written_stays else output_path)
         raise
     if not quiet:
-        _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started)
+        _summary(source_codec.name, target_codec.name, stats, time.perf_counter() - started, summary)
 
 
 def _reach_registries(*configurations: dict[str, Any]) -> None:
@@ -403,13 +405,23 @@ def _progress(stream: BinaryIO, show: bool, stats: Any) -> Iterator[BinaryIO]:
         yield io.BufferedReader(RelayedReader(stream, counted=advance))
 
 
-def _summary(source: str, target: str, stats: Any, seconds: float, stopped_in: str | None = None) -> None:
-    """The counts of a run on stderr. ``stopped_in`` is the OUT of a run that stopped before its end and so was not
-    written at all: its messages are said to be converted, never written."""
+def _summary(source: str, target: str, stats: Any, seconds: float, form: str, stopped: bool = False,
+             left_as_it_was: str | None = None) -> None:
+    """The counts of a run on stderr, as text or as one JSON object. ``left_as_it_was`` is the OUT of a run that
+    stopped before its end and so was not written at all: its messages are said to be converted, never written."""
+    if form == "json":
+        counts = {name: getattr(stats, name) for name in (
+            "messages_read", "messages_decoded", "messages_failed", "messages_skipped", "events", "events_written",
+            "events_refused", "messages_written")}
+        if left_as_it_was is not None:
+            counts["messages_written"] = 0
+        click.echo(json.dumps({"source": source, "target": target, "stopped": stopped, **counts,
+                               "left_as_it_was": left_as_it_was, "seconds": round(seconds, 3)}), err=True)
+        return
     rate = f", {stats.events / seconds:,.0f} events/s" if seconds > 0 and stats.events else ""
     converted, written = ("written", f"{stats.messages_written:,} messages written in {seconds:.1f} s{rate}") \
-        if stopped_in is None else ("converted", f"stopped before the end: nothing written, {stopped_in} is as it was "
-                                                 f"({seconds:.1f} s{rate})")
+        if left_as_it_was is None else ("converted", f"stopped before the end: nothing written, {left_as_it_was} is "
+                                                     f"as it was ({seconds:.1f} s{rate})")
     click.echo(f"{source} -> {target}: {stats.messages_read:,} messages read ({stats.messages_decoded:,} decoded, "
                f"{stats.messages_failed:,} failed, {stats.messages_skipped:,} skipped), {stats.events:,} events "
                f"({stats.events_written:,} {converted}, {stats.events_refused:,} refused), {written}", err=True)

@@ -217,3 +217,21 @@ def test_every_subcommand_answers_a_wrong_flag_in_one_line(cdcformats: Runner) -
         ran = cdcformats(*command, "--colour")
         assert ran.returncode == 2, command
         assert ran.error_line() == "Error: No such option '--colour'.", command
+
+
+def test_the_summary_as_json_for_scripts(cdcformats: Runner, tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(LINDORM + b"{broken\n")
+    ran = cdcformats("convert", "-f", "lindorm", "-t", "debezium-json", "in.jsonl", "out.jsonl", "--errors", "skip",
+                     "--summary", "json")
+    assert ran.returncode == 0
+    summary = json.loads(ran.stderr)
+    assert summary == {**summary, "source": "lindorm", "target": "debezium-json", "stopped": False,
+                       "messages_read": 2, "messages_decoded": 1, "messages_failed": 1, "events_written": 1,
+                       "messages_written": 1, "left_as_it_was": None}
+    stopped = cdcformats("convert", "-f", "lindorm", "-t", "debezium-json", "in.jsonl", "out.jsonl", "--summary",
+                         "json")
+    assert stopped.returncode == 1
+    first, error = stopped.stderr.splitlines()
+    assert json.loads(first) == {**json.loads(first), "stopped": True, "messages_written": 0,
+                                 "left_as_it_was": "out.jsonl"}
+    assert error.startswith("Error: lindorm: line 2: not valid JSON")
