@@ -3,7 +3,6 @@ errors with the exit codes click uses, dead letters replayed, the README's comma
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pty
 import re
@@ -16,6 +15,7 @@ import fastavro
 import pytest
 
 import cdcformats.examples
+from tests.scenarios.conftest import read_terminal
 
 pytestmark = pytest.mark.slow
 
@@ -52,11 +52,7 @@ def test_pipe_in_and_out_with_stderr_on_a_terminal(tmp_path: Path) -> None:
                                    stdout=output, stderr=stderr, timeout=60)
         cat.wait()
     os.close(stderr)
-    shown = b""
-    with contextlib.suppress(OSError):  # the terminal reads EIO once the process has closed it
-        while chunk := os.read(terminal, 65536):
-            shown += chunk
-    os.close(terminal)
+    shown = read_terminal(terminal)
     assert converter.returncode == 0, shown
     assert b"Traceback" not in shown and b"avro -> arcion: 4 messages read" in shown
     assert (tmp_path / "out.jsonl").read_bytes() == (EXAMPLES / "arcion.jsonl").read_bytes()

@@ -8,6 +8,7 @@ plus whatever a scenario adds.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -53,6 +54,16 @@ def cdcformats(tmp_path: Path) -> Runner:
         return Ran(result.returncode, result.stdout, result.stderr.decode("utf-8", "replace"))
 
     return run
+
+
+def read_terminal(terminal: int) -> bytes:
+    """Everything shown on a pseudo-terminal until every process writing to it has closed it."""
+    shown = b""
+    with contextlib.suppress(OSError):  # the terminal reads EIO once the process has closed it
+        while chunk := os.read(terminal, 65536):
+            shown += chunk
+    os.close(terminal)
+    return shown
 
 
 def jsonl(*lines: str) -> bytes:

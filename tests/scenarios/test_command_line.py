@@ -3,7 +3,6 @@ in a pipe, JSON for scripts, and mistakes answered with the fix."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pty
@@ -13,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import CDCFORMATS, Runner, jsonl
+from .conftest import CDCFORMATS, Runner, jsonl, read_terminal
 
 LINDORM = jsonl('{"op":"Put","table":"orders","ts":"1700000000000","keyOnly":"false","data":['
                 '{"type":"VARCHAR","name":"id","value":"o-1"},{"type":"BIGINT","name":"items","value":"3"}]}')
@@ -64,11 +63,7 @@ def _on_a_terminal(arguments: list[str], cwd: Path, stdout_terminal: bool) -> tu
         with subprocess.Popen([CDCFORMATS, *arguments], cwd=cwd, stdin=subprocess.DEVNULL,
                               stdout=other_end if stdout_terminal else stdout, stderr=other_end) as ran:
             os.close(other_end)
-            shown = b""
-            with contextlib.suppress(OSError):  # the terminal reads EIO once the process has closed it
-                while chunk := os.read(terminal, 65536):
-                    shown += chunk
-        os.close(terminal)
+            shown = read_terminal(terminal)
         stdout.seek(0)
         return ran.returncode, shown.decode(errors="replace"), stdout.read()
 
