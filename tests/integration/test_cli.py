@@ -1,5 +1,5 @@
 """The ``cdcformats`` executable as a user runs it: pipes and a terminal, files a failed run must not damage, one-line
-errors with the exit codes click uses, dead letters replayed, the README's command-line examples."""
+errors with the exit codes click uses, dead letters replayed (the README's examples: test_readme.py)."""
 
 from __future__ import annotations
 
@@ -130,26 +130,3 @@ def test_the_bridge_stops_within_the_idle_timeout_when_no_broker_answers(tmp_pat
     assert one_line_error(result, 1).startswith("Error: no answer from the Kafka brokers at 127.0.0.1:1 within 3 s")
 
 
-def readme_commands() -> list[str]:
-    """The commands of the ```sh blocks in the README's Command line section, continuation lines joined."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    section = readme.split("\n## Command line\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
-    return [command for block in blocks for command in block.replace("\\\n", " ").splitlines() if command.strip()]
-
-
-def test_the_readme_command_line_examples_work_as_printed(tmp_path: Path) -> None:
-    commands = readme_commands()
-    assert any("cdcformats convert" in command and "--from arcion" in command for command in commands)
-    environment = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
-    for command in commands:
-        result = subprocess.run(command, shell=True, cwd=tmp_path, env=environment, capture_output=True, text=True,
-                                timeout=60)
-        assert result.returncode == 0, f"{command}\n{result.stderr}"
-        assert "Traceback" not in result.stderr
-    assert (tmp_path / "region.jsonl").read_bytes() == (EXAMPLES / "arcion.jsonl").read_bytes()
-    with open(tmp_path / "region.avro", "rb") as file:
-        assert len(list(fastavro.reader(file))) == 4
-    exact, rest = ((tmp_path / name).read_bytes().splitlines() for name in ("exact.jsonl", "rest.jsonl"))
-    assert len(exact) + len(rest) == 4 and len(rest) >= 1
-    assert len((tmp_path / "region.lindorm.jsonl").read_bytes().splitlines()) == 4
