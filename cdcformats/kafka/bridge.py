@@ -114,7 +114,8 @@ class Bridge:
         except KafkaException as error:
             consumer.close()
             raise BridgeError(f"no answer from the Kafka brokers at {self.bootstrap_servers} within {timeout:g} s "
-                              f"({error.args[0].str()}): check the bootstrap servers (-b, --bootstrap-server)") from None
+                              f"({error.args[0].str()}): check the bootstrap servers (-b, --bootstrap-server)"
+                              ) from None
         producer = Producer({"bootstrap.servers": self.bootstrap_servers, "enable.idempotence": True, "acks": "all",
                              "linger.ms": 5, "error_cb": client_error, "logger": CLIENT_LOG})
         failures: list[Any] = []
