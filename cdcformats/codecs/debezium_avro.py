@@ -138,6 +138,9 @@ from ._kit.keys import KeyColumns
 NAME = "debezium-avro"
 # What a change must keep to be written: a column's values, change after change, of types one column type holds.
 ONE_TYPE = "one type per column"
+# Avro names hold letters, digits and _ alone, so that tables whose names differ only in other characters ("a:b" and
+# "a_b") would share records and subjects: the first keeps them, and a change of the other is refused.
+ONE_NAME = "one Avro name per table"
 MAGIC = b"\x00"
 COLUMN_PROPERTY = "cdcformats.column"
 _STRATEGIES = ("topic", "record", "topic-record")
@@ -216,7 +219,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type", "value.nested", "source.system",
         "source.position", "source.commit_time", "source.capture_time", "source.time.sub_ms",
     })
-    requires = (ONE_TYPE,)
+    requires = (ONE_TYPE, ONE_NAME)
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE})
     typed_rows = True
     options = OPTIONS
@@ -227,6 +230,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         self._tables: dict[Table | None, _TableVersion] = {}
         self._readers: dict[tuple[int, str], _Reader] = {}
         self._key_names: dict[Table | None, tuple[str, ...]] = {}
+        self._namesakes: dict[str, Table | None] = {}  # each Avro name's table, the first this codec wrote with it
 
     @property
     def registry(self) -> Any:
@@ -437,6 +441,11 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         if refused(losses) is not None:
             return losses
         current = without(event, losses)
+        namesake = self._namesakes.setdefault(_dotted(self.config["topic_prefix"], current.table), current.table)
+        if namesake != current.table:
+            return [*losses, Loss(f"requires {ONE_NAME}", "table", REFUSED,
+                                  f"table {table_name(current.table)} has the Avro name of table "
+                                  f"{table_name(namesake)}, whose records and subjects it would share")]
         try:
             version = self._current(current.table).evolved(current, self, register=False)
         except SchemaConflict as conflict:
@@ -808,9 +817,12 @@ class _TableVersion:
                                    "a typed row holds every column of its table, in the table's order"))
         for index, cell in enumerate(event.key):
             written_cell = _written_cell(cell, columns[cell.name])
-            if written_cell != cell:
+            if written_cell.type != cell.type:
                 losses.append(Loss("cell.type", f"key[{index}].type", written_cell.type,
                                    "a column has one type name per table version"))
+            if replace(cell, value=written_cell.value) != cell:  # a struct given every field of its type, say
+                losses.append(Loss("image.columns", f"key[{index}].value", written_cell.value,
+                                   "a typed key holds its value as the column's type writes it"))
         types = {column.name: column.type for column in self.position.columns}
         order = list(types)
         position = tuple((name, _written_value(value, types[name])) for name, value in sorted(
