@@ -59,12 +59,8 @@ def _shown(data: object) -> str:
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # a named record: a Kafka record's key and value
         return ", ".join(f"{name} {_shown(part)}" for name, part in zip(data._fields, data))
     if isinstance(data, (tuple, list)):  # a row of a tabular format, as its text form writes it
-        return json.dumps(data, ensure_ascii=False, default=_part_shown)
+        return json.dumps(data, ensure_ascii=False, default=_shown)  # its bytes as text, a decimal as its repr
     return repr(data)  # an event the target refused: no form but the model's own
-
-
-def _part_shown(part: object) -> str:
-    return bytes(part).decode("utf-8", "backslashreplace") if isinstance(part, (bytes, bytearray)) else repr(part)
 
 
 class CdcFormatsError(Exception):
