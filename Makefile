@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test test-fast demo venv jar protobuf benchmark clean
+.PHONY: test test-fast demo venv jar peers protobuf benchmark clean
 
 venv: $(INSTALLED)
 
@@ -23,12 +23,28 @@ $(JAR): $(INSTALLED) $(shell find cdcformats -name '*.java')
 
 jar: $(JAR)
 
+# The real producers the peer tests run (tests/peers): Debezium's embedded engine and Kafka Connect's JsonConverter,
+# fetched from Maven Central into a cache outside git and compiled there, and PostgreSQL from Debian's packages when
+# the machine has none (as root; otherwise install it yourself).
+export CDCFORMATS_PEERS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cdcformats/peers
+PEER_CLASSES := $(CDCFORMATS_PEERS)/classes/.compiled
+$(PEER_CLASSES): tests/peers/pom.xml $(wildcard tests/peers/java/*.java)
+	mvn -B -q -f tests/peers/pom.xml dependency:copy-dependencies -DincludeScope=runtime \
+		-DoutputDirectory=$(CDCFORMATS_PEERS)/lib
+	mkdir -p $(CDCFORMATS_PEERS)/classes
+	javac -nowarn -d $(CDCFORMATS_PEERS)/classes -cp '$(CDCFORMATS_PEERS)/lib/*' tests/peers/java/*.java
+	touch $@
+
+peers: $(PEER_CLASSES)
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
+		(apt-get update -q && apt-get install -y -q --no-install-recommends postgresql)
+
 # Two processes; the integration tests keep to one of them (tests/conftest.py). CI runs this one.
-test: $(INSTALLED) $(JAR)
+test: $(INSTALLED) $(JAR) peers
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # The same tests with 50 Hypothesis examples per property instead of 500 (the dev profile), for quick local runs.
-test-fast: $(INSTALLED) $(JAR)
+test-fast: $(INSTALLED) $(JAR) peers
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n 2 --dist loadgroup
 
 demo: $(INSTALLED) $(JAR)

@@ -194,7 +194,7 @@ class DebeziumJsonCodec(KeyedByColumns):
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
         elif schema is not None:
             generated = _envelope_schema(event, _payload(event, False), None, columns=False)
-            given = _columns_left_out(schema)
+            given = _columns_left_out(schema) if before is not None or after is not None else schema
             if encode(given) != encode(generated):
                 event = replace(event, attributes=(*event.attributes, (ENVELOPE_SCHEMA, encode(given).decode())))
         return event
@@ -540,8 +540,14 @@ def _envelope_schema(event: ChangeEvent, document: dict[str, Any], kept: dict[st
         name = kept_field["field"]
         value = _parsed(document[name]) if name in document else None  # a field the payload lacks reads as null
         if name in _ROWS:
-            field = row(kept_field) if kept_field.get("type") == "struct" and kept_field.get("fields") == [] and (
-                value is not None or kept_field.get("optional") is True) else generated(name)
+            if kept_field.get("type") == "struct" and kept_field.get("fields") == []:
+                field = row(kept_field) if value is not None or kept_field.get("optional") is True else generated(
+                    name)
+            elif event.before is None and event.after is None:
+                # A change without rows (TRUNCATE) keeps its table's row struct whole: no cell holds its columns.
+                field = kept_field if connect_schema.holds(kept_field, value) else generated(name)
+            else:
+                field = generated(name)
         else:
             field = kept_field if connect_schema.holds(kept_field, value) else generated(name)
         if field is not None:
