@@ -45,7 +45,8 @@ Normal form (what ``encode`` writes): with schemas, ``{"schema": ..., "payload":
 each struct named by the option ``key_schema_name`` / ``value_schema_name`` (no name without one), not optional,
 its fields in cell order, each field ``{"type", "optional" (whether the value is null), "name", "version",
 "parameters", "field"}`` as ``connect_schema`` chooses them; without schemas, the payload map. No key when the event
-has no key cells.
+has no key cells. JSON is spelt as JsonConverter's Jackson writes it (floats as Java spells a double, ``1.0E7``;
+characters beyond the BMP as escaped surrogate pairs; control characters with upper-case hex).
 """
 
 from __future__ import annotations
@@ -57,7 +58,14 @@ from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Image, Op
 from ._kit import connect_schema
-from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object, value_of
+from ._kit.json_message import (
+    MAX_MESSAGE_BYTES,
+    encode_as_jackson,
+    json_type,
+    load_object,
+    value_of,
+    with_jackson_floats,
+)
 from ._kit.kafka_records import KafkaRecordCodec
 from ._kit.keys import KEY_COLUMNS, KeyColumns
 from ._kit.typed_text import json_form
@@ -133,10 +141,11 @@ class ConnectJsonCodec(KafkaRecordCodec):
 
     def _write(self, cells: Image, schema_name: str | None) -> bytes:
         if not self.schemas:  # the JSON values, as the schemaless formats write them
-            return encode({cell.name: json_form(cell.value) for cell in cells})
-        return encode({"schema": connect_schema.struct_schema([connect_schema.field_schema(cell) for cell in cells],
-                                                              False, schema_name),
-                       "payload": {cell.name: connect_schema.json_value(cell.value) for cell in cells}})
+            return encode_as_jackson(with_jackson_floats({cell.name: json_form(cell.value) for cell in cells}))
+        schema = connect_schema.struct_schema([connect_schema.field_schema(cell) for cell in cells], False, schema_name)
+        return encode_as_jackson({"schema": schema,
+                                  "payload": with_jackson_floats({cell.name: connect_schema.json_value(cell.value)
+                                                                  for cell in cells})})
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

@@ -29,7 +29,8 @@ How the message maps onto the canonical event:
   columns as decimals, float columns as floats, and each cell's type keeps its column's schema (a Connect type name
   such as ``int32``, or the whole schema as JSON text when it says more). The envelope's schema, where it is not
   the one writing generates, is kept whole as the attribute ``debezium-json.schema.envelope`` (compact JSON, the
-  ``before`` and ``after`` structs with ``"fields": []``, since the cells keep their columns): the ``source``
+  ``before`` and ``after`` structs with ``"fields": []``, since the cells keep their columns, except for a change
+  with no row at all, TRUNCATE, whose structs are kept whole): the ``source``
   connector's own schema (``row`` an int32, ``snapshot`` an ``io.debezium.data.Enum`` with its default, which fields
   are optional), the transaction block's, the order of the fields, and whatever else it says. So a message through
   Avro or Protobuf comes back as it was. A wrapper whose schema is null (JsonConverter's form of a record without
@@ -54,6 +55,10 @@ Written from other formats (nothing is refused: every op has a code):
   ``"before": null``, which reads back here exactly but which Flink's ``debezium-json`` reader refuses, since it emits
   the update-before row from ``before``; for Flink, write such streams as ``paimon-log`` in upsert mode, which needs
   no before image.
+
+JSON is written as JsonConverter's Jackson spells it, so that Debezium's own messages come back byte for byte:
+floats as Java's ``Double.toString`` (``2.25``, ``1.0E7``, ``-3.4E38``), control characters escaped with upper-case
+hex digits, characters beyond the BMP as escaped surrogate pairs (``\\uD83D\\uDE00``), everything else as it is.
 
 With ``schemas=True`` the envelope is written inside the wrapper, with the envelope schema the event keeps (each of
 its fields whose schema does not hold the payload's value, or null where the payload lacks the field, replaced by
@@ -110,7 +115,15 @@ from ._kit.debezium_envelope import (
     read_source,
     read_time,
 )
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
+from ._kit.json_message import (
+    MAX_MESSAGE_BYTES,
+    SCALAR_TYPES,
+    encode,
+    encode_as_jackson,
+    json_type,
+    load_object,
+    with_jackson_floats,
+)
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 from ._kit.typed_text import json_form
 
@@ -207,12 +220,15 @@ class DebeziumJsonCodec(KeyedByColumns):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
+        # Spelt as JsonConverter's Jackson writes JSON, floats included, so that Debezium's messages come back as
+        # they were sent.
         if event.attribute(SCHEMALESS_WRAPPER) is True:
-            return encode({"schema": None, "payload": _payload(event, False)})
+            return encode_as_jackson({"schema": None, "payload": with_jackson_floats(_payload(event, False))})
         document = _payload(event, self.schemas)
         if self.schemas:
-            return encode({"schema": _envelope_schema(event, document, _kept_schema(event)), "payload": document})
-        return encode(document)
+            return encode_as_jackson({"schema": _envelope_schema(event, document, _kept_schema(event)),
+                                      "payload": with_jackson_floats(document)})
+        return encode_as_jackson(with_jackson_floats(document))
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

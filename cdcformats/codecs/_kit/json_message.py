@@ -3,11 +3,16 @@
 msgspec parses exactly (integers of any size stay integers, so an enormous number is refused by the model's 64-bit
 check instead of being rounded to a float, as some parsers do) and refuses NaN literals and numbers beyond a double.
 
-Values go in with ``value_of`` (arrays as tuples, objects as ``Struct``) and out with ``json_form``.
+Values go in with ``value_of`` (arrays as tuples, objects as ``Struct``) and out with ``json_form``. The formats
+that Kafka Connect's JsonConverter writes come out as Jackson spells JSON (``jackson_float``, ``encode_as_jackson``),
+so that what Debezium sent is written back byte for byte.
 """
 
 from __future__ import annotations
 
+import math
+import re
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -34,6 +39,48 @@ MAX_MESSAGE_BYTES = Option(
 
 _decoder = msgspec.json.Decoder()
 encode = msgspec.json.encode
+
+# Where msgspec's JSON and Jackson's differ: a backslash pair (matched only to keep escapes aligned), a control
+# character's escape (Jackson's hex digits are upper case) and a character beyond the BMP (which Jackson escapes as
+# its UTF-16 surrogate pair).
+_NOT_JACKSON = re.compile(rb"\\\\|\\u00[0-9a-f]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+
+
+def _as_jackson(match: re.Match[bytes]) -> bytes:
+    text = match.group()
+    if text[0] != 0x5C:  # a character beyond the BMP
+        code = ord(text.decode("utf-8")) - 0x10000
+        return b"\\u%04X\\u%04X" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+    return text[:4] + text[4:].upper() if text[1] == 0x75 else text
+
+
+def encode_as_jackson(document: Any) -> bytes:
+    """``document`` as JSON text spelt as Jackson writes it (with its numbers as ``jackson_float`` made them)."""
+    text = encode(document)
+    return _NOT_JACKSON.sub(_as_jackson, text) if _NOT_JACKSON.search(text) else text
+
+
+def with_jackson_floats(value: Any) -> Any:
+    """A JSON value (as ``json_form`` gives it) with its finite floats as Jackson spells them (``jackson_float``)."""
+    if type(value) is float:
+        return jackson_float(value) if math.isfinite(value) else value
+    if type(value) is list:
+        return [with_jackson_floats(item) for item in value]
+    if type(value) is dict:
+        return {name: with_jackson_floats(item) for name, item in value.items()}
+    return value
+
+
+def jackson_float(value: float) -> msgspec.Raw:
+    """A finite float as Java's ``Double.toString`` spells it, which Jackson writes: the shortest digits, in plain
+    notation from 10^-3 up to 10^7 and in Java's scientific notation (``1.0E7``, ``-3.4E38``, ``1.0E-4``) beyond."""
+    if 1e-3 <= abs(value) < 1e7 or value == 0:
+        return msgspec.Raw(repr(value).encode())  # plain there, with ".0" when whole, as Java writes it
+    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+    assert isinstance(exponent, int)  # finite
+    shown = "".join(map(str, digits))
+    mantissa = f"{shown[0]}.{shown[1:] or '0'}"
+    return msgspec.Raw(f"{'-' if sign else ''}{mantissa}E{exponent + len(shown) - 1}".encode())
 
 
 def load(format_name: str, message: Any, max_bytes: int) -> Any:
