@@ -10,9 +10,12 @@ the option ``schemas`` writes the wrapper. This is what Flink's and Paimon's ``d
 
 How the message maps onto the canonical event:
 
-* ``op`` c, u, d, r, t is INSERT, UPDATE, DELETE, READ, TRUNCATE (``m``, a logical-decoding message, is no row
-  change and is refused). ``before`` / ``after`` null is an absent image; an object is an image whose cells are its
-  fields in order, each value the JSON value it is. Nested objects or arrays as values are refused.
+* ``op`` c, u, d, r, t is INSERT, UPDATE, DELETE, READ, TRUNCATE. What changes no row is refused, saying what it
+  is, or with the option ``skip_control`` skipped (decoded to no event, which a conversion counts as skipped): a
+  logical-decoding message (``op`` m), a heartbeat (``{"ts_ms": ...}`` alone, on ``__debezium-heartbeat.<prefix>``)
+  and a transaction's BEGIN or END record (``status``, on ``<prefix>.transaction``). ``before`` / ``after`` null
+  is an absent image; an object is an image whose cells are its fields in order, each value the JSON value it is.
+  Nested objects or arrays as values are refused.
 * ``source.connector`` is the source system; ``source.ts_ms`` (``ts_us`` where it is there) the commit time;
   ``source.table`` the table, in ``source.schema`` (then ``source.db`` is the catalog, as PostgreSQL writes it) or
   else in ``source.db`` (as MySQL writes it). Every other ``source`` field (version, name, snapshot, binlog file and
@@ -145,6 +148,8 @@ _TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
                       {"type": "int64", "optional": False, "field": "data_collection_order"}]
 
 
+SKIP_CONTROL = Option("skip_control", "skip messages that change no row (heartbeats, transactions' BEGIN and END "
+                                      "records, logical-decoding messages) instead of refusing them", False, flag)
 SCHEMAS = Option("schemas", "write the schemas.enable=true wrapper {schema, payload} with Debezium's envelope "
                             "schema, which types bytes and decimal columns", False, flag)
 
@@ -159,7 +164,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         "source.time.sub_ms",
     })
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, FIELDS_ATTRIBUTE, SCHEMALESS_WRAPPER})
-    options = (KEY_COLUMNS, SCHEMAS, MAX_MESSAGE_BYTES)
+    options = (KEY_COLUMNS, SCHEMAS, SKIP_CONTROL, MAX_MESSAGE_BYTES)
     key_in_row = True
 
     def __init__(self, **options: Any) -> None:
@@ -174,11 +179,20 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
-    def decode_message(self, message: bytes) -> ChangeEvent:
+    def decode_messages(self, message: bytes) -> list[ChangeEvent]:
+        """The event of a row change; none for a message that changes no row, under the option skip_control."""
         document = load_object(NAME, message, self.config["max_message_bytes"])
+        if self.config["skip_control"] and _control_message(_unwrapped(document)) is not None:
+            return []
+        return [self._event(document)]
+
+    def decode_message(self, message: bytes) -> ChangeEvent:
+        return self._event(load_object(NAME, message, self.config["max_message_bytes"]))
+
+    def _event(self, document: dict[str, Any]) -> ChangeEvent:
         columns: dict[str, dict[str, Any]] = {}
         schema = None
-        wrapped = "payload" in document and "schema" in document and "op" not in document
+        wrapped = _unwrapped(document) is not document
         if wrapped:
             schema, columns = document["schema"], column_schemas(document["schema"])
             document = document["payload"]
@@ -186,6 +200,9 @@ class DebeziumJsonCodec(KeyedByColumns):
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field="payload")
         code = document.get("op")
         if type(code) is not str or code not in OP_OF_CODE:
+            control = _control_message(document)
+            if control is not None:
+                raise DecodeError(NAME, f"{control} changes no row (option skip_control skips it)", field="op")
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(OP_OF_CODE)}",
                               field="op")
         before = image_cells(document.get("before"), "before", columns.get("before", {}))
@@ -307,6 +324,25 @@ def _transaction_value(value: Value) -> Any:
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
+
+def _unwrapped(document: dict[str, Any]) -> dict[str, Any]:
+    """The envelope: the ``payload`` of JsonConverter's schema wrapper, or the document itself."""
+    wrapped = "payload" in document and "schema" in document and "op" not in document
+    return document["payload"] if wrapped and type(document["payload"]) is dict else document
+
+
+def _control_message(envelope: dict[str, Any]) -> str | None:
+    """What a message that Debezium sends beside the row changes is, or None for any other."""
+    if envelope.get("op") == "m":
+        return "a logical-decoding message (op m)"
+    if "op" in envelope:
+        return None
+    if envelope.get("status") in ("BEGIN", "END") and "id" in envelope:
+        return f"a transaction's {envelope['status']} record"
+    if tuple(envelope) == ("ts_ms",):
+        return "a heartbeat"
+    return None
+
 
 def _transaction(transaction: Any) -> list[tuple[str, Value]]:
     if transaction is None:
