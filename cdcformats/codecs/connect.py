@@ -29,9 +29,15 @@ How a record maps onto the canonical event:
   float rounded to single precision, bytes bytes, Decimal a decimal, ...), so bytes, decimals, non-finite floats and
   type names read back exactly. Without schemas, values are the JSON values they are and cells have no type.
 * JsonConverter with schemas needs exactly ``schema`` and ``payload``; ``"schema": null`` (a schemaless payload in
-  the envelope) reads as without schemas. A key or value that is no struct (a bare string key), nested values
-  (structs, arrays, maps inside a row) and a field the payload has but the schema does not declare are refused;
-  schema names other than the Connect logical types, docs, defaults, versions and other parameters are not kept.
+  the envelope) reads as without schemas. A key or value that is no struct (a bare string key) is refused. A
+  field's schema is kept whole by its cell's type (``connect_schema``: Debezium's ``io.debezium.time.Date``, a
+  default, a doc, parameters); a field the payload has but the schema does not declare is read as JSON without a
+  schema.
+* The key's and the value's own struct schema (everything but its fields), where it is not the one this codec
+  writes without it, is kept as the attribute ``connect-json.schema.key`` / ``connect-json.schema.value``: compact
+  JSON text with ``"fields": []``, written back as it came. Debezium's records need it: it names its structs after
+  the topic (``pg.public.orders.Key``, ``pg.public.orders.Value``) and marks the value optional (the value struct
+  is the optional ``after`` field of its envelope).
 
 Written from other formats: INSERT, UPDATE and READ with an ``after`` image become that row put (an UPSERT), the
 ``before`` image dropped; a DELETE becomes a tombstone of its key, whatever images it has (a DELETE without a key is
@@ -39,27 +45,31 @@ a tombstone without one, as such a record reads). A deleted cell (a Lindorm Dele
 DO/DA) becomes a null field, which is what the sink's column delete reads; a column twice in one struct keeps its
 first cell; a decimal Connect cannot hold (NaN, an infinity, -0) is its text. TRUNCATE, and a change whose row is not
 known (an INSERT or UPDATE without an ``after`` image), have no record, neither a row nor a tombstone, and are
-refused. No table, source, position, versions or attributes are written: the table is the topic.
+refused. No table, source, position, versions or other attributes than its own are written: the table is the topic.
 
 Normal form (what ``encode`` writes): with schemas, ``{"schema": ..., "payload": ...}`` for the key and the value,
-each struct named by the option ``key_schema_name`` / ``value_schema_name`` (no name without one), not optional,
-its fields in cell order, each field ``{"type", "optional" (whether the value is null), "name", "version",
-"parameters", "field"}`` as ``connect_schema`` chooses them; without schemas, the payload map. No key when the event
-has no key cells. JSON is spelt as JsonConverter's Jackson writes it (floats as Java spells a double, ``1.0E7``;
-characters beyond the BMP as escaped surrogate pairs; control characters with upper-case hex).
+each struct the one the event keeps (``connect-json.schema.*``) or else not optional and unnamed, and named by the
+option ``key_schema_name`` / ``value_schema_name`` when it is given; its fields in cell order, each field
+``{"type", "optional" (whether the value is null), "name", "version", "parameters", "field"}`` as
+``connect_schema`` chooses them, or the schema its cell's type keeps; without schemas, the payload map. No key when
+the event has no key cells. JSON is spelt as JsonConverter's Jackson writes it (floats as Java spells a double,
+``1.0E7``; characters beyond the BMP as escaped surrogate pairs; control characters with upper-case hex).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from ..codec import PRESENT, KafkaRecord, Option, Shape, flag
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
-from ..model import Cell, ChangeEvent, Image, Op
-from ._kit import connect_schema
+from ..model import Cell, ChangeEvent, Image, Op, Value
+from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
+    encode,
     encode_as_jackson,
     json_type,
     load_object,
@@ -71,6 +81,10 @@ from ._kit.keys import KEY_COLUMNS, KeyColumns
 from ._kit.typed_text import json_form
 
 NAME = "connect-json"
+# The struct schemas of the key and the value, where they say more than writing gives (Debezium's names).
+SCHEMA_ATTRIBUTE = "connect-json.schema."
+_PARTS = ("key", "value")  # in the order their schemas are kept and read back
+_UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
 
 
 def _optional_name(value: Any) -> str | None:
@@ -100,21 +114,26 @@ class ConnectJsonCodec(KafkaRecordCodec):
         super().__init__(**options)
         self.key_columns: KeyColumns = self.config["key_columns"]
         self.schemas: bool = self.config["schemas"]
-        if not self.schemas:
+        if self.schemas:
+            self.own_attributes = frozenset({SCHEMA_ATTRIBUTE})
+        else:
             self.carries = self.carries - connect_schema.TYPED_FEATURES
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
-        key_cells = () if key is None else self._read(key, "key")
+        attributes: list[tuple[str, Value]] = []
+        key_cells = () if key is None else self._read(key, "key", attributes)
         if value is None:
-            return ChangeEvent(Op.DELETE, key=key_cells)
-        after = self._read(value, "value")
+            return ChangeEvent(Op.DELETE, key=key_cells, attributes=tuple(attributes))
+        after = self._read(value, "value", attributes)
         if not key_cells:
             key_cells = self.key_columns.key_of(None, after)
-        return ChangeEvent(Op.UPSERT, key=key_cells, after=after)
+        return ChangeEvent(Op.UPSERT, key=key_cells, after=after, attributes=tuple(attributes))
 
-    def _read(self, data: bytes, part: str) -> Image:
+    def _read(self, data: bytes, part: str, attributes: list[tuple[str, Value]]) -> Image:
+        """The cells of the key or the value; its struct schema, where it is not the one this codec writes without
+        it, is kept in ``attributes`` (a key of no fields is no key: nor is its schema kept)."""
         try:
             document: Any = load_object(NAME, data, self.config["max_message_bytes"])
         except DecodeError as error:
@@ -122,8 +141,13 @@ class ConnectJsonCodec(KafkaRecordCodec):
         if self.schemas:
             if set(document) != {"schema", "payload"}:
                 raise DecodeError(NAME, "with schemas, expected exactly the fields schema and payload", field=part)
-            if document["schema"] is not None:
-                return connect_schema.read_struct(document["schema"], document["payload"], NAME, part)
+            schema = document["schema"]
+            if schema is not None:
+                cells = connect_schema.read_struct(schema, document["payload"], NAME, part)
+                struct = {**schema, "fields": []}  # the fields are the cells' (their types keep their schemas)
+                if struct != self._struct(None, part) and (cells or part == "value"):
+                    attributes.append((SCHEMA_ATTRIBUTE + part, encode(struct).decode()))
+                return cells
             document = document["payload"]
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field=f"{part}.payload")
@@ -133,19 +157,27 @@ class ConnectJsonCodec(KafkaRecordCodec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        key = self._write(event.key, self.config["key_schema_name"]) if event.key else None
+        key = self._write(event.key, self._struct(event.attribute(SCHEMA_ATTRIBUTE + "key"), "key")) \
+            if event.key else None
         if event.op is Op.DELETE:
             return KafkaRecord(key, None)
         assert event.after is not None  # an event this format carries (written()): its shape has these images
-        return KafkaRecord(key, self._write(event.after, self.config["value_schema_name"]))
+        return KafkaRecord(key, self._write(event.after, self._struct(event.attribute(SCHEMA_ATTRIBUTE + "value"),
+                                                                      "value")))
 
-    def _write(self, cells: Image, schema_name: str | None) -> bytes:
+    def _write(self, cells: Image, struct: dict[str, Any]) -> bytes:
         if not self.schemas:  # the JSON values, as the schemaless formats write them
             return encode_as_jackson(with_jackson_floats({cell.name: json_form(cell.value) for cell in cells}))
-        schema = connect_schema.struct_schema([connect_schema.field_schema(cell) for cell in cells], False, schema_name)
-        return encode_as_jackson({"schema": schema,
+        return encode_as_jackson({"schema": {**struct, "fields": [connect_schema.field_schema(cell) for cell in cells]},
                                   "payload": with_jackson_floats({cell.name: connect_schema.json_value(cell.value)
                                                                   for cell in cells})})
+
+    def _struct(self, kept: Value, part: str) -> dict[str, Any]:
+        """The struct schema of the key or the value, with ``"fields": []``: the one the event keeps, when it is one,
+        else an unnamed required struct; named by the option ``<part>_schema_name`` when it is given."""
+        struct = _kept_struct(kept) or _UNNAMED_STRUCT
+        name = self.config[f"{part}_schema_name"]
+        return struct if name is None else {**struct, "name": name}
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
@@ -164,7 +196,35 @@ class ConnectJsonCodec(KafkaRecordCodec):
         return [Loss(f"op.{event.op.value}", "op", Op.UPSERT, "the sink puts the row as it now is")]
 
     def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        if not event.key and self.key_columns and self.key_columns.key_of(None, event.after):
-            return [Loss("key", "key", self.key_columns.key_of(None, event.after),
-                         "a record without a key takes it out of the value by key_columns")]
-        return []
+        key = event.key
+        losses = []
+        if not key and self.key_columns and self.key_columns.key_of(None, event.after):
+            key = self.key_columns.key_of(None, event.after)
+            losses.append(Loss("key", "key", key, "a record without a key takes it out of the value by key_columns"))
+        if not self.schemas:  # no struct schemas: the base class reports every attribute
+            return losses
+        written_parts = {"key": bool(key), "value": event.op is not Op.DELETE}
+
+        def struct_written(name: str, value: Value) -> tuple[int, Value] | None:
+            """The struct schema attribute a record gives back: the key's and the value's that are written, as the
+            record writes them, where they are not what writing gives without them."""
+            part = name[len(SCHEMA_ATTRIBUTE):]
+            if not name.startswith(SCHEMA_ATTRIBUTE) or part not in _PARTS or not written_parts[part]:
+                return None
+            struct = self._struct(value, part)
+            return None if struct == self._struct(None, part) else (_PARTS.index(part), encode(struct).decode())
+
+        return losses + kept_fields.losses(event.attributes, struct_written, NAME, "the key's struct schema, then "
+                                                                                   "the value's")
+
+
+def _kept_struct(text: Value) -> dict[str, Any] | None:
+    """The struct schema a ``connect-json.schema.*`` attribute keeps, when it is one: JSON text of a struct schema
+    whose fields are left out (``"fields": []``)."""
+    try:
+        struct = msgspec.json.decode(text) if type(text) is str else None
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if type(struct) is not dict or struct.get("type") != "struct" or struct.get("fields") != []:
+        return None
+    return struct

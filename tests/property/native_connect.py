@@ -136,9 +136,15 @@ def fields(draw: st.DrawFn) -> tuple[dict[str, Any], Any, bool]:
 @st.composite
 def struct_records(draw: st.DrawFn, max_fields: int = 5) -> bytes:
     drawn = draw(st.lists(fields(), max_size=max_fields, unique_by=lambda field: field[0]["field"]))
-    schema: dict[str, Any] = {"type": "struct", "fields": [field for field, _, _ in drawn], "optional": False}
+    # The struct's own schema: Debezium names its key and row structs after the topic and marks the row optional.
+    schema: dict[str, Any] = {"type": "struct", "fields": [field for field, _, _ in drawn],
+                              "optional": draw(st.booleans())}
     if draw(st.booleans()):
-        schema["name"] = draw(st.text(max_size=10))
+        schema["name"] = draw(st.sampled_from(["pg.public.types.Key", "pg.public.types.Value"]) | st.text(max_size=10))
+    if draw(st.integers(0, 3)) == 0:
+        schema["version"] = draw(st.integers(1, 3))
+    if draw(st.integers(0, 5)) == 0:
+        schema["doc"] = draw(st.text(max_size=6))
     payload = {field["field"]: value for field, value, written in drawn if written}
     # A field the schema does not declare, as a producer that breaks its own schema sends it.
     undeclared = draw(st.dictionaries(names, native.json_values, max_size=2))
@@ -297,10 +303,13 @@ def generated(value: Any) -> dict[str, Any] | None:
 
 
 def struct_normal_form(message: bytes, schema_name: str | None) -> dict[str, Any]:
-    """A struct as written back: a field with a schema keeps it whole (the cell's type keeps what generation would
-    not give back), a schemaless field gets the schema generated from its value."""
+    """A struct as written back: its own schema as it came (its name the option's, when given), a field with a
+    schema keeps it whole (the cell's type keeps what generation would not give back), a schemaless field gets the
+    schema generated from its value."""
     document = msgspec.json.decode(message)
     schema: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
+    if document["schema"] is not None:
+        schema = {**document["schema"], "fields": []}
     if schema_name is not None:
         schema["name"] = schema_name
     payload = {}

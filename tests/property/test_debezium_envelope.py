@@ -15,9 +15,9 @@ from msgspec.structs import replace
 
 import cdcformats as cf
 from cdcformats.codecs._kit.json_message import encode_as_jackson, with_jackson_floats
-from cdcformats.losses import refused, without
 
 from . import native, native_connect
+from .own_attributes import ATTRIBUTE_CHANGES, assert_each_writes_what_it_declares, attributes_changed
 from .strategies import cells, entries, int64s, names, values
 
 CONFIGURATIONS = {"plain": {}, "schemas": {"schemas": True}, "keys": {"key_columns": ["id"]},
@@ -40,7 +40,7 @@ own_values = st.one_of(
 def changed(draw: st.DrawFn, event: cf.ChangeEvent) -> cf.ChangeEvent:
     """``event`` with some of what it says changed."""
     for _ in range(draw(st.integers(0, 3))):
-        change = draw(st.sampled_from(["rows", "position", "times", "table", "attributes", "own", "shuffle"]))
+        change = draw(st.sampled_from(["rows", "position", "times", "table", *ATTRIBUTE_CHANGES]))
         if change == "rows":
             image = draw(st.sampled_from(["before", "after"]))
             event = replace(event, **{image: draw(st.none() | st.lists(cells(), max_size=3).map(tuple))})
@@ -53,15 +53,8 @@ def changed(draw: st.DrawFn, event: cf.ChangeEvent) -> cf.ChangeEvent:
             event = replace(event, table=draw(st.none() | st.builds(cf.Table, st.text(max_size=5),
                                                                     st.none() | st.text(max_size=5),
                                                                     st.none() | st.text(max_size=5))))
-        elif change == "attributes" and event.attributes:
-            taken = draw(st.integers(0, len(event.attributes) - 1))
-            event = replace(event, attributes=event.attributes[:taken] + event.attributes[taken + 1:])
-        elif change == "own":
-            entry = (draw(st.sampled_from(OWN_NAMES)), draw(own_values))
-            at = draw(st.integers(0, len(event.attributes)))
-            event = replace(event, attributes=(*event.attributes[:at], entry, *event.attributes[at:]))
-        elif change == "shuffle":
-            event = replace(event, attributes=tuple(draw(st.permutations(event.attributes))))
+        else:
+            event = attributes_changed(draw, event, change, OWN_NAMES, own_values)
     return event
 
 
@@ -77,14 +70,7 @@ def decoded(message: dict[str, Any]) -> list[cf.ChangeEvent]:
 @given(data=st.data())
 def test_what_each_configuration_writes_is_what_it_declares(data: st.DataObject) -> None:
     for event in decoded(data.draw(messages)):
-        event = data.draw(changed(event))
-        for name, codec in CODECS.items():
-            losses = codec.dropped(event)
-            if refused(losses) is not None:
-                continue
-            expected = without(event, losses)
-            assert list(codec.decode(codec.encode([event]))) == [expected], (name, losses)
-            assert codec.dropped(expected) == [], f"{name} does not carry its own form"
+        assert_each_writes_what_it_declares(CODECS, data.draw(changed(event)))
 
 
 @given(message=native_connect.debezium_real_wrapped())

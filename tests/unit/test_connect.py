@@ -25,9 +25,13 @@ def fixture(name: str) -> bytes:
 def test_the_tutorial_tombstone_is_a_delete_of_the_key() -> None:
     record = KafkaRecord(fixture("debezium-tutorial-key.json"), None)
     event = cf.codec("connect-json").decode_message(record)
-    assert event == ChangeEvent(Op.DELETE, key=(Cell("id", 1004, "int32"),))
-    written = cf.codec("connect-json", key_schema_name="dbserver1.inventory.customers.Key").encode_event(event)
+    assert event == ChangeEvent(Op.DELETE, key=(Cell("id", 1004, "int32"),), attributes=(
+        ("connect-json.schema.key",
+         '{"type":"struct","fields":[],"optional":false,"name":"dbserver1.inventory.customers.Key"}'),))
+    written = cf.codec("connect-json").encode_event(event)
     assert written.value is None and json.loads(written.key) == json.loads(record.key)
+    renamed = cf.codec("connect-json", key_schema_name="customers.Key").encode_event(event)
+    assert json.loads(renamed.key)["schema"]["name"] == "customers.Key"
 
 
 def test_a_value_with_logical_timestamps() -> None:
@@ -35,8 +39,9 @@ def test_a_value_with_logical_timestamps() -> None:
     event = cf.codec("connect-json").decode_message(KafkaRecord(None, fixture("kip-timestamp-value.json")))
     assert event == ChangeEvent(Op.UPSERT, after=(
         Cell("c1", 10000, '{"type":"int32","optional":true}'), Cell("c2", "bar", '{"type":"string","optional":true}'),
-        Cell("create_ts", 1501834166000, TIMESTAMP), Cell("update_ts", 1501834166000, TIMESTAMP)))
-    written = json.loads(cf.codec("connect-json", value_schema_name="foobar").encode_event(event).value)
+        Cell("create_ts", 1501834166000, TIMESTAMP), Cell("update_ts", 1501834166000, TIMESTAMP)),
+        attributes=(("connect-json.schema.value", '{"type":"struct","fields":[],"optional":false,"name":"foobar"}'),))
+    written = json.loads(cf.codec("connect-json").encode_event(event).value)
     assert written == json.loads(fixture("kip-timestamp-value.json"))
 
 
