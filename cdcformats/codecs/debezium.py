@@ -32,12 +32,12 @@ How the message maps onto the canonical event:
   columns as decimals, float columns as floats, and each cell's type keeps its column's schema (a Connect type name
   such as ``int32``, or the whole schema as JSON text when it says more). The envelope's schema, where it is not
   the one writing generates, is kept whole as the attribute ``debezium-json.schema.envelope`` (compact JSON, the
-  ``before`` and ``after`` structs with ``"fields": []``, since the cells keep their columns, except for a change
-  with no row at all, TRUNCATE, whose structs are kept whole): the ``source``
-  connector's own schema (``row`` an int32, ``snapshot`` an ``io.debezium.data.Enum`` with its default, which fields
-  are optional), the transaction block's, the order of the fields, and whatever else it says. So a message through
-  Avro or Protobuf comes back as it was. A wrapper whose schema is null (JsonConverter's form of a record without
-  one) is kept as the attribute ``debezium-json.schemaless_wrapper`` (true).
+  ``before`` and ``after`` structs with ``"fields": []``, since the cells keep their columns; with their columns in
+  a change without rows, a TRUNCATE, where no cell does): the ``source`` connector's own schema (``row`` an int32,
+  ``snapshot`` an ``io.debezium.data.Enum`` with its default, which fields are optional), the transaction block's,
+  the order of the fields, and whatever else it says. So a message through Avro or Protobuf comes back as it was.
+  A wrapper whose schema is null (JsonConverter's form of a record without one) is kept as the attribute
+  ``debezium-json.schemaless_wrapper`` (true).
 * Which columns form the primary key is in the message key, not the value: give ``key_columns``.
 
 Written from other formats (nothing is refused: every op has a code):

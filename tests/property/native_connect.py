@@ -446,8 +446,9 @@ def typed_values(draw: st.DrawFn, field: dict[str, Any]) -> Any:
 def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     """A change event as Debezium's MySQL or PostgreSQL connector writes it through JsonConverter with schemas: its
     source block with its real schema, a transaction block or null, one row schema of typed columns (nullable ones
-    holding null, an optional Decimal with its scale) for ``before`` and ``after``; the envelope's fields sometimes in
-    another order than the codec generates, and the payload's sometimes in another order than its schema's."""
+    holding null, an optional Decimal with its scale) for ``before`` and ``after`` (a TRUNCATE has the schema but no
+    rows); the envelope's fields sometimes in another order than the codec generates, and the payload's sometimes in
+    another order than its schema's."""
     connector = draw(st.sampled_from(list(native.SOURCE_SCHEMAS)))
     source = draw(native.debezium_real_sources(connector))
     columns = [{"type": "int32", "optional": False, "field": "id"}, {"type": "string", "optional": True,
@@ -461,7 +462,7 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
                         "default": "00000000-0000-0000-0000-000000000000", "field": "uuid"})
     columns += [{**schema, "field": f"c{index}"} for index, schema in enumerate(
         draw(st.lists(primitive_schema(), max_size=3)))]
-    code = draw(st.sampled_from(["c", "u", "d", "r"]))
+    code = draw(st.sampled_from(["c", "u", "d", "r", "t"]))
 
     def row() -> dict[str, Any]:
         return {column["field"]: draw(typed_values(column)) for column in columns}
@@ -470,7 +471,7 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     prefix = f"{source['name']}.{table}.{source['table']}."
     instant = draw(st.integers(-(2**62) // 1000, 2**62 // 1000))
     payload: dict[str, Any] = {"before": row() if code in ("u", "d") else None,
-                               "after": row() if code != "d" else None, "source": source, "op": code,
+                               "after": row() if code in ("c", "u", "r") else None, "source": source, "op": code,
                                "ts_ms": instant // 1000}
     value = {"type": "struct", "fields": columns, "optional": True, "name": prefix + "Value"}
     fields = [{**value, "field": "before"}, {**value, "field": "after"},
@@ -517,8 +518,9 @@ def holds(field: dict[str, Any], value: Any) -> bool:
 def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
     """A Debezium envelope as the codec documents it is written with schemas: the payload as it came (its columns'
     values read through their schemas), with the schema it came with, where a field's schema holds its value (a
-    row's struct holding the columns of its cells); a field's schema that does not is replaced by the one Debezium's
-    converter would give it, and a payload without a schema gets that one for every field it has."""
+    row's struct holding the columns of its cells, or in a change without rows all the columns it came with); a
+    field's schema that does not is replaced by the one Debezium's converter would give it, and a payload without a
+    schema gets that one for every field it has."""
     if "payload" in document and document["schema"] is None:  # JsonConverter's wrapper of a schemaless record
         return {"schema": None, "payload": native.debezium_normal_form(document["payload"])}
     given = document["schema"] if "payload" in document else None
@@ -575,12 +577,12 @@ def debezium_wrapped_normal_form(document: dict[str, Any]) -> dict[str, Any]:
     fields = []
     for field in given["fields"]:
         name = field["field"]
-        if name in ("before", "after"):
+        if name in ("before", "after") and (payload.get("before") is not None or payload.get("after") is not None):
             if payload.get(name) is not None or field.get("optional") is True:
                 field = {**field, "fields": row_columns(name)}
             else:
                 field = generated(name)
-        elif not holds(field, payload.get(name)):
+        elif not holds(field, payload.get(name)):  # a change without rows (TRUNCATE) keeps its row structs whole
             field = generated(name)
         if field is not None:
             fields.append(field)

@@ -90,7 +90,9 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         if (wrapped && Json.isNull(schema)) { // JsonConverter's wrapper of a record that has no schema
             attributes.add(Messages.pair(SCHEMALESS_WRAPPER, Boolean.TRUE));
         } else if (wrapped) {
-            String given = Json.write(columnsLeftOut((Map<?, ?>) schema));
+            // A change without rows (TRUNCATE) keeps its table's row structs whole: no cell holds their columns.
+            Map<?, ?> kept = before != null || after != null ? columnsLeftOut((Map<?, ?>) schema) : (Map<?, ?>) schema;
+            String given = Json.write(kept);
             if (!given.equals(Json.write(generatedSchema(document, source)))) {
                 attributes.add(Messages.pair(ENVELOPE_SCHEMA, given));
             }
