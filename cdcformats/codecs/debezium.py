@@ -232,7 +232,8 @@ class DebeziumJsonCodec(KeyedByColumns):
     def jvm_decoder(self) -> JvmDecoder:
         """``jvm/DebeziumJsonDecoder.java``, this decoder in Java (``schemas`` is for writing: both read either)."""
         return JvmDecoder("cdcformats.codecs.jvm.DebeziumJsonDecoder", {
-            "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
+            "max_message_bytes": str(self.config["max_message_bytes"]),
+            "skip_control": "true" if self.config["skip_control"] else "false", **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

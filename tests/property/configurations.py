@@ -64,6 +64,7 @@ SOURCES = {name: _described(name, options) for name, options in {
     "arcion+keys": dict(key_columns={"region": ["id"]}, table="tpch.region"),
     "debezium-json": dict(),
     "debezium-json+keys": dict(key_columns=["id", "name"]),
+    "debezium-json+skip_control": dict(skip_control=True),
     "ots": dict(primary_key=["pk1", "pk2"]),
     "ots-json": dict(primary_key=["id"]),
     "ots+single": dict(primary_key=["id"], mode=SINGLE_VERSION, columns=["id", "name", "col_a", "x"]),

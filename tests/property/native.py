@@ -213,6 +213,19 @@ debezium_documents = st.tuples(
     lambda document: st.just(document) | st.permutations(list(document.items())).map(dict))
 
 
+# What Debezium sends beside the row changes, which the option skip_control skips: heartbeats, transactions' BEGIN
+# and END records (with provide.transaction.metadata) and logical-decoding messages (op m).
+debezium_control_messages = st.one_of(
+    st.fixed_dictionaries({"ts_ms": int64s}),
+    st.fixed_dictionaries({"status": st.sampled_from(["BEGIN", "END"]), "id": st.text(max_size=8)}, optional={
+        "event_count": st.none() | int64s, "ts_ms": int64s, "data_collections": st.none() | st.lists(
+            st.fixed_dictionaries({"data_collection": st.text(max_size=8), "event_count": int64s}), max_size=2)}),
+    st.fixed_dictionaries({"op": st.just("m")}, optional={
+        "source": debezium_sources, "ts_ms": int64s,
+        "message": st.fixed_dictionaries({"prefix": st.text(max_size=5), "content": st.text(max_size=8)})}),
+)
+
+
 def _debezium_times(fields: dict[str, Any]) -> dict[str, Any]:
     """One instant in ``ts_ms`` and ``ts_us``, from ``ts_us`` where it is not null, else from ``ts_ms``: a null one
     of the two is written as the other says."""
@@ -324,6 +337,8 @@ def messages_for(configuration: str) -> st.SearchStrategy[list[Any]]:
         documents = arcion_realtime | arcion_rows
     elif configuration == "arcion+keys":
         documents = arcion_realtime | arcion_rows.filter(lambda row: "opType" not in row)
+    elif configuration == "debezium-json+skip_control":
+        documents = debezium_documents | debezium_control_messages
     elif configuration.startswith("debezium-json"):
         documents = debezium_documents
     elif configuration.startswith("paimon-log"):
@@ -342,8 +357,9 @@ def normal_form(configuration: str, messages: list[Any]) -> list[Any]:
         return [encode_json(lindorm_normal_form(decode_json(message))) for message in messages]
     if configuration.startswith("arcion"):
         return [encode_json(arcion_normal_form(decode_json(message))) for message in messages]
-    if configuration.startswith("debezium-json"):
-        return [encode_json(debezium_normal_form(decode_json(message))) for message in messages]
+    if configuration.startswith("debezium-json"):  # control messages (in +skip_control) have no op, or op m
+        return [encode_json(debezium_normal_form(document)) for document in map(decode_json, messages)
+                if document.get("op", "m") != "m"]
     if configuration.startswith("paimon-log"):
         return [paimon_normal_form(record, configuration.endswith("upsert")) for record in messages]
     if configuration == "ots+single":

@@ -12,8 +12,10 @@ import org.apache.spark.sql.catalyst.InternalRow;
 /**
  * Debezium's envelope as Kafka Connect JSON, with or without the schema wrapper ({@code debezium.py}, whose
  * docstring is the format's description, and {@code _kit/debezium_envelope.py}: {@link DebeziumEnvelope}), decoded
- * inside Spark's JVM, rule for rule as {@code DebeziumJsonCodec.decode_message}. Settings: {@code max_message_bytes}
- * and {@code key_columns}/{@code key_columns_per_table} (see {@link PerTable}).
+ * inside Spark's JVM, rule for rule as {@code DebeziumJsonCodec.decode_messages}, for a message that gives exactly one
+ * event: a message that changes no row, skipped with {@code skip_control}, gives none, which Spark's Arrow path
+ * refuses, and so does this. Settings: {@code max_message_bytes}, {@code skip_control} ("true" or "false") and
+ * {@code key_columns}/{@code key_columns_per_table} (see {@link PerTable}).
  */
 public final class DebeziumJsonDecoder implements MessageDecoder {
     private static final String FIELD_PREFIX = "debezium.field.";
@@ -29,10 +31,12 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE", "r", "READ", "t", "TRUNCATE");
 
     private final long maxMessageBytes;
+    private final boolean skipControl;
     private final PerTable keyColumns;
 
     public DebeziumJsonDecoder(Map<String, String> settings) throws DecodeException {
         this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
+        this.skipControl = Boolean.parseBoolean(settings.get("skip_control"));
         this.keyColumns = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"), List.of());
     }
 
@@ -56,6 +60,13 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         Object code = document.get("op");
         String op = code instanceof String ? OP_OF_CODE.get(code) : null;
         if (op == null) {
+            String control = controlMessage(document);
+            if (control != null && skipControl) {
+                throw Messages.notOneEvent(0); // skipped: no event
+            }
+            if (control != null) {
+                throw new DecodeException(control + " changes no row (option skip_control skips it)", "op");
+            }
             throw new DecodeException("op " + Python.repr(code) + " is not a row change; expected one of c, u, d, r, t",
                 "op");
         }
@@ -321,5 +332,20 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
             schema.put("field", field);
         }
         return schema;
+    }
+
+    /** {@code _control_message}: what a message that Debezium sends beside the row changes is, or null for any other. */
+    private static String controlMessage(Map<String, Object> envelope) {
+        if ("m".equals(envelope.get("op"))) {
+            return "a logical-decoding message (op m)";
+        }
+        if (envelope.containsKey("op")) {
+            return null;
+        }
+        Object status = envelope.get("status");
+        if (("BEGIN".equals(status) || "END".equals(status)) && envelope.containsKey("id")) {
+            return "a transaction's " + status + " record";
+        }
+        return envelope.size() == 1 && envelope.containsKey("ts_ms") ? "a heartbeat" : null;
     }
 }
