@@ -49,11 +49,13 @@ type its schema names where that is not the one a value of its kind has by defau
 ``io.debezium.time.MicroTimestamp``), else none, as ``debezium-json`` names them; where that type is a Connect field
 schema (which ``debezium-json`` keeps whole where a short name does not say all of it), each value is named as
 ``debezium-json`` reads it through that schema: a null in an optional ``int32`` field ``int32``, a value the whole
-schema. So a null in a change says nothing of its column's type name, as it says nothing of its type. A null
-``source`` field is not a position entry. A tombstone (a record without a value, which Debezium sends after a delete for log compaction) holds
-no change. A value read alone (``decode_value``: a Kafka value deserializer, which never sees the key) takes its key
-cells out of the row, by the option ``key_columns`` or else by the key columns of the latest key schema registered
-under the table's key subject; the registry's errors name the registry (its URL, or its file).
+schema. So a null in a change says nothing of its column's type name, as it says nothing of its type. A field of
+Connect's ``float`` (a single) is read as ``debezium-json`` reads one, as Java prints it (``-3.4e38``, where the single
+is ``-3.3999999521443642e38``). A null ``source`` field is not a position entry. A tombstone (a record without a
+value, which Debezium sends after a delete for log compaction) holds no change. A value read alone
+(``decode_value``: a Kafka value deserializer, which never sees the key) takes its key cells out of the row, by the
+option ``key_columns`` or else by the key columns of the latest key schema registered under the table's key subject;
+the registry's errors name the registry (its URL, or its file).
 
 Written from other formats:
 
@@ -66,6 +68,9 @@ Written from other formats:
 * a change whose cells do not fit the table's schema by the rules of evolution (a text value in an ``int64`` column,
   a decimal of another scale) is refused with the schema conflict, naming table, column and both types, so that it
   reaches the dead letter and the stream goes on;
+* a value of a cell of Connect's ``float`` type (``float``, or such a Connect field schema) that is a single as Java
+  prints it (``0.1``) is a ``float`` column, as Debezium writes a PostgreSQL ``real``; a single that Java prints
+  otherwise (``0.10000000149011612``) is read back as Java prints it (``value.float``);
 * Debezium's variable-scale decimal as ``debezium-json`` reads it (the struct of an int32 ``scale`` and the unscaled
   ``value``'s bytes, typed by a Connect struct schema named ``io.debezium.data.VariableScaleDecimal``) is a decimal
   column of any scale, written as Debezium's record of it, and read back as that struct;
@@ -113,6 +118,7 @@ from ..model import (
     Table,
     Value,
     is_nested,
+    value_key,
 )
 from ..schema_registry import address, check_address, connect
 from ..tables import (
@@ -127,7 +133,7 @@ from ..tables import (
     table_name,
 )
 from ._kit import typed_text
-from ._kit.connect_schema import DECIMAL, SOURCE_TYPE, json_value, kept_schema, read_value
+from ._kit.connect_schema import DECIMAL, SOURCE_TYPE, connect_float, json_value, kept_schema, read_value
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
     OP_OF_CODE,
@@ -177,6 +183,7 @@ _PRIMITIVE = {"null": "null", "boolean": "boolean", "int32": "int", "int64": "lo
               "double": "double", "string": "string", "bytes": "bytes"}
 _VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 _ANY_DECIMAL = ColumnType("decimal")  # the column a decimal of any scale fits: any but NaN, infinities and -0
+_FLOAT = ColumnType("float")
 _NULL = ColumnType("null")
 # The column types whose SQL names every source sends values of as the text they are.
 _TEXT_TYPES = ("string", "json")
@@ -415,6 +422,10 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             cell = replace(cell, value=decimal)
         losses = super().cell_losses(cell, path)
         value = cell.value
+        if type(value) is float and _connect_float(cell.type) and _single(value) is not None and \
+                value_key(connect_float(value)) != value_key(value):
+            losses.append(Loss("value.float", f"{path}.value", connect_float(value),
+                               "a Connect float column is read as Connect holds its single: as Java prints it"))
         if type(value) is Decimal and not _ANY_DECIMAL.fits(value):
             losses.append(Loss("value.decimal", f"{path}.value", typed_text.render(value),
                                "a decimal column holds no NaN, infinity or -0: written as text"))
@@ -525,6 +536,21 @@ def _type_read(type_name: str | None, value: Value) -> str | None:
     return type_name if kept_schema(read) == schema else read  # the whole schema as it was written
 
 
+def _connect_float(type_name: str | None) -> bool:
+    """Whether a type name is Connect's ``float`` (a single), whose values ``debezium-json`` reads as Java prints
+    them (``connect_float``: 3.4E38 is 3.4e38, not the single's 3.3999999521443642e38); a float column of that name
+    is Debezium's Avro ``float``, read back so."""
+    return connect_type(type_name) == _FLOAT
+
+
+def _single(value: Value) -> float | None:
+    """The single-precision float nearest ``value``, or None beyond the singles' range."""
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except (OverflowError, struct.error):
+        return None
+
+
 def _connect_struct(type_name: str | None) -> bool:
     """Whether a type name is a Connect struct schema: ``debezium-json``'s type of a column of Debezium's
     ``io.debezium.data.VariableScaleDecimal``, whose cells hold the struct ``{scale, value}`` that its JSON sends."""
@@ -568,6 +594,9 @@ def _as_typed(event: ChangeEvent, schema: TableSchema | None) -> ChangeEvent:
         decimal = _variable_scale_decimal(cell)
         if decimal is not None:
             return replace(cell, value=decimal)
+        single = _single(cell.value) if type(cell.value) is float and _connect_float(cell.type) else None
+        if single is not None and value_key(connect_float(single)) == value_key(cell.value):
+            return replace(cell, value=single)  # a Connect float, as Java prints its single: a float column
         kept = schemas.get(cell.name)
         if cell.value is None and kept is not None and cell.type != kept and _type_read(kept, None) == cell.type:
             return replace(cell, type=kept)
@@ -923,7 +952,10 @@ def _written_cell(cell: Cell, column: Column) -> Cell:
     value = _written_value(cell.value, column.type) if cell.kind is CellKind.PUT else None
     if column.type == _ANY_DECIMAL and value is not None:  # read back in the form the column's type name gives
         value = _value_in(_avro_value(value, column.type), cell.name, _connect_struct(column.source_type))
-    return Cell(cell.name, value, _written_type(column, value))
+    type_name = _written_type(column, value)
+    if type(value) is float and column.type == _FLOAT and _connect_float(type_name):
+        value = connect_float(value)
+    return Cell(cell.name, value, type_name)
 
 
 def _position_schema(event: ChangeEvent) -> TableSchema:
@@ -986,6 +1018,8 @@ class _Field:
         """The cell of this field in a row or key record: Debezium's variable-scale decimal in the form the type
         name gives (``_value_in``), and the type named as ``_type_read`` names the value."""
         value = _value_in(record.get(self.avro_name), f"{path}.{self.avro_name}", _connect_struct(self.cell_type))
+        if type(value) is float and self.column.type == _FLOAT and _connect_float(self.cell_type):
+            value = connect_float(value)
         return Cell(self.column.name, value, _type_read(self.cell_type, value))
 
 

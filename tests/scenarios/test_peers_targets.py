@@ -139,3 +139,47 @@ def test_a_null_in_an_optional_column_reads_back_with_the_type_debezium_json_giv
         ["int32", None, optional_int], ["int32", None, "int32"], ["int32", None, optional_int],
         ["int32", None, optional_int], ["int32", None, "int32"]]
     assert [back for _, _, back in images] == [sent for _, sent, _ in images]
+
+
+# Prints, for each record, the Avro type of the ``c_real`` column it was written with, the value confluent-kafka
+# reads, and how many versions the table's value subject has.
+CONFLUENT_READS_FLOATS = """
+import base64, json
+from confluent_kafka.schema_registry.avro import AvroDeserializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+from cdcformats.schema_registry import connect
+
+registry = connect("registry.sqlite")
+read = AvroDeserializer(registry)
+for line in open("out.jsonl"):
+    framed = base64.b64decode(json.loads(line)["value"])
+    writer = json.loads(registry.get_schema(int.from_bytes(framed[1:5], "big")).schema_str)
+    row = next(branch for branch in writer["fields"][0]["type"] if branch != "null")
+    column = next(field for field in row["fields"] if field["name"] == "c_real")["type"][1]
+    value = read(framed, SerializationContext("pg.public.readings", MessageField.VALUE))["after"]["c_real"]
+    print(json.dumps([column if type(column) is str else column["type"], value]))
+print(len(registry.get_versions("cdcformats.public.readings-value")))
+"""
+
+
+def test_a_real_column_is_avros_float_as_debezium_writes_it(cdcformats: Runner, tmp_path: Path) -> None:
+    """A PostgreSQL real is Connect's float (a single), which JsonConverter prints as Java does (0.1, -3.4E38).
+    Before: 1.5 made the column an Avro float, then 0.1, no single as it is printed, widened it to a double in a
+    second schema version, so that a Confluent consumer read doubles where Debezium's AvroConverter writes floats."""
+    columns = [{"type": "int32", "optional": False, "field": "id"},
+               {"type": "float", "optional": True, "field": "c_real"}]
+    messages = jsonl(*(debezium("readings", columns, None, {"id": number, "c_real": real}, "c")
+                       for number, real in enumerate((1.5, 0.1, -3.4e38), 1)))
+    to_debezium_avro(cdcformats, tmp_path, messages)
+
+    read = python(CONFLUENT_READS_FLOATS, cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+    *rows, versions = read.stdout.splitlines()
+    assert [json.loads(row) for row in rows] == [["float", 1.5], ["float", 0.10000000149011612],
+                                                 ["float", -3.3999999521443642e38]]
+    assert versions == "1"
+
+    back = cdcformats("convert", "--from", "debezium-avro", "--to", "debezium-json", "--registry", "registry.sqlite",
+                      "out.jsonl")
+    assert back.returncode == 0, back.stderr
+    assert [json.loads(line)["after"]["c_real"] for line in back.stdout.splitlines()] == [1.5, 0.1, -3.4e38]

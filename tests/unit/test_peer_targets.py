@@ -34,7 +34,7 @@ from hypothesis import given
 
 import cdcformats as cf
 from cdcformats import EncodeError
-from cdcformats.losses import refused
+from cdcformats.losses import refused, without
 from cdcformats.model import value_key
 from cdcformats.schema_registry import connect
 from tests.peers import recorded
@@ -235,3 +235,14 @@ def test_debezium_avro_gives_back_every_cell_of_a_change_in_debeziums_shape(docu
     [back] = target.decode(list(target.encode([event])))
     for image in ("before", "after"):
         assert getattr(back, image) == getattr(event, image), image
+
+
+def test_a_connect_float_that_java_prints_otherwise_is_declared_as_read_back() -> None:
+    """A Connect float column reads back as Java prints its single (``debezium-json``'s value of it): a cell of that
+    type holding the single's exact value comes back otherwise, as ``dropped()`` says."""
+    codec = cf.codec("debezium-avro", schema_registry=PROPERTY_REGISTRY, topic_prefix=f"p{next(_PREFIXES)}")
+    event = cf.ChangeEvent(cf.Op.INSERT, cf.Table("readings", "public"),
+                           after=(cf.Cell("id", 1, "int32"), cf.Cell("c_real", 0.10000000149011612, "float")))
+    [loss] = codec.dropped(event)
+    assert (loss.feature, loss.path, loss.written) == ("value.float", "after[1].value", 0.1)
+    assert list(codec.decode(codec.encode([event]))) == [without(event, [loss])]
