@@ -5,13 +5,11 @@ confluent-kafka's own ``AvroDeserializer``. Each was found by ``tests/unit/test_
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from .conftest import Runner, jsonl
+from .test_debezium_avro_and_registry import python
 
 SOURCE = {"type": "struct", "optional": False, "name": "io.debezium.connector.postgresql.Source", "field": "source",
           "fields": [{"type": "string", "optional": False, "field": "version"},
@@ -43,11 +41,6 @@ def debezium(table: str, columns: list[dict[str, Any]], before: dict[str, Any] |
                                                      "ts_ms": 1795697128840}})
 
 
-def python(program: str, *arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", program, *arguments], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=dict(os.environ))
-
-
 def to_debezium_avro(cdcformats: Runner, tmp_path: Path, messages: bytes) -> None:
     """``messages`` converted from debezium-json to debezium-avro, in a registry file."""
     (tmp_path / "in.jsonl").write_bytes(messages)
@@ -58,21 +51,27 @@ def to_debezium_avro(cdcformats: Runner, tmp_path: Path, messages: bytes) -> Non
     assert f"{count} events ({count} written, 0 refused)" in ran.stderr
 
 
+# Prints, for each record of out.jsonl, the Avro type of a column of the row it was written with (its Connect name,
+# where it has one) and the column's value as confluent-kafka reads it; then how many versions the table's value
+# subject has. Arguments: the column and the subject.
 CONFLUENT_READS = """
 import base64, json, sys
 from confluent_kafka.schema_registry.avro import AvroDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from cdcformats.schema_registry import connect
 
+name, subject = sys.argv[1:]
 registry = connect("registry.sqlite")
 read = AvroDeserializer(registry)
 for line in open("out.jsonl"):
     framed = base64.b64decode(json.loads(line)["value"])
     writer = json.loads(registry.get_schema(int.from_bytes(framed[1:5], "big")).schema_str)
     row = next(branch for branch in writer["fields"][0]["type"] if branch != "null")
-    amount = next(field for field in row["fields"] if field["name"] == "amount")["type"][1]
-    value = read(framed, SerializationContext("pg.public.prices", MessageField.VALUE))["after"]["amount"]
-    print(json.dumps({"type": amount.get("connect.name"), "scale": value["scale"], "value": repr(value["value"])}))
+    column = next(field for field in row["fields"] if field["name"] == name)["type"][1]
+    value = read(framed, SerializationContext("any", MessageField.VALUE))["after"][name]
+    kind = column if type(column) is str else column.get("connect.name", column["type"])
+    print(json.dumps([kind, value], default=repr))
+print(len(registry.get_versions(subject)))
 """
 
 
@@ -86,10 +85,10 @@ def test_a_numeric_without_precision_is_debeziums_variable_scale_decimal_record(
                               "r"))
     to_debezium_avro(cdcformats, tmp_path, messages)
 
-    read = python(CONFLUENT_READS, cwd=tmp_path)
+    read = python(CONFLUENT_READS, "amount", "cdcformats.public.prices-value", cwd=tmp_path)
     assert read.returncode == 0, read.stderr
-    assert json.loads(read.stdout) == {"type": "io.debezium.data.VariableScaleDecimal", "scale": 20,
-                                       "value": repr(b"\x11\x07\xd5\xeb[[\xa4\xd7\xc6")}
+    assert read.stdout.splitlines() == [json.dumps(["io.debezium.data.VariableScaleDecimal", {
+        "scale": 20, "value": repr(b"\x11\x07\xd5\xeb[[\xa4\xd7\xc6")}]), "1"]
 
     back = cdcformats("convert", "--from", "debezium-avro", "--to", "debezium-json", "--target-option",
                       "schemas=true", "--registry", "registry.sqlite", "out.jsonl")
@@ -141,25 +140,6 @@ def test_a_null_in_an_optional_column_reads_back_with_the_type_debezium_json_giv
     assert [back for _, _, back in images] == [sent for _, sent, _ in images]
 
 
-# Prints, for each record, the Avro type of the ``c_real`` column it was written with, the value confluent-kafka
-# reads, and how many versions the table's value subject has.
-CONFLUENT_READS_FLOATS = """
-import base64, json
-from confluent_kafka.schema_registry.avro import AvroDeserializer
-from confluent_kafka.serialization import MessageField, SerializationContext
-from cdcformats.schema_registry import connect
-
-registry = connect("registry.sqlite")
-read = AvroDeserializer(registry)
-for line in open("out.jsonl"):
-    framed = base64.b64decode(json.loads(line)["value"])
-    writer = json.loads(registry.get_schema(int.from_bytes(framed[1:5], "big")).schema_str)
-    row = next(branch for branch in writer["fields"][0]["type"] if branch != "null")
-    column = next(field for field in row["fields"] if field["name"] == "c_real")["type"][1]
-    value = read(framed, SerializationContext("pg.public.readings", MessageField.VALUE))["after"]["c_real"]
-    print(json.dumps([column if type(column) is str else column["type"], value]))
-print(len(registry.get_versions("cdcformats.public.readings-value")))
-"""
 
 
 def test_a_real_column_is_avros_float_as_debezium_writes_it(cdcformats: Runner, tmp_path: Path) -> None:
@@ -172,7 +152,7 @@ def test_a_real_column_is_avros_float_as_debezium_writes_it(cdcformats: Runner, 
                        for number, real in enumerate((1.5, 0.1, -3.4e38), 1)))
     to_debezium_avro(cdcformats, tmp_path, messages)
 
-    read = python(CONFLUENT_READS_FLOATS, cwd=tmp_path)
+    read = python(CONFLUENT_READS, "c_real", "cdcformats.public.readings-value", cwd=tmp_path)
     assert read.returncode == 0, read.stderr
     *rows, versions = read.stdout.splitlines()
     assert [json.loads(row) for row in rows] == [["float", 1.5], ["float", 0.10000000149011612],

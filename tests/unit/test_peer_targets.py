@@ -19,9 +19,9 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import tempfile
 import math
 import struct
+import tempfile
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -170,14 +170,12 @@ def same(left: Any, right: Any) -> bool:
     """Equal values of equal Python types, floats by their bits (every NaN alike)."""
     if type(left) is not type(right):
         return False
-    if type(left) is float:
+    if type(left) in (float, Decimal):
         return value_key(left) == value_key(right)
     if type(left) is dict:
         return left.keys() == right.keys() and all(same(left[name], right[name]) for name in left)
     if type(left) is list:
         return len(left) == len(right) and all(map(same, left, right))
-    if type(left) is Decimal:
-        return value_key(left) == value_key(right)
     return bool(left == right)
 
 
