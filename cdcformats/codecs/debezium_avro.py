@@ -70,7 +70,7 @@ Written from other formats:
   reaches the dead letter and the stream goes on;
 * a value of a cell of Connect's ``float`` type (``float``, or such a Connect field schema) that is a single as Java
   prints it (``0.1``) is a ``float`` column, as Debezium writes a PostgreSQL ``real``; a single that Java prints
-  otherwise (``0.10000000149011612``) is read back as Java prints it (``value.float``);
+  otherwise (``0.10000000149011612``) in such a column is read back as Java prints it (``image.columns``);
 * Debezium's variable-scale decimal as ``debezium-json`` reads it (the struct of an int32 ``scale`` and the unscaled
   ``value``'s bytes, typed by a Connect struct schema named ``io.debezium.data.VariableScaleDecimal``) is a decimal
   column of any scale, written as Debezium's record of it, and read back as that struct;
@@ -422,10 +422,6 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             cell = replace(cell, value=decimal)
         losses = super().cell_losses(cell, path)
         value = cell.value
-        if type(value) is float and _connect_float(cell.type) and _single(value) is not None and \
-                value_key(connect_float(value)) != value_key(value):
-            losses.append(Loss("value.float", f"{path}.value", connect_float(value),
-                               "a Connect float column is read as Connect holds its single: as Java prints it"))
         if type(value) is Decimal and not _ANY_DECIMAL.fits(value):
             losses.append(Loss("value.decimal", f"{path}.value", typed_text.render(value),
                                "a decimal column holds no NaN, infinity or -0: written as text"))
@@ -737,12 +733,14 @@ def _field_name(name: str, taken: set[str]) -> str:
     return field_name
 
 
+def _column_type_name(column: Column) -> str | None:
+    """The type name of a column's cells: its source type, or the type its Avro type implies."""
+    return column.source_type if column.source_type is not None else _implied_type(column.type)
+
+
 def _written_type(column: Column, value: Value) -> str | None:
-    """The cell type a value of a column is read back with: the column's source type (as ``_type_read`` names a
-    value by it), or the type its Avro type implies."""
-    if column.source_type is not None:
-        return _type_read(column.source_type, value)
-    return _implied_type(column.type)
+    """The cell type a value of a column is read back with (``_type_read``)."""
+    return _type_read(_column_type_name(column), value)
 
 
 def _avro_value(value: Value, column_type: ColumnType) -> Any:
@@ -952,10 +950,9 @@ def _written_cell(cell: Cell, column: Column) -> Cell:
     value = _written_value(cell.value, column.type) if cell.kind is CellKind.PUT else None
     if column.type == _ANY_DECIMAL and value is not None:  # read back in the form the column's type name gives
         value = _value_in(_avro_value(value, column.type), cell.name, _connect_struct(column.source_type))
-    type_name = _written_type(column, value)
-    if type(value) is float and column.type == _FLOAT and _connect_float(type_name):
-        value = connect_float(value)
-    return Cell(cell.name, value, type_name)
+    if type(value) is float and column.type == _FLOAT and _connect_float(_column_type_name(column)):
+        value = connect_float(value)  # as _Field.cell reads it
+    return Cell(cell.name, value, _written_type(column, value))
 
 
 def _position_schema(event: ChangeEvent) -> TableSchema:
