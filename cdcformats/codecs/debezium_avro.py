@@ -46,11 +46,16 @@ Reading, a message is read with its writer schema, fetched by id: so it reads wh
 writes too (also Connect's ``Date``, ``Time`` and ``Timestamp`` logical types, read as the integers they are; arrays,
 maps and structs as nested values). A field's cell type is its ``__debezium.source.column.type``, else the Connect
 type its schema names where that is not the one a value of its kind has by default (``int32``,
-``io.debezium.time.MicroTimestamp``), else none, as ``debezium-json`` names them. A null ``source`` field is not a
-position entry. A tombstone (a record without a value, which Debezium sends after a delete for log compaction) holds
-no change. A value read alone (``decode_value``: a Kafka value deserializer, which never sees the key) takes its key
-cells out of the row, by the option ``key_columns`` or else by the key columns of the latest key schema registered
-under the table's key subject; the registry's errors name the registry (its URL, or its file).
+``io.debezium.time.MicroTimestamp``), else none, as ``debezium-json`` names them; where that type is a Connect field
+schema (which ``debezium-json`` keeps whole where a short name does not say all of it), each value is named as
+``debezium-json`` reads it through that schema: a null in an optional ``int32`` field ``int32``, a value the whole
+schema. So a null in a change says nothing of its column's type name, as it says nothing of its type. A field of
+Connect's ``float`` (a single) is read as ``debezium-json`` reads one, as Java prints it (``-3.4e38``, where the single
+is ``-3.3999999521443642e38``). A null ``source`` field is not a position entry. A tombstone (a record without a
+value, which Debezium sends after a delete for log compaction) holds no change. A value read alone
+(``decode_value``: a Kafka value deserializer, which never sees the key) takes its key cells out of the row, by the
+option ``key_columns`` or else by the key columns of the latest key schema registered under the table's key subject;
+the registry's errors name the registry (its URL, or its file).
 
 Written from other formats:
 
@@ -63,6 +68,12 @@ Written from other formats:
 * a change whose cells do not fit the table's schema by the rules of evolution (a text value in an ``int64`` column,
   a decimal of another scale) is refused with the schema conflict, naming table, column and both types, so that it
   reaches the dead letter and the stream goes on;
+* a value of a cell of Connect's ``float`` type (``float``, or such a Connect field schema) that is a single as Java
+  prints it (``0.1``) is a ``float`` column, as Debezium writes a PostgreSQL ``real``; a single that Java prints
+  otherwise (``0.10000000149011612``) in such a column is read back as Java prints it (``image.columns``);
+* Debezium's variable-scale decimal as ``debezium-json`` reads it (the struct of an int32 ``scale`` and the unscaled
+  ``value``'s bytes, typed by a Connect struct schema named ``io.debezium.data.VariableScaleDecimal``) is a decimal
+  column of any scale, written as Debezium's record of it, and read back as that struct;
 * a nested value is written typed where it has a type (``cdcformats.tables.nested_type``) whose struct field names
   Avro allows; a struct is read back with every field of its column's type, in the type's order (a field it left out
   null); a nested value without such a type is written as its JSON text, and bytes, decimals, NaN and infinities
@@ -107,6 +118,7 @@ from ..model import (
     Table,
     Value,
     is_nested,
+    value_key,
 )
 from ..schema_registry import address, check_address, connect
 from ..tables import (
@@ -121,7 +133,7 @@ from ..tables import (
     table_name,
 )
 from ._kit import typed_text
-from ._kit.connect_schema import DECIMAL, SOURCE_TYPE
+from ._kit.connect_schema import DECIMAL, SOURCE_TYPE, connect_float, json_value, kept_schema, read_value
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
     OP_OF_CODE,
@@ -171,6 +183,7 @@ _PRIMITIVE = {"null": "null", "boolean": "boolean", "int32": "int", "int64": "lo
               "double": "double", "string": "string", "bytes": "bytes"}
 _VARIABLE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 _ANY_DECIMAL = ColumnType("decimal")  # the column a decimal of any scale fits: any but NaN, infinities and -0
+_FLOAT = ColumnType("float")
 _NULL = ColumnType("null")
 # The column types whose SQL names every source sends values of as the text they are.
 _TEXT_TYPES = ("string", "json")
@@ -404,6 +417,9 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     # -- what is lost ---------------------------------------------------------------------------------------------
 
     def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+        decimal = _variable_scale_decimal(cell)
+        if decimal is not None:  # written as Debezium's record of it, which holds the struct as it is
+            cell = replace(cell, value=decimal)
         losses = super().cell_losses(cell, path)
         value = cell.value
         if type(value) is Decimal and not _ANY_DECIMAL.fits(value):
@@ -497,6 +513,95 @@ def _transaction_block(event: ChangeEvent) -> dict[str, Value] | None:
             type(order) is int and INT64_MIN <= order <= INT64_MAX for order in (total_order, collection_order)):
         return None
     return block
+
+
+# -- cells as debezium-json reads them: typed by the Connect field schema that Debezium sent ----------------------
+
+def _type_read(type_name: str | None, value: Value) -> str | None:
+    """The type name of a cell of ``value`` in a column whose type name is ``type_name``: that name, or where it is a
+    Connect field schema (which ``debezium-json`` keeps whole where a short name would not say all of it), the name
+    that ``debezium-json`` reads the value with through that schema: a null in an optional field has the short name
+    (``int32``), a value in it the whole schema."""
+    schema = kept_schema(type_name)
+    if schema is None:
+        return type_name
+    try:
+        read = read_value(json_value(value), schema, NAME, "")[1]
+    except DecodeError:  # a value that the schema does not read: the column's type name, as it is
+        return type_name
+    return type_name if kept_schema(read) == schema else read  # the whole schema as it was written
+
+
+def _connect_float(type_name: str | None) -> bool:
+    """Whether a type name is Connect's ``float`` (a single), whose values ``debezium-json`` reads as Java prints
+    them (``connect_float``: 3.4E38 is 3.4e38, not the single's 3.3999999521443642e38); a float column of that name
+    is Debezium's Avro ``float``, read back so."""
+    return connect_type(type_name) == _FLOAT
+
+
+def _single(value: Value) -> float | None:
+    """The single-precision float nearest ``value``, or None beyond the singles' range."""
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except (OverflowError, struct.error):
+        return None
+
+
+def _connect_struct(type_name: str | None) -> bool:
+    """Whether a type name is a Connect struct schema: ``debezium-json``'s type of a column of Debezium's
+    ``io.debezium.data.VariableScaleDecimal``, whose cells hold the struct ``{scale, value}`` that its JSON sends."""
+    schema = kept_schema(type_name)
+    return schema is not None and schema.get("type") == "struct"
+
+
+def _variable_scale_decimal(cell: Cell) -> Decimal | None:
+    """The decimal that a cell of Debezium's variable-scale decimal holds as ``debezium-json`` reads it (a Connect
+    struct schema of that name, and a struct of an int32 ``scale`` and the unscaled ``value``'s bytes), or None for
+    any other cell. Such a column is Debezium's record of it, which holds the struct as it is."""
+    value = cell.value
+    if type(value) is not Struct or connect_type(cell.type) != _ANY_DECIMAL or not _connect_struct(cell.type):
+        return None
+    if [name for name, _ in value.fields] != ["scale", "value"]:
+        return None
+    scale, unscaled = value.get("scale"), value.get("value")
+    if type(scale) is not int or not -(2**31) <= scale < 2**31 or type(unscaled) is not bytes:
+        return None
+    return _decimal_of(scale, unscaled)
+
+
+def _decimal_of(scale: int, unscaled: bytes) -> Decimal:
+    """The decimal of Debezium's variable-scale decimal record."""
+    # exact: Decimal arithmetic would round to 28 digits
+    return Decimal(f"{int.from_bytes(unscaled, 'big', signed=True)}E{-scale}")
+
+
+def _as_typed(event: ChangeEvent, schema: TableSchema | None) -> ChangeEvent:
+    """``event`` as its cells type the columns of its table (``schema``, as it is so far): a variable-scale decimal
+    (``_variable_scale_decimal``) as the decimal it holds; a null whose type name is the short one that a Connect
+    field schema gives a null, with that schema, where the column has it (another cell of the change, or else the
+    column as it is), since a null says nothing of its column."""
+    schemas = {cell.name: cell.type for cell in (*event.key, *(event.before or ()), *(event.after or ()))
+               if cell.value is not None and kept_schema(cell.type) is not None}
+    for column in schema.columns if schema is not None else ():
+        if column.name not in schemas and kept_schema(column.source_type) is not None:
+            schemas[column.name] = column.source_type
+
+    def typed(cell: Cell) -> Cell:
+        decimal = _variable_scale_decimal(cell)
+        if decimal is not None:
+            return replace(cell, value=decimal)
+        single = _single(cell.value) if type(cell.value) is float and _connect_float(cell.type) else None
+        if single is not None and value_key(connect_float(single)) == value_key(cell.value):
+            return replace(cell, value=single)  # a Connect float, as Java prints its single: a float column
+        kept = schemas.get(cell.name)
+        if cell.value is None and kept is not None and cell.type != kept and _type_read(kept, None) == cell.type:
+            return replace(cell, type=kept)
+        return cell
+
+    def image(cells: Image | None) -> Image | None:
+        return None if cells is None else tuple(map(typed, cells))
+
+    return replace(event, key=tuple(map(typed, event.key)), before=image(event.before), after=image(event.after))
 
 
 def _avro_name(name: str) -> str:
@@ -628,9 +733,14 @@ def _field_name(name: str, taken: set[str]) -> str:
     return field_name
 
 
-def _written_type(column: Column) -> str | None:
-    """The cell type a column's cells are read back with."""
+def _column_type_name(column: Column) -> str | None:
+    """The type name of a column's cells: its source type, or the type its Avro type implies."""
     return column.source_type if column.source_type is not None else _implied_type(column.type)
+
+
+def _written_type(column: Column, value: Value) -> str | None:
+    """The cell type a value of a column is read back with (``_type_read``)."""
+    return _type_read(_column_type_name(column), value)
 
 
 def _avro_value(value: Value, column_type: ColumnType) -> Any:
@@ -638,6 +748,8 @@ def _avro_value(value: Value, column_type: ColumnType) -> Any:
     if kind is tuple:
         assert column_type.items is not None  # a nested value is written in a column of its type
         return [_avro_value(item, column_type.items) for item in value]  # type: ignore[union-attr]
+    if kind is Struct and column_type == _ANY_DECIMAL:  # Debezium's variable-scale decimal, as its JSON sends it
+        return dict(value.fields)  # type: ignore[union-attr]
     if kind is Struct:
         fields = dict(value.fields)  # type: ignore[union-attr]
         return {name: _avro_value(fields.get(name), field_type) for name, field_type in column_type.fields}
@@ -700,7 +812,7 @@ class _TableVersion:
 
     def evolved(self, event: ChangeEvent, codec: DebeziumAvroCodec, register: bool = True) -> _TableVersion:
         """This table, evolved to hold ``event`` (``SchemaConflict`` if it cannot), its new schemas registered."""
-        observed = TableSchema.of_event(event)
+        observed = TableSchema.of_event(_as_typed(event, self.schema))
         # A null says nothing of a column with a type; a column of nulls only takes the type its name declares.
         schema = _declared_nulls(observed if self.schema is None else self.schema.evolved(observed))
         position = _position_schema(event)
@@ -835,8 +947,12 @@ class _TableVersion:
 
 
 def _written_cell(cell: Cell, column: Column) -> Cell:
-    return Cell(cell.name, _written_value(cell.value, column.type) if cell.kind is CellKind.PUT else None,
-                _written_type(column))
+    value = _written_value(cell.value, column.type) if cell.kind is CellKind.PUT else None
+    if column.type == _ANY_DECIMAL and value is not None:  # read back in the form the column's type name gives
+        value = _value_in(_avro_value(value, column.type), cell.name, _connect_struct(column.source_type))
+    if type(value) is float and column.type == _FLOAT and _connect_float(_column_type_name(column)):
+        value = connect_float(value)  # as _Field.cell reads it
+    return Cell(cell.name, value, _written_type(column, value))
 
 
 def _position_schema(event: ChangeEvent) -> TableSchema:
@@ -895,6 +1011,14 @@ class _Field:
     column: Column
     cell_type: str | None
 
+    def cell(self, record: dict[str, Any], path: str) -> Cell:
+        """The cell of this field in a row or key record: Debezium's variable-scale decimal in the form the type
+        name gives (``_value_in``), and the type named as ``_type_read`` names the value."""
+        value = _value_in(record.get(self.avro_name), f"{path}.{self.avro_name}", _connect_struct(self.cell_type))
+        if type(value) is float and self.column.type == _FLOAT and _connect_float(self.cell_type):
+            value = connect_float(value)
+        return Cell(self.column.name, value, _type_read(self.cell_type, value))
+
 
 @dataclass
 class _Reader:
@@ -946,12 +1070,10 @@ class _Reader:
     def image(self, record: Any, path: str) -> Image | None:
         if record is None:
             return None
-        return tuple(Cell(entry.column.name, _value_in(record.get(entry.avro_name), f"{path}.{entry.avro_name}"),
-                          entry.cell_type) for entry in self.row)
+        return tuple(entry.cell(record, path) for entry in self.row)
 
     def key(self, record: dict[str, Any]) -> Image:
-        return tuple(Cell(entry.column.name, _value_in(record.get(entry.avro_name), f"key.{entry.avro_name}"),
-                          entry.cell_type) for entry in self.key_fields)
+        return tuple(entry.cell(record, "key") for entry in self.key_fields)
 
     def source(self, record: Any) -> tuple[Table | None, Source]:
         """The table and source of a ``source`` record: no table where it names none, db and schema neither."""
@@ -1025,14 +1147,16 @@ def _column_type_of(avro_type: Any) -> ColumnType:
     return ColumnType("json")
 
 
-def _value_in(value: Any, where: str) -> Value:
+def _value_in(value: Any, where: str, variable_decimal_struct: bool = False) -> Value:
     """A value as fastavro reads it, as a change-event value: logical types back to the integers they are written
-    as, Debezium's variable-scale decimal to a decimal, records and maps to Structs, arrays to tuples."""
+    as, Debezium's variable-scale decimal to a decimal (or to the struct ``{scale, value}`` that its JSON sends, where
+    ``variable_decimal_struct``), records and maps to Structs, arrays to tuples."""
     kind = type(value)
     if kind is dict:
         if set(value) == {"scale", "value"} and type(value["value"]) is bytes:
-            unscaled = int.from_bytes(value["value"], "big", signed=True)
-            return Decimal(f"{unscaled}E{-value['scale']}")  # exact: Decimal arithmetic would round to 28 digits
+            if variable_decimal_struct:
+                return Struct((("scale", value["scale"]), ("value", value["value"])))
+            return _decimal_of(value["scale"], value["value"])
         return Struct(tuple((name, _value_in(item, f"{where}.{name}")) for name, item in value.items()))
     if kind is list:
         return tuple(_value_in(item, f"{where}[{index}]") for index, item in enumerate(value))

@@ -433,11 +433,21 @@ def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     return {"schema": envelope, "payload": document}
 
 
+# Debezium's io.debezium.data.VariableScaleDecimal (decimal.handling.mode=precise): its scale and unscaled bytes.
+VARIABLE_SCALE_DECIMAL = {"type": "struct", "fields": [{"type": "int32", "optional": False, "field": "scale"},
+                                                       {"type": "bytes", "optional": False, "field": "value"}],
+                          "optional": True, "name": "io.debezium.data.VariableScaleDecimal", "version": 1,
+                          "doc": "Variable scaled decimal"}
+
+
 @st.composite
 def typed_values(draw: st.DrawFn, field: dict[str, Any]) -> Any:
-    """A JSON value of a primitive column's type: null only where the column is optional."""
+    """A JSON value of a primitive column's type, or of Debezium's variable-scale decimal: null only where the
+    column is optional."""
     if field["optional"] and draw(st.booleans()):
         return None
+    if field.get("name") == VARIABLE_SCALE_DECIMAL["name"]:
+        return {"scale": draw(ints(32)), "value": b64(unscaled_bytes(draw(st.integers(-(10**30), 10**30))))}
     kind = field["name"] if field.get("name") in CONNECT_TYPES else field["type"]
     return draw(CONNECT_TYPES[kind][2])
 
@@ -460,6 +470,8 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):  # a PostgreSQL uuid column: a named string with a default
         columns.append({"type": "string", "optional": False, "name": "io.debezium.data.Uuid", "version": 1,
                         "default": "00000000-0000-0000-0000-000000000000", "field": "uuid"})
+    if draw(st.booleans()):  # a PostgreSQL numeric without precision: Debezium's variable-scale decimal struct
+        columns.append({**VARIABLE_SCALE_DECIMAL, "field": "amount"})
     columns += [{**schema, "field": f"c{index}"} for index, schema in enumerate(
         draw(st.lists(primitive_schema(), max_size=3)))]
     code = draw(st.sampled_from(["c", "u", "d", "r", "t"]))

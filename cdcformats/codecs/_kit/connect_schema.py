@@ -366,6 +366,11 @@ def _single(value: float) -> float:
         return math.copysign(math.inf, value)
 
 
+def connect_float(value: float) -> float:
+    """``value`` as a Connect ``float`` holds it and Java prints it, as this module reads one (``_float32``)."""
+    return _float32(value)
+
+
 def _float32(value: float) -> float:
     """``value`` as a Connect ``float`` holds it: rounded to single precision, then as the double of the shortest
     text that reads back as that single (what Java prints: 5.18, not 5.179999828338623)."""
