@@ -182,7 +182,7 @@ class WriterSchema:
 @dataclass(frozen=True)
 class JvmDecoder:
     """A decoder of a codec's messages that runs inside Spark's JVM (``Codec.jvm_decoder``): a Java class of the
-    package's jar that implements ``cdcformats.codecs.jvm.MessageDecoder``, and the settings its constructor takes,
+    package's jar that implements ``cdcformats.jvm.decoders.MessageDecoder``, and the settings its constructor takes,
     which say what the codec's options say. It decodes each message exactly as ``decode_message`` does."""
 
     class_name: str

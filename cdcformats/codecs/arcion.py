@@ -130,7 +130,7 @@ class ColumnTypes:
         return bool(self.everywhere or self.per_table)
 
     def settings(self) -> dict[str, str]:
-        """These types as a JVM decoder's settings (``jvm/PerTable.java``)."""
+        """These types as a JVM decoder's settings (``cdcformats/jvm/decoders/PerTable.java``)."""
         return {"column_types": encode(self.everywhere).decode(),
                 "column_types_per_table": encode(self.per_table).decode()}
 
@@ -235,9 +235,9 @@ class ArcionCodec(KeyedByColumns):
         return tuple(cells)
 
     def jvm_decoder(self) -> JvmDecoder:
-        """``jvm/ArcionDecoder.java``, this decoder in Java."""
+        """``cdcformats/jvm/decoders/ArcionDecoder.java``, this decoder in Java."""
         table = self.config["table"]
-        return JvmDecoder("cdcformats.codecs.jvm.ArcionDecoder", {
+        return JvmDecoder("cdcformats.jvm.decoders.ArcionDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]), "mode": self.config["mode"],
             **({} if table is None else {"table": encode([table.catalog, table.schema, table.name]).decode()}),
             **self.key_columns.settings(), **self.column_types.settings()})

@@ -200,9 +200,10 @@ class CanalJsonCodec(Codec):
         return events
 
     def jvm_decoder(self) -> JvmDecoder:
-        """``jvm/CanalDecoder.java``, this decoder in Java, for the messages that give exactly one event (as Spark's
-        Arrow path, which reads a message with ``ChangeEventDeserializer``, refuses the others)."""
-        return JvmDecoder("cdcformats.codecs.jvm.CanalDecoder", {
+        """``cdcformats/jvm/decoders/CanalDecoder.java``, this decoder in Java, for the messages that give exactly
+        one event (as Spark's Arrow path, which reads a message with ``ChangeEventDeserializer``, refuses the
+        others)."""
+        return JvmDecoder("cdcformats.jvm.decoders.CanalDecoder", {
             "skip_ddl": "true" if self.config["skip_ddl"] else "false",
             "max_message_bytes": str(self.config["max_message_bytes"])})
 

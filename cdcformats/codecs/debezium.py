@@ -230,8 +230,9 @@ class DebeziumJsonCodec(KeyedByColumns):
         return event
 
     def jvm_decoder(self) -> JvmDecoder:
-        """``jvm/DebeziumJsonDecoder.java``, this decoder in Java (``schemas`` is for writing: both read either)."""
-        return JvmDecoder("cdcformats.codecs.jvm.DebeziumJsonDecoder", {
+        """``cdcformats/jvm/decoders/DebeziumJsonDecoder.java``, this decoder in Java (``schemas`` is for writing:
+        both read either)."""
+        return JvmDecoder("cdcformats.jvm.decoders.DebeziumJsonDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]),
             "skip_control": "true" if self.config["skip_control"] else "false", **self.key_columns.settings()})
 

@@ -212,8 +212,8 @@ class LindormCodec(KeyedByColumns):
                                           BLANK_TS_ATTRIBUTE)
 
     def jvm_decoder(self) -> JvmDecoder:
-        """``jvm/LindormDecoder.java``, this decoder in Java."""
-        return JvmDecoder("cdcformats.codecs.jvm.LindormDecoder", {
+        """``cdcformats/jvm/decoders/LindormDecoder.java``, this decoder in Java."""
+        return JvmDecoder("cdcformats.jvm.decoders.LindormDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------

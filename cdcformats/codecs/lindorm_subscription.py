@@ -150,9 +150,9 @@ class LindormSubscriptionCodec(KeyedByColumns):
         return self.with_key_read(event)
 
     def jvm_decoder(self) -> JvmDecoder:
-        """``jvm/LindormSubscriptionDecoder.java``, this decoder in Java (``schemas`` is for writing: both read
-        either)."""
-        return JvmDecoder("cdcformats.codecs.jvm.LindormSubscriptionDecoder", {
+        """``cdcformats/jvm/decoders/LindormSubscriptionDecoder.java``, this decoder in Java (``schemas`` is for
+        writing: both read either)."""
+        return JvmDecoder("cdcformats.jvm.decoders.LindormSubscriptionDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------

@@ -177,8 +177,8 @@ class MaxwellJsonCodec(Codec):
         return _once_each(by_name.get(name, Cell(name)) for name in names), fields
 
     def jvm_decoder(self) -> JvmDecoder:
-        """``jvm/MaxwellDecoder.java``, this decoder in Java."""
-        return JvmDecoder("cdcformats.codecs.jvm.MaxwellDecoder", {
+        """``cdcformats/jvm/decoders/MaxwellDecoder.java``, this decoder in Java."""
+        return JvmDecoder("cdcformats.jvm.decoders.MaxwellDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings(),
             "skip_ddl": "true" if self.config["skip_ddl"] else "false"})
 

@@ -48,7 +48,7 @@ class KeyColumns:
         return repr(dict(self.per_table) if self.per_table else list(self.everywhere))
 
     def settings(self) -> dict[str, str]:
-        """These key columns as a JVM decoder's settings (``jvm/PerTable.java``)."""
+        """These key columns as a JVM decoder's settings (``cdcformats/jvm/decoders/PerTable.java``)."""
         per_table = {table: list(names) for table, names in self.per_table.items()}
         return {"key_columns": encode(list(self.everywhere)).decode(),
                 "key_columns_per_table": encode(per_table).decode()}

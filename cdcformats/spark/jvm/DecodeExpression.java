@@ -7,10 +7,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
-import cdcformats.codecs.jvm.DecodeException;
-import cdcformats.codecs.jvm.Events;
-import cdcformats.codecs.jvm.MessageDecoder;
-import cdcformats.codecs.jvm.Python;
+import cdcformats.jvm.decoders.DecodeException;
+import cdcformats.jvm.decoders.MessageDecoder;
+import cdcformats.jvm.decoders.Python;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
@@ -101,7 +100,7 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
         }
         byte[] message = value instanceof UTF8String ? ((UTF8String) value).getBytes() : (byte[]) value;
         try {
-            return decoder().decode(message);
+            return SparkRows.event(decoder().decode(message));
         } catch (DecodeException error) {
             String text = format + ": " + (error.field == null || error.field.isEmpty() ? ""
                 : "field " + error.field + ": ") + error.reason;
@@ -112,7 +111,7 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
                     throw new IllegalArgumentException(text + " (input: " + Python.inputExcerpt(message,
                         EXCERPT_LIMIT) + ")");
                 default:
-                    return Events.error(format, error.reason, error.field, text + " (input: "
+                    return SparkRows.error(format, error.reason, error.field, text + " (input: "
                         + Python.inputExcerpt(message, EXCERPT_LIMIT) + ")", message);
             }
         }

@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.math.BigInteger;
 import java.util.AbstractMap;
@@ -7,8 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /** What the JVM decoders of the JSON formats share, each the counterpart of a piece of {@code _kit}. */
 public final class Messages {
@@ -144,8 +142,8 @@ public final class Messages {
     }
 
     /** {@code KeyColumns.key_of}: the first cell of each key column the image has, in key order. */
-    public static List<InternalRow> keyOf(List<?> keyColumns, List<String> cellNames, List<InternalRow> image) {
-        List<InternalRow> key = new ArrayList<>();
+    public static List<Events.Cell> keyOf(List<?> keyColumns, List<String> cellNames, List<Events.Cell> image) {
+        List<Events.Cell> key = new ArrayList<>();
         if (image == null) {
             return key;
         }

@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -7,8 +7,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Alibaba Canal's flat message ({@code canal.py}, whose docstring is the format's description) decoded inside
@@ -42,7 +40,7 @@ public final class CanalDecoder implements MessageDecoder {
     }
 
     @Override
-    public InternalRow decode(byte[] message) throws DecodeException {
+    public Events.Event decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         Object typeName = document.get("type");
         String op = typeName instanceof String ? OP_OF_TYPE.get(typeName) : null;
@@ -60,7 +58,7 @@ public final class CanalDecoder implements MessageDecoder {
             throw new DecodeException("isDdl " + Python.repr(isDdl) + " does not fit type " + typeName, "isDdl");
         }
         String[] tableName = Messages.databaseTable(document.get("database"), document.get("table"));
-        InternalRow table = tableName == null ? null : Events.table(null, tableName[0], tableName[1]);
+        Events.Table table = tableName == null ? null : Events.table(null, tableName[0], tableName[1]);
         List<Map.Entry<String, Object>> position = position(document);
         Long commitTimeUs = time(document, "es");
         Long captureTimeUs = time(document, "ts");
@@ -85,8 +83,8 @@ public final class CanalDecoder implements MessageDecoder {
         Set<String> keyNames = keyNames(document.get("pkNames"));
         // Every row is read, as Python reads them all before the deserializer counts the events: a bad row is
         // refused for what is wrong with it, whichever row it is.
-        Map<String, InternalRow> cells = null;
-        Map<String, InternalRow> before = null;
+        Map<String, Events.Cell> cells = null;
+        Map<String, Events.Cell> before = null;
         for (int index = 0; index < rows.size(); index++) {
             cells = cells(rows.get(index), types, "data[" + index + "]");
             before = op.equals("UPDATE") ? before(cells, cells(olds.get(index), types, "old[" + index + "]")) : cells;
@@ -94,8 +92,8 @@ public final class CanalDecoder implements MessageDecoder {
         if (rows.size() != 1) {
             throw Messages.notOneEvent(rows.size());
         }
-        List<InternalRow> row = new ArrayList<>(cells.values());
-        List<InternalRow> key = new ArrayList<>();
+        List<Events.Cell> row = new ArrayList<>(cells.values());
+        List<Events.Cell> key = new ArrayList<>();
         for (String name : keyNames) {
             if (cells.containsKey(name)) {
                 key.add(cells.get(name));
@@ -218,9 +216,9 @@ public final class CanalDecoder implements MessageDecoder {
     }
 
     /** {@code _cells}: a row's cells by name, in its order; a value is text, typed by its column's type. */
-    private static Map<String, InternalRow> cells(Map<?, ?> row, Map<String, String> types, String path)
+    private static Map<String, Events.Cell> cells(Map<?, ?> row, Map<String, String> types, String path)
             throws DecodeException {
-        Map<String, InternalRow> cells = new LinkedHashMap<>();
+        Map<String, Events.Cell> cells = new LinkedHashMap<>();
         for (Map.Entry<?, ?> column : row.entrySet()) {
             String name = (String) column.getKey();
             String typeName = types.get(name);
@@ -244,12 +242,12 @@ public final class CanalDecoder implements MessageDecoder {
     }
 
     /** {@code _before}: the row with its {@code old} columns replaced, then the {@code old} columns it lacks. */
-    private static Map<String, InternalRow> before(Map<String, InternalRow> row, Map<String, InternalRow> old) {
-        Map<String, InternalRow> before = new LinkedHashMap<>();
-        for (Map.Entry<String, InternalRow> cell : row.entrySet()) {
+    private static Map<String, Events.Cell> before(Map<String, Events.Cell> row, Map<String, Events.Cell> old) {
+        Map<String, Events.Cell> before = new LinkedHashMap<>();
+        for (Map.Entry<String, Events.Cell> cell : row.entrySet()) {
             before.put(cell.getKey(), old.getOrDefault(cell.getKey(), cell.getValue()));
         }
-        for (Map.Entry<String, InternalRow> cell : old.entrySet()) {
+        for (Map.Entry<String, Events.Cell> cell : old.entrySet()) {
             before.putIfAbsent(cell.getKey(), cell.getValue());
         }
         return before;

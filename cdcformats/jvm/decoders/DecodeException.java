@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 /** A message that is not valid in its format: the reason, and the field where it is known (as DecodeError). */
 public final class DecodeException extends Exception {

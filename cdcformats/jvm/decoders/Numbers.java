@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.math.BigDecimal;
 import java.math.MathContext;

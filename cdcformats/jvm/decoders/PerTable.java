@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Lindorm Streams JSON ({@code lindorm.py}, whose docstring is the format's description) decoded inside Spark's JVM,
@@ -39,7 +37,7 @@ public final class LindormDecoder implements MessageDecoder {
     }
 
     @Override
-    public InternalRow decode(byte[] message) throws DecodeException {
+    public Events.Event decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         Object opName = document.get("op");
         int op = opName instanceof String ? OP_NAMES.indexOf(opName) : -1;
@@ -51,7 +49,7 @@ public final class LindormDecoder implements MessageDecoder {
         if (!Json.isNull(tableName) && !(tableName instanceof String)) {
             throw new DecodeException("expected a string, got " + Json.typeName(tableName), "table");
         }
-        InternalRow table = tableName instanceof String ? Events.table(null, null, (String) tableName) : null;
+        Events.Table table = tableName instanceof String ? Events.table(null, null, (String) tableName) : null;
         List<?> keyColumns = (List<?>) keyColumnsOfTable.forTable(null, null,
             tableName instanceof String ? (String) tableName : null);
         Long defaultVersion = version(document.get("ts"), "ts");
@@ -71,7 +69,7 @@ public final class LindormDecoder implements MessageDecoder {
         List<String> names = new ArrayList<>();
         List<String> kinds = new ArrayList<>();
         List<String> blankTs = new ArrayList<>();
-        List<InternalRow> image = cells(data, CELL_KINDS[op], keyColumns, names, kinds, blankTs);
+        List<Events.Cell> image = cells(data, CELL_KINDS[op], keyColumns, names, kinds, blankTs);
         List<Map.Entry<String, Object>> attributes = Messages.keptFields(FIELD_PREFIX, document, DOCUMENTED_FIELDS);
         if (!blankTs.isEmpty()) {
             attributes.add(0, Messages.pair(BLANK_TS_ATTRIBUTE, "[" + String.join(",", blankTs) + "]"));
@@ -152,14 +150,14 @@ public final class LindormDecoder implements MessageDecoder {
      * The cells of {@code data}; the name and kind of each go into {@code names} and {@code kinds}, and the position
      * of each entry whose ts is blank into {@code blankTs}.
      */
-    private static List<InternalRow> cells(Object data, String kind, List<?> keyColumns, List<String> names,
+    private static List<Events.Cell> cells(Object data, String kind, List<?> keyColumns, List<String> names,
                                            List<String> kinds, List<String> blankTs)
             throws DecodeException {
         if (!(data instanceof List)) {
             throw new DecodeException("expected an array, got " + Json.typeName(data), "data");
         }
         List<?> entries = (List<?>) data;
-        List<InternalRow> cells = new ArrayList<>(entries.size());
+        List<Events.Cell> cells = new ArrayList<>(entries.size());
         for (int index = 0; index < entries.size(); index++) {
             String path = "data[" + index + "]";
             Object item = entries.get(index);

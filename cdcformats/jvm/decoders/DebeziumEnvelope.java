@@ -1,11 +1,9 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Debezium's change event envelope, the pieces of it that the JVM decoders of the formats reading one share
@@ -23,7 +21,7 @@ public final class DebeziumEnvelope {
      * {@code image_cells}: an image's cells, typed by their column schemas where the wrapper gives them (null:
      * none); null for an absent image. The cells' names are added to {@code names}.
      */
-    public static List<InternalRow> imageCells(Object data, String imageName, Map<String, Map<?, ?>> columns,
+    public static List<Events.Cell> imageCells(Object data, String imageName, Map<String, Map<?, ?>> columns,
                                                List<String> names) throws DecodeException {
         if (Json.isNull(data)) {
             return null;
@@ -31,7 +29,7 @@ public final class DebeziumEnvelope {
         if (!(data instanceof Map)) {
             throw new DecodeException("expected an object or null, got " + Json.typeName(data), imageName);
         }
-        List<InternalRow> cells = new ArrayList<>();
+        List<Events.Cell> cells = new ArrayList<>();
         for (Map.Entry<?, ?> column : ((Map<?, ?>) data).entrySet()) {
             String name = (String) column.getKey();
             String path = imageName + "." + name;

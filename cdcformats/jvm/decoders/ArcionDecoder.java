@@ -1,12 +1,10 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Arcion Replicant's NATIVE JSON ({@code arcion.py}, whose docstring is the format's description) decoded inside
@@ -49,12 +47,12 @@ public final class ArcionDecoder implements MessageDecoder {
     }
 
     @Override
-    public InternalRow decode(byte[] message) throws DecodeException {
+    public Events.Event decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         if (mode.equals("snapshot") || (mode.equals("auto") && !document.containsKey("opType"))) {
             String[] table = snapshotTable == null ? new String[3] : snapshotTable;
             List<String> names = new ArrayList<>();
-            List<InternalRow> after = cells(document, table, "", names);
+            List<Events.Cell> after = cells(document, table, "", names);
             return Events.event("READ", snapshotTable == null ? null : Events.table(table[0], table[1], table[2]),
                 Messages.keyOf(keys(table), names, after), null, after, null, List.of(), null, null, false,
                 List.of());
@@ -66,7 +64,7 @@ public final class ArcionDecoder implements MessageDecoder {
         return (List<?>) keyColumns.forTable(table[0], table[1], table[2]);
     }
 
-    private InternalRow realtime(Map<String, Object> document) throws DecodeException {
+    private Events.Event realtime(Map<String, Object> document) throws DecodeException {
         Object opType = document.get("opType");
         String op = "I".equals(opType) ? "INSERT" : "U".equals(opType) ? "UPDATE" : "D".equals(opType) ? "DELETE"
             : null;
@@ -98,10 +96,10 @@ public final class ArcionDecoder implements MessageDecoder {
         attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, ENVELOPE_FIELDS));
         List<String> beforeNames = new ArrayList<>();
         List<String> afterNames = new ArrayList<>();
-        List<InternalRow> before = image(document, "before", table, beforeNames);
-        List<InternalRow> after = image(document, "after", table, afterNames);
+        List<Events.Cell> before = image(document, "before", table, beforeNames);
+        List<Events.Cell> after = image(document, "after", table, afterNames);
         boolean keyFromBefore = op.equals("DELETE") || after == null;
-        List<InternalRow> key = Messages.keyOf(keys(table), keyFromBefore ? beforeNames : afterNames,
+        List<Events.Cell> key = Messages.keyOf(keys(table), keyFromBefore ? beforeNames : afterNames,
             keyFromBefore ? before : after);
         return Events.event(op, Events.table(table[0], table[1], table[2]), key, before, after, null, position,
             commitTimeUs, null, false, attributes);
@@ -153,7 +151,7 @@ public final class ArcionDecoder implements MessageDecoder {
         return (String) part;
     }
 
-    private List<InternalRow> image(Map<String, Object> document, String name, String[] table, List<String> names)
+    private List<Events.Cell> image(Map<String, Object> document, String name, String[] table, List<String> names)
             throws DecodeException {
         Object row = document.get(name);
         if (Json.isNull(row)) {
@@ -167,10 +165,10 @@ public final class ArcionDecoder implements MessageDecoder {
         return cells(columns, table, name + ".", names);
     }
 
-    private List<InternalRow> cells(Map<String, Object> row, String[] table, String path, List<String> names)
+    private List<Events.Cell> cells(Map<String, Object> row, String[] table, String path, List<String> names)
             throws DecodeException {
         Map<?, ?> types = (Map<?, ?>) columnTypes.forTable(table[0], table[1], table[2]);
-        List<InternalRow> cells = new ArrayList<>(row.size());
+        List<Events.Cell> cells = new ArrayList<>(row.size());
         for (Map.Entry<String, Object> column : row.entrySet()) {
             Object value = column.getValue();
             String typeName = (String) types.get(column.getKey());

@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Maxwell's daemon JSON ({@code maxwell.py}, whose docstring is the format's description) decoded inside Spark's JVM,
@@ -50,7 +48,7 @@ public final class MaxwellDecoder implements MessageDecoder {
     }
 
     @Override
-    public InternalRow decode(byte[] message) throws DecodeException {
+    public Events.Event decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         Object rowType = document.get("type");
         if (skipDdl && changesNoRow(rowType)) {
@@ -59,21 +57,21 @@ public final class MaxwellDecoder implements MessageDecoder {
         String op = op(rowType);
         String[] table = Messages.databaseTable(document.get("database"), document.get("table"));
         List<String> dataNames = new ArrayList<>();
-        List<InternalRow> data = image(document.get("data"), "data", dataNames);
-        List<InternalRow> before = op.equals("DELETE") ? data : null;
-        List<InternalRow> after = op.equals("DELETE") ? null : data;
+        List<Events.Cell> data = image(document.get("data"), "data", dataNames);
+        List<Events.Cell> before = op.equals("DELETE") ? data : null;
+        List<Events.Cell> after = op.equals("DELETE") ? null : data;
         if (document.containsKey("old")) {
             if (!op.equals("UPDATE")) {
                 throw new DecodeException("only an update has old values, not a " + rowType, "old");
             }
             List<String> oldNames = new ArrayList<>();
-            List<InternalRow> old = image(document.get("old"), "old", oldNames);
+            List<Events.Cell> old = image(document.get("old"), "old", oldNames);
             before = merged(data, dataNames, old, oldNames);
         } else if (op.equals("UPDATE")) {
             before = data;
         }
         boolean readsPrimaryKey = false;
-        List<InternalRow> key;
+        List<Events.Cell> key;
         List<String> names = keyNames(document.containsKey("primary_key_columns")
             ? document.get("primary_key_columns") : List.of());
         List<?> columns = table == null ? (List<?>) keyColumns.forTable(null, null, null)
@@ -135,7 +133,7 @@ public final class MaxwellDecoder implements MessageDecoder {
     }
 
     /** {@code _cell}: a scalar as it is, an array or object as its JSON text in a cell of type JSON. */
-    private static InternalRow cell(String name, Object value, String path) throws DecodeException {
+    private static Events.Cell cell(String name, Object value, String path) throws DecodeException {
         if (value instanceof Map || value instanceof List) {
             return Events.cell(name, Json.write(value), JSON_TYPE, null, Events.PUT);
         }
@@ -147,11 +145,11 @@ public final class MaxwellDecoder implements MessageDecoder {
     }
 
     /** {@code _image}: the cells of a row object, in its order; their names are added to {@code names}. */
-    private static List<InternalRow> image(Object row, String field, List<String> names) throws DecodeException {
+    private static List<Events.Cell> image(Object row, String field, List<String> names) throws DecodeException {
         if (!(row instanceof Map)) {
             throw new DecodeException("expected an object, got " + Json.typeName(row), field);
         }
-        List<InternalRow> cells = new ArrayList<>();
+        List<Events.Cell> cells = new ArrayList<>();
         for (Map.Entry<?, ?> column : ((Map<?, ?>) row).entrySet()) {
             String name = (String) column.getKey();
             cells.add(cell(name, column.getValue(), field + "." + name));
@@ -161,9 +159,9 @@ public final class MaxwellDecoder implements MessageDecoder {
     }
 
     /** {@code _merged}: {@code data} with the values of {@code old} put back, then the columns only old has. */
-    private static List<InternalRow> merged(List<InternalRow> data, List<String> dataNames, List<InternalRow> old,
+    private static List<Events.Cell> merged(List<Events.Cell> data, List<String> dataNames, List<Events.Cell> old,
                                             List<String> oldNames) {
-        List<InternalRow> cells = new ArrayList<>(data.size() + old.size());
+        List<Events.Cell> cells = new ArrayList<>(data.size() + old.size());
         for (int i = 0; i < data.size(); i++) {
             int inOld = oldNames.indexOf(dataNames.get(i));
             cells.add(inOld >= 0 ? old.get(inOld) : data.get(i));
@@ -194,7 +192,7 @@ public final class MaxwellDecoder implements MessageDecoder {
     }
 
     /** The key of {@code primary_key}'s values, one per key column; a column named twice keeps its first value. */
-    private static List<InternalRow> keyFromValues(List<?> names, Object values) throws DecodeException {
+    private static List<Events.Cell> keyFromValues(List<?> names, Object values) throws DecodeException {
         if (!(values instanceof List) || ((List<?>) values).size() != names.size()) {
             List<String> texts = new ArrayList<>();
             for (Object name : names) {
@@ -203,18 +201,18 @@ public final class MaxwellDecoder implements MessageDecoder {
             throw new DecodeException("expected an array of " + names.size() + " key values, one per key column "
                 + String.join(", ", texts) + "; got " + excerpt(values), "primary_key");
         }
-        Map<Object, InternalRow> key = new LinkedHashMap<>();
+        Map<Object, Events.Cell> key = new LinkedHashMap<>();
         for (int index = 0; index < names.size(); index++) {
             String name = (String) names.get(index);
-            InternalRow cell = cell(name, ((List<?>) values).get(index), "primary_key[" + index + "]");
+            Events.Cell cell = cell(name, ((List<?>) values).get(index), "primary_key[" + index + "]");
             key.putIfAbsent(name, cell);
         }
         return new ArrayList<>(key.values());
     }
 
     /** The key read out of {@code data} by column name (a null cell for a column it lacks), each column once. */
-    private static List<InternalRow> keyFromData(List<?> names, List<String> dataNames, List<InternalRow> data) {
-        Map<Object, InternalRow> key = new LinkedHashMap<>();
+    private static List<Events.Cell> keyFromData(List<?> names, List<String> dataNames, List<Events.Cell> data) {
+        Map<Object, Events.Cell> key = new LinkedHashMap<>();
         for (Object name : names) {
             int index = dataNames.indexOf(name);
             key.putIfAbsent(name, index >= 0 ? data.get(index) : Events.cell((String) name, null, null, null,

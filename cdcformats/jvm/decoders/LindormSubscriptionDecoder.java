@@ -1,12 +1,10 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * LindormTable data subscription's Debezium-style change records ({@code lindorm_subscription.py}, whose docstring is
@@ -31,7 +29,7 @@ public final class LindormSubscriptionDecoder implements MessageDecoder {
     }
 
     @Override
-    public InternalRow decode(byte[] message) throws DecodeException {
+    public Events.Event decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         if (document.containsKey("payload") && document.containsKey("schema") && !document.containsKey("op")) {
             Map<String, Map<String, Map<?, ?>>> columns = ConnectSchema.columnSchemas(document.get("schema"));
@@ -41,7 +39,7 @@ public final class LindormSubscriptionDecoder implements MessageDecoder {
     }
 
     /** The event of one envelope; {@code path} is where the envelope is in the message, for error fields. */
-    private InternalRow event(Object envelope, Map<String, Map<String, Map<?, ?>>> columns, String path)
+    private Events.Event event(Object envelope, Map<String, Map<String, Map<?, ?>>> columns, String path)
             throws DecodeException {
         try {
             return event(envelope, columns);
@@ -52,7 +50,7 @@ public final class LindormSubscriptionDecoder implements MessageDecoder {
         }
     }
 
-    private InternalRow event(Object value, Map<String, Map<String, Map<?, ?>>> columns) throws DecodeException {
+    private Events.Event event(Object value, Map<String, Map<String, Map<?, ?>>> columns) throws DecodeException {
         if (!(value instanceof Map)) {
             throw new DecodeException("expected an object, got " + Json.typeName(value), null);
         }
@@ -66,9 +64,9 @@ public final class LindormSubscriptionDecoder implements MessageDecoder {
         }
         List<String> beforeNames = new ArrayList<>();
         List<String> afterNames = new ArrayList<>();
-        List<InternalRow> before = DebeziumEnvelope.imageCells(envelope.get("before"), "before",
+        List<Events.Cell> before = DebeziumEnvelope.imageCells(envelope.get("before"), "before",
             columns.get("before"), beforeNames);
-        List<InternalRow> after = DebeziumEnvelope.imageCells(envelope.get("after"), "after", columns.get("after"),
+        List<Events.Cell> after = DebeziumEnvelope.imageCells(envelope.get("after"), "after", columns.get("after"),
             afterNames);
         Object sourceField = envelope.get("source");
         String[] table = table(sourceField);
@@ -79,7 +77,7 @@ public final class LindormSubscriptionDecoder implements MessageDecoder {
         boolean keyFromBefore = op.equals("DELETE") || after == null;
         List<?> keys = table == null ? (List<?>) keyColumns.forTable(null, null, null)
             : (List<?>) keyColumns.forTable(table[0], table[1], table[2]);
-        List<InternalRow> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
+        List<Events.Cell> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
             keyFromBefore ? before : after);
         return Events.event(op, table == null ? null : Events.table(table[0], table[1], table[2]), key, before,
             after, source.system, source.position, source.commitTimeUs, captureTimeUs, false, attributes);

@@ -1,4 +1,4 @@
-package cdcformats.codecs.jvm;
+package cdcformats.jvm.decoders;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -6,8 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * Debezium's envelope as Kafka Connect JSON, with or without the schema wrapper ({@code debezium.py}, whose
@@ -42,7 +40,7 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
 
     @Override
     @SuppressWarnings("unchecked")
-    public InternalRow decode(byte[] message) throws DecodeException {
+    public Events.Event decode(byte[] message) throws DecodeException {
         Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
         Map<String, Map<String, Map<?, ?>>> columns = Map.of();
         Object schema = null;
@@ -72,9 +70,9 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         }
         List<String> beforeNames = new ArrayList<>();
         List<String> afterNames = new ArrayList<>();
-        List<InternalRow> before = DebeziumEnvelope.imageCells(document.get("before"), "before",
+        List<Events.Cell> before = DebeziumEnvelope.imageCells(document.get("before"), "before",
             columns.get("before"), beforeNames);
-        List<InternalRow> after = DebeziumEnvelope.imageCells(document.get("after"), "after", columns.get("after"),
+        List<Events.Cell> after = DebeziumEnvelope.imageCells(document.get("after"), "after", columns.get("after"),
             afterNames);
         DebeziumEnvelope.Source source = new DebeziumEnvelope.Source(document.get("source"));
         Long captureTimeUs = DebeziumEnvelope.readTime(document, "");
@@ -83,7 +81,7 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
         boolean keyFromBefore = op.equals("DELETE") || after == null;
         List<?> keys = source.table == null ? (List<?>) keyColumns.forTable(null, null, null)
             : (List<?>) keyColumns.forTable(source.table[0], source.table[1], source.table[2]);
-        List<InternalRow> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
+        List<Events.Cell> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
             keyFromBefore ? before : after);
         boolean transactionWritten = document.get("transaction") instanceof Map
             && !((Map<?, ?>) document.get("transaction")).isEmpty();
@@ -108,7 +106,7 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
                 attributes.add(Messages.pair(ENVELOPE_SCHEMA, given));
             }
         }
-        InternalRow table = source.table == null ? null
+        Events.Table table = source.table == null ? null
             : Events.table(source.table[0], source.table[1], source.table[2]);
         return Events.event(op, table, key, before, after, source.system, source.position, source.commitTimeUs,
             captureTimeUs, false, attributes);
