@@ -1,0 +1,118 @@
+"""The golden files of the JVM decoders (``tests/fixtures/jvm-golden/<format>.jsonl``): what each line holds, and
+the JSON form of the canonical event that both the Python test and the plain Java run (``tests/jvm/GoldenCheck.java``)
+compare with.
+
+A line is one JSON object: ``where`` the message came from (a fixture file and line, or the case written by hand),
+``options`` the codec's options, ``decoder`` what its ``jvm_decoder()`` gives (``class``, ``settings``), ``message``
+the message as text, and then either ``event``, the one event it decodes to, or ``error``, the one-line error that
+refuses it (as ``DecodeError`` renders it with no position: ``<format>: field <field>: <reason> (input: <excerpt>)``).
+A message that gives no event or several is refused: the JVM decoders decode a message to exactly one event, as
+Spark's Arrow path (``ChangeEventDeserializer``) does.
+
+The event's JSON form mirrors ``cdcformats/model.py`` and the Spark row of ``envelopes/arrow.py``::
+
+    EVENT  = {"op", "table": TABLE | null, "key": [CELL], "before": [CELL] | null, "after": [CELL] | null,
+              "source": SOURCE, "key_only", "attributes": [ENTRY]}
+    TABLE  = {"catalog", "schema", "name"}      SOURCE = {"system", "position": [ENTRY], "commit_time_us",
+                                                          "capture_time_us"}
+    CELL   = {"name", "value": VALUE, "type", "version", "kind"}       ENTRY = {"name", "value": VALUE}
+    VALUE  = null | {"boolean": b} | {"long": n} | {"double": x | "NaN" | "Infinity" | "-Infinity"}
+           | {"string": s} | {"bytes": base64} | {"decimal": text} | {"nested": tagged}
+
+``tagged`` is the nested value as the ``nested`` member of a Spark row holds it (``arrow._tagged``), as JSON rather
+than as its text, so that it is compared by value.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import cdcformats as cf
+from cdcformats import ChangeEvent, DecodeError
+from cdcformats.envelopes import arrow
+from cdcformats.kafka import ChangeEventDeserializer
+from cdcformats.model import Cell, Value
+
+GOLDEN = Path(__file__).resolve().parent / "fixtures" / "jvm-golden"
+
+
+def jvm_formats() -> list[str]:
+    """Every format whose codec, with its default options, has a JVM decoder."""
+    return [name for name in cf.formats() if _has_jvm_decoder(name)]
+
+
+def _has_jvm_decoder(name: str) -> bool:
+    try:
+        return cf.codec(name).jvm_decoder() is not None
+    except cf.ConfigurationError:  # a required option (ots's primary_key): no default decoder to test
+        return False
+
+
+def value_json(value: Value) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if type(value) is bool:
+        return {"boolean": value}
+    if type(value) is int:
+        return {"long": value}
+    if type(value) is float:
+        return {"double": value if math.isfinite(value) else "NaN" if math.isnan(value)
+                else "Infinity" if value > 0 else "-Infinity"}
+    if type(value) is str:
+        return {"string": value}
+    if type(value) is bytes:
+        return {"bytes": base64.b64encode(value).decode("ascii")}
+    if type(value) is Decimal:
+        return {"decimal": str(value)}
+    return {"nested": json.loads(arrow.value_row(value)["nested"])}
+
+
+def _cells(cells: tuple[Cell, ...] | None) -> list[dict[str, Any]] | None:
+    return None if cells is None else [
+        {"name": cell.name, "value": value_json(cell.value), "type": cell.type, "version": cell.version,
+         "kind": cell.kind.value} for cell in cells]
+
+
+def _entries(entries: tuple[tuple[str, Value], ...]) -> list[dict[str, Any]]:
+    return [{"name": name, "value": value_json(value)} for name, value in entries]
+
+
+def event_json(event: ChangeEvent) -> dict[str, Any]:
+    table = event.table
+    return {
+        "op": event.op.value,
+        "table": None if table is None else {"catalog": table.catalog, "schema": table.schema, "name": table.name},
+        "key": _cells(event.key), "before": _cells(event.before), "after": _cells(event.after),
+        "source": {"system": event.source.system, "position": _entries(event.source.position),
+                   "commit_time_us": event.source.commit_time_us, "capture_time_us": event.source.capture_time_us},
+        "key_only": event.key_only, "attributes": _entries(event.attributes)}
+
+
+def decoded(format_name: str, options: dict[str, Any], message: str) -> dict[str, Any]:
+    """``{"event": ...}`` or ``{"error": ...}``: what the Python codec makes of one message."""
+    data = message.encode("utf-8")
+    try:
+        event = ChangeEventDeserializer(format_name, **options)(data)
+    except DecodeError as error:
+        return {"error": str(DecodeError(error.format, error.reason, field=error.field, raw=data))}
+    assert event is not None  # only a null message (a tombstone) gives None, and a line holds text
+    return {"event": event_json(event)}
+
+
+def line(where: str, format_name: str, options: dict[str, Any], message: str) -> dict[str, Any]:
+    """One golden line: the message, where it came from, and what it decodes to."""
+    decoder = cf.codec(format_name, **options).jvm_decoder()
+    assert decoder is not None, f"{format_name} {options}: no JVM decoder"
+    return {"where": where, "options": options, "decoder": {"class": decoder.class_name, "settings": decoder.settings},
+            "message": message, **decoded(format_name, options, message)}
+
+
+def read(format_name: str) -> list[tuple[int, dict[str, Any]]]:
+    """The lines of one golden file, each with its number (from 1)."""
+    path = GOLDEN / f"{format_name}.jsonl"
+    return [(number, json.loads(text)) for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)]

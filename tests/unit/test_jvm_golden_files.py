@@ -1,0 +1,53 @@
+"""The golden files of the JVM decoders (``tests/fixtures/jvm-golden``, described in ``tests/jvm_golden.py``) read
+through the Python codecs: each message decodes to the line's event, or is refused with the line's error, and each
+line names the decoder its codec's ``jvm_decoder()`` gives. ``tests/integration/test_jvm_golden.py`` checks the Java
+decoders against the same lines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import cdcformats as cf
+from tests import jvm_golden
+
+FORMATS = jvm_golden.jvm_formats()
+
+
+def test_every_format_with_a_jvm_decoder_has_a_golden_file() -> None:
+    files = sorted(path.stem for path in jvm_golden.GOLDEN.glob("*.jsonl"))
+    assert files == sorted(FORMATS)
+    assert {"debezium-json", "canal-json", "maxwell-json", "lindorm", "lindorm-subscription", "arcion"} <= set(FORMATS)
+
+
+@pytest.mark.parametrize("format_name", FORMATS)
+def test_the_python_codec_decodes_each_golden_message_as_the_file_says(format_name: str) -> None:
+    differences = []
+    for number, line in jvm_golden.read(format_name):
+        expected: dict[str, Any] = {name: line[name] for name in ("event", "error") if name in line}
+        actual = jvm_golden.decoded(format_name, line["options"], line["message"])
+        decoder = cf.codec(format_name, **line["options"]).jvm_decoder()
+        assert decoder is not None
+        if actual != expected or line["decoder"] != {"class": decoder.class_name, "settings": decoder.settings}:
+            differences.append(f"{format_name}.jsonl:{number} ({line['where']}): expected {expected}, got {actual}")
+    assert not differences, "\n".join(differences)
+
+
+@pytest.mark.parametrize("format_name", FORMATS)
+def test_each_golden_file_holds_every_op_its_format_reads_and_refusals(format_name: str) -> None:
+    ops = {line["event"]["op"] for _, line in jvm_golden.read(format_name) if "event" in line}
+    errors = [line["error"] for _, line in jvm_golden.read(format_name) if "error" in line]
+    assert {"INSERT", "DELETE"} <= ops or {"UPSERT", "DELETE"} <= ops, ops
+    assert "UPDATE" in ops
+    assert errors and all("\n" not in error and error.startswith(f"{format_name}: ") for error in errors)
+
+
+def test_the_golden_files_hold_every_kind_of_value() -> None:
+    kinds = set()
+    for format_name in FORMATS:
+        for _, line in jvm_golden.read(format_name):
+            event = line.get("event") or {}
+            for cell in [*event.get("key", ()), *(event.get("before") or ()), *(event.get("after") or ())]:
+                kinds.add(None if cell["value"] is None else next(iter(cell["value"])))
+    assert kinds == {None, "boolean", "long", "double", "string", "bytes", "decimal", "nested"}
