@@ -9,7 +9,6 @@ import java.util.TreeMap;
 
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.MessageDecoder;
-import cdcformats.jvm.decoders.Python;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
@@ -31,7 +30,6 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 public final class DecodeExpression extends Expression implements CodegenFallback, Serializable {
     private static final long serialVersionUID = 1L;
-    private static final int EXCERPT_LIMIT = 80; // errors.EXCERPT_LIMIT
 
     private final Expression child;
     private final Seq<Expression> children;
@@ -102,17 +100,14 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
         try {
             return SparkRows.event(decoder().decode(message));
         } catch (DecodeException error) {
-            String text = format + ": " + (error.field == null || error.field.isEmpty() ? ""
-                : "field " + error.field + ": ") + error.reason;
             switch (errors) {
                 case "null":
                     return null;
                 case "fail":
-                    throw new IllegalArgumentException(text + " (input: " + Python.inputExcerpt(message,
-                        EXCERPT_LIMIT) + ")");
+                    throw new IllegalArgumentException(error.render(format, message));
                 default:
-                    return SparkRows.error(format, error.reason, error.field, text + " (input: "
-                        + Python.inputExcerpt(message, EXCERPT_LIMIT) + ")", message);
+                    return SparkRows.error(format, error.reason, error.field, error.render(format, message),
+                        message);
             }
         }
     }

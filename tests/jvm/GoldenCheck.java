@@ -1,0 +1,153 @@
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import cdcformats.jvm.decoders.DecodeException;
+import cdcformats.jvm.decoders.Events;
+import cdcformats.jvm.decoders.Json;
+import cdcformats.jvm.decoders.MessageDecoder;
+import cdcformats.jvm.decoders.TypedText;
+
+/**
+ * The JVM decoders against their golden files ({@code tests/fixtures/jvm-golden/<format>.jsonl}, described in
+ * {@code tests/jvm_golden.py}), with the decoders alone on the class path: no Spark, no test framework.
+ *
+ * <p>{@code java GoldenCheck <file>...} decodes each line's message with the line's decoder and compares the event,
+ * in the golden JSON form, with the line's {@code event}, or the one-line error with its {@code error}. Each
+ * difference is printed as {@code <file>:<line> (<where>): expected ..., got ...}; the exit code is 1 when there is
+ * one, 0 otherwise.
+ */
+public final class GoldenCheck {
+    private GoldenCheck() {
+    }
+
+    public static void main(String[] files) throws IOException, DecodeException {
+        Map<String, MessageDecoder> decoders = new HashMap<>();
+        int checked = 0;
+        int differences = 0;
+        for (String file : files) {
+            String format = Path.of(file).getFileName().toString().replaceFirst("\\.jsonl$", "");
+            List<String> lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
+            for (int number = 1; number <= lines.size(); number++) {
+                Map<?, ?> line = (Map<?, ?>) Json.parse(lines.get(number - 1).getBytes(StandardCharsets.UTF_8));
+                byte[] message = ((String) line.get("message")).getBytes(StandardCharsets.UTF_8);
+                String expected = line.containsKey("event") ? Json.write(line.get("event"))
+                    : (String) line.get("error");
+                String actual;
+                try {
+                    actual = Json.write(event(decoder(decoders, (Map<?, ?>) line.get("decoder")).decode(message)));
+                } catch (DecodeException error) {
+                    actual = error.render(format, message);
+                }
+                checked++;
+                if (!actual.equals(expected)) {
+                    differences++;
+                    System.out.println(file + ":" + number + " (" + line.get("where") + "): expected " + expected
+                        + ", got " + actual);
+                }
+            }
+        }
+        System.out.println(checked + " messages checked, " + differences + " differences");
+        System.exit(differences == 0 ? 0 : 1);
+    }
+
+    /** The line's decoder, built once for each class and settings. */
+    private static MessageDecoder decoder(Map<String, MessageDecoder> decoders, Map<?, ?> decoder) {
+        return decoders.computeIfAbsent(Json.write(decoder), key -> {
+            Map<String, String> settings = new HashMap<>();
+            ((Map<?, ?>) decoder.get("settings")).forEach((name, value) -> settings.put((String) name,
+                (String) value));
+            try {
+                return (MessageDecoder) Class.forName((String) decoder.get("class")).getConstructor(Map.class)
+                    .newInstance(settings);
+            } catch (InvocationTargetException error) {
+                throw new IllegalStateException("bad settings " + settings, error.getCause());
+            } catch (ReflectiveOperationException error) {
+                throw new IllegalStateException("no decoder " + decoder.get("class"), error);
+            }
+        });
+    }
+
+    // -- the golden JSON form of an event (tests/jvm_golden.py) ---------------------------------------------------
+
+    private static Map<String, Object> event(Events.Event event) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("op", event.op());
+        Events.Table table = event.table();
+        json.put("table", table == null ? null : object("catalog", table.catalog(), "schema", table.schema(),
+            "name", table.name()));
+        json.put("key", cells(event.key()));
+        json.put("before", cells(event.before()));
+        json.put("after", cells(event.after()));
+        Events.Source source = event.source();
+        json.put("source", object("system", source.system(), "position", entries(source.position()),
+            "commit_time_us", source.commitTimeUs(), "capture_time_us", source.captureTimeUs()));
+        json.put("key_only", event.keyOnly());
+        json.put("attributes", entries(event.attributes()));
+        return json;
+    }
+
+    private static List<Object> cells(List<Events.Cell> cells) {
+        if (cells == null) {
+            return null;
+        }
+        List<Object> json = new ArrayList<>();
+        for (Events.Cell cell : cells) {
+            json.add(object("name", cell.name(), "value", value(cell.value()), "type", cell.type(), "version",
+                cell.version(), "kind", cell.kind()));
+        }
+        return json;
+    }
+
+    private static List<Object> entries(List<Events.Entry> entries) {
+        List<Object> json = new ArrayList<>();
+        for (Events.Entry entry : entries) {
+            json.add(object("name", entry.name(), "value", value(entry.value())));
+        }
+        return json;
+    }
+
+    private static Map<String, Object> value(Object value) {
+        if (Json.isNull(value)) {
+            return null;
+        }
+        if (value instanceof Boolean) {
+            return object("boolean", value);
+        }
+        if (value instanceof Long) {
+            return object("long", value);
+        }
+        if (value instanceof Double) {
+            double number = (Double) value;
+            return object("double", Double.isFinite(number) ? value
+                : Double.isNaN(number) ? "NaN" : number > 0 ? "Infinity" : "-Infinity");
+        }
+        if (value instanceof String) {
+            return object("string", value);
+        }
+        if (value instanceof byte[]) {
+            return object("bytes", Base64.getEncoder().encodeToString((byte[]) value));
+        }
+        if (value instanceof TypedText.DecimalText) {
+            return object("decimal", ((TypedText.DecimalText) value).text);
+        }
+        return object("nested", Events.tagged(value));
+    }
+
+    /** An object of the (name, value) pairs given, in order. */
+    private static Map<String, Object> object(Object... pairs) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            json.put((String) pairs[i], pairs[i + 1]);
+        }
+        return json;
+    }
+}
