@@ -22,8 +22,8 @@ import cdcformats.jvm.decoders.TypedText;
  *
  * <p>{@code java GoldenCheck <file>...} decodes each line's message with the line's decoder and compares the event,
  * in the golden JSON form, with the line's {@code event}, or the one-line error with its {@code error}. Each
- * difference is printed as {@code <file>:<line> (<where>): expected ..., got ...}; the exit code is 1 when there is
- * one, 0 otherwise.
+ * difference is printed as {@code <file>:<line> (<where>): differs at character <n>: expected ..., got ...}; the
+ * exit code is 1 when there is one, 0 otherwise.
  */
 public final class GoldenCheck {
     private GoldenCheck() {
@@ -50,13 +50,21 @@ public final class GoldenCheck {
                 checked++;
                 if (!actual.equals(expected)) {
                     differences++;
-                    System.out.println(file + ":" + number + " (" + line.get("where") + "): expected " + expected
-                        + ", got " + actual);
+                    System.out.println(file + ":" + number + " (" + line.get("where") + "): differs at character "
+                        + firstDifference(expected, actual) + ": expected " + expected + ", got " + actual);
                 }
             }
         }
         System.out.println(checked + " messages checked, " + differences + " differences");
         System.exit(differences == 0 ? 0 : 1);
+    }
+
+    private static int firstDifference(String expected, String actual) {
+        int at = 0;
+        while (at < expected.length() && at < actual.length() && expected.charAt(at) == actual.charAt(at)) {
+            at++;
+        }
+        return at;
     }
 
     /** The line's decoder, built once for each class and settings. */
