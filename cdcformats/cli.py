@@ -24,7 +24,7 @@ from .errors import CdcFormatsError, ConfigurationError, install_hint
 from .options import parse_pairs
 from .registry import codec_class, formats
 
-# What a conversion of files or topics does with what it cannot convert (of cdcformats.options.ERROR_MODES).
+# What a conversion of files or topics does with what it cannot convert (of cdcformats.core.error_modes.ERROR_MODES).
 FILE_ERROR_MODES = ("fail", "skip", "dead-letter")
 
 

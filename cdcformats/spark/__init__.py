@@ -63,10 +63,11 @@ from pyspark.sql.types import BinaryType, StringType, StructType
 
 from ..codec import Codec, JvmDecoder, KafkaRecord
 from ..convert import refusal
+from ..core.error_modes import error_mode
 from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError, DecodeError
 from ..model import ChangeEvent, Table
-from ..options import error_mode, option_value, routed
+from ..options import option_value, routed
 from ..registry import codec, codec_class, formats
 from .tables import GivenSchema, typed_state
 from .tables import merge_into as merge_into
