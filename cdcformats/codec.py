@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple, TypeAlias
 
-from .codecs._kit import time_units, typed_text
+from .core import time_units, typed_text
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, did_you_mean
 from .losses import REFUSED, Loss, SlotIndex, refused, without
 from .model import Cell, CellKind, ChangeEvent, Image, Op, Struct, Value, is_nested

@@ -103,6 +103,7 @@ import fastavro
 from msgspec.structs import replace
 
 from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
+from ..core import typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without
 from ..model import (
@@ -132,7 +133,6 @@ from ..tables import (
     nested_type,
     table_name,
 )
-from ._kit import typed_text
 from ._kit.connect_schema import DECIMAL, SOURCE_TYPE, connect_float, json_value, kept_schema, read_value
 from ._kit.debezium_envelope import (
     CODE_OF_OP,

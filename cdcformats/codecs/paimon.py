@@ -41,6 +41,7 @@ from typing import Any, Protocol, cast
 from msgspec.structs import replace
 
 from ..codec import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op
@@ -48,7 +49,6 @@ from ..registry import codec_class
 from ._kit.debezium_envelope import CODE_OF_OP, op_losses
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
-from ._kit.typed_text import json_form
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"

@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..codec import BatchDecoder
-from ..codecs._kit import typed_text
+from ..core import typed_text
 from ..core.error_modes import error_mode
 from ..errors import CodecError, DecodeError, EncodeError
 from ..model import MAX_NESTING, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value, is_nested
