@@ -23,8 +23,9 @@ ADAPTERS = sorted([*(PACKAGE / "kafka").glob("*.py"), *(PACKAGE / "spark").glob(
 FORMAT_MODULES = sorted(path for path in (PACKAGE / "codecs").glob("*.py")
                         if path.name != "__init__.py" and path.stem != "base")  # base: the deprecated old name
 KIT_MODULES = sorted((PACKAGE / "codecs" / "_kit").glob("*.py"))
-# A format's own parts, which only it imports: Lindorm's Arrow batch decoder.
-PARTS = {"lindorm": {"lindorm_arrow"}}
+# A format's own parts, which only it imports: Lindorm's Arrow batch decoder; and the format a format's messages
+# hold: a paimon-log value is a debezium-json message (Paimon's log.format).
+PARTS = {"lindorm": {"lindorm_arrow"}, "paimon": {"debezium"}}
 # The one place a format name is code: the deprecated spark.ots_events, kept until 0.3, is tuple_events("ots").
 DEPRECATED_NAMES = {("spark/__init__.py", "ots_events")}
 
