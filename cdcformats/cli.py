@@ -19,7 +19,7 @@ import click
 from rich.console import Console
 
 from . import __version__
-from .codec import FEATURES
+from .contract import FEATURES
 from .errors import CdcFormatsError, ConfigurationError, install_hint
 from .options import parse_pairs
 from .registry import codec_class, formats

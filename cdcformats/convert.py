@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO
 
-from .codec import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
+from .contract import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
 from .core.error_modes import error_mode
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import ChangeEvent

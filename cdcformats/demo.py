@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import samples
-from .codec import Codec, KafkaRecord
+from .contract import Codec, KafkaRecord
 from .convert import ConversionStats, convert
 from .errors import EncodeError
 from .model import ChangeEvent

@@ -13,7 +13,7 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from .codec import Codec
+from .contract import Codec
 from .errors import ConfigurationError, did_you_mean
 
 

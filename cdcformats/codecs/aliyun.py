@@ -100,7 +100,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..codec import (
+from ..contract import (
     ABSENT,
     OPTIONAL,
     PRESENT,

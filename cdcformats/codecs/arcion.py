@@ -54,7 +54,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..codec import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
+from ..contract import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
 from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss

@@ -79,7 +79,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..codec import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, one_row_losses
+from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, one_row_losses
 from ..core import time_units, typed_text
 from ..core.typed_text import json_form
 from ..errors import DecodeError

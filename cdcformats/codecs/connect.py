@@ -62,7 +62,7 @@ from typing import Any
 
 import msgspec
 
-from ..codec import PRESENT, KafkaRecord, Option, Shape, flag
+from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss

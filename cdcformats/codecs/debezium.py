@@ -96,7 +96,7 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
-from ..codec import JvmDecoder, Option, flag
+from ..contract import JvmDecoder, Option, flag
 from ..core import time_units, typed_text
 from ..core.typed_text import json_form
 from ..errors import DecodeError

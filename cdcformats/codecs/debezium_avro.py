@@ -102,7 +102,7 @@ from typing import Any, BinaryIO
 import fastavro
 from msgspec.structs import replace
 
-from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
+from ..contract import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..core import typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without

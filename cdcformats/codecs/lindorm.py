@@ -65,7 +65,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..codec import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
+from ..contract import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
 from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, without

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codec import JvmDecoder, Option, flag
+from ..contract import JvmDecoder, Option, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss

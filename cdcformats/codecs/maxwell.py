@@ -76,7 +76,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..codec import PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
+from ..contract import PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
 from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError

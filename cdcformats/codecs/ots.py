@@ -63,7 +63,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..codec import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
+from ..contract import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
 from ..core import time_units
 from ..errors import ConfigurationError, DecodeError
 from ..losses import REFUSED, Loss, refused, without

@@ -40,7 +40,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from ..codec import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
+from ..contract import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss

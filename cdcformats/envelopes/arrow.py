@@ -39,7 +39,7 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..codec import BatchDecoder
+from ..contract import BatchDecoder
 from ..core import typed_text
 from ..core.error_modes import error_mode
 from ..errors import CodecError, DecodeError, EncodeError

@@ -43,7 +43,7 @@ from typing import Any
 
 import msgspec
 
-from ..codec import Codec, KafkaRecord, WriterSchema, as_text
+from ..contract import Codec, KafkaRecord, WriterSchema, as_text
 from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent

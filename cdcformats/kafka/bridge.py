@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..codec import KafkaRecord
+from ..contract import KafkaRecord
 from ..errors import CdcFormatsError, CodecError
 from ..model import Op
 from ..registry import codec

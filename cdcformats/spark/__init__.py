@@ -61,7 +61,7 @@ from pyspark.sql.functions import arrow_udf
 from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import BinaryType, StringType, StructType
 
-from ..codec import Codec, JvmDecoder, KafkaRecord
+from ..contract import Codec, JvmDecoder, KafkaRecord
 from ..convert import refusal
 from ..core.error_modes import error_mode
 from ..envelopes import arrow

@@ -346,7 +346,7 @@ def test_spark_convert_writes_and_reads_kafka_records_with_their_keys(spark, reg
                                                                         tmp_path: Path) -> None:
     """A format whose messages are Kafka records (debezium-avro) is written as Parquet key and value columns, and
     read from them; a tombstone holds no change and is counted as such."""
-    from cdcformats.codec import KafkaRecord
+    from cdcformats.contract import KafkaRecord
     from cdcformats.spark.job import convert_files
 
     lindorm = EXAMPLES[0]

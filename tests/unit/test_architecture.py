@@ -104,7 +104,7 @@ def format_names_in_code(source: str, relative: str) -> list[str]:
 def test_adapters_never_name_a_format(path: Path) -> None:
     named = format_names_in_code(path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE)))
     assert not named, f"{path.relative_to(PACKAGE)} names formats ({', '.join(named)}): declare a capability on the " \
-                      "codec (cdcformats.codec) and ask for it"
+                      "codec (cdcformats.contract) and ask for it"
 
 
 def test_the_name_check_finds_a_format_named_in_code() -> None:
@@ -116,7 +116,7 @@ def test_the_name_check_finds_a_format_named_in_code() -> None:
 
 @pytest.mark.parametrize("old, new", [("cdcformats.plugins", "cdcformats.registry"),
                                       ("cdcformats.arrow", "cdcformats.envelopes.arrow"),
-                                      ("cdcformats.codecs.base", "cdcformats.codec")])
+                                      ("cdcformats.codecs.base", "cdcformats.contract")])
 def test_old_module_names_still_work_and_say_where_they_went(old: str, new: str) -> None:
     import importlib
     import sys

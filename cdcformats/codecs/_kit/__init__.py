@@ -3,6 +3,6 @@ as attributes (``kept_fields``), key columns (``keys``), Kafka Connect schemas (
 envelope (``debezium_envelope``), and the codec of formats whose message is a Kafka record (``kafka_records``). What
 the contract and the envelopes share with the formats (typed text, time units) is ``cdcformats.core``.
 
-Private to ``cdcformats.codecs``: a format module imports the kit and the contract (``cdcformats.codec``), never
+Private to ``cdcformats.codecs``: a format module imports the kit and the contract (``cdcformats.contract``), never
 another format module, and nothing outside the formats imports the kit.
 """

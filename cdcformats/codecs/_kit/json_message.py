@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from ...codec import Option
+from ...contract import Option
 from ...core.typed_text import from_json
 from ...errors import DecodeError, EncodeError
 from ...model import INT64_MAX, INT64_MIN, Table, Value
