@@ -575,15 +575,6 @@ def tuple_events(frame: DataFrame, format: str, *, order_by: str | None = None, 
     return ordered.mapInArrow(decode_partition, StructType().add("event", EVENT_TYPE))
 
 
-def ots_events(frame: DataFrame, primary_key: list[str], *, table: str | None = None, order_by: str | None = None,
-               errors: str = "dead-letter", **options: Any) -> DataFrame:
-    """Deprecated (until 0.3): ``tuple_events(frame, "ots", primary_key=..., ...)``, which it calls."""
-    warnings.warn("ots_events is deprecated: use tuple_events(frame, 'ots', primary_key=...)", DeprecationWarning,
-                  stacklevel=2)
-    return tuple_events(frame, "ots", primary_key=list(primary_key), table=table, order_by=order_by, errors=errors,
-                        **options)
-
-
 def _dead_letters_or_nulls(rows: list[Any], errors: str) -> pa.Array:
     """Events and errors as ``EVENT`` rows; under "null" an error is a null row."""
     return arrow.to_arrow([None if errors == "null" and not isinstance(row, ChangeEvent) else row for row in rows])

@@ -270,7 +270,7 @@ def expected_state(events: list[ChangeEvent]) -> dict:
 
 
 def test_ots_rows_group_into_the_same_events_as_python(spark) -> None:
-    from cdcformats.spark import ots_events, tuple_events
+    from cdcformats.spark import tuple_events
 
     example = EXAMPLES[2]
     rows = [tuple(json.loads(line)) for line in example.messages()]
@@ -278,9 +278,6 @@ def test_ots_rows_group_into_the_same_events_as_python(spark) -> None:
     events = events_of(tuple_events(frame, "ots", primary_key=["pkName1", "pkName2"], table="seed_table"))
     expected = list(codec("ots", primary_key=["pkName1", "pkName2"], table="seed_table").decode(rows))
     assert sorted(map(repr, events)) == sorted(map(repr, expected))
-    with pytest.warns(DeprecationWarning, match="tuple_events"):
-        old_name = events_of(ots_events(frame, ["pkName1", "pkName2"], table="seed_table"))
-    assert sorted(map(repr, old_name)) == sorted(map(repr, expected))
 
 
 def test_tuple_events_needs_a_format_of_grouped_tuples(spark) -> None:

@@ -20,14 +20,11 @@ KIT = "cdcformats.codecs._kit"
 ADAPTERS = sorted([*(PACKAGE / "kafka").glob("*.py"), *(PACKAGE / "spark").glob("*.py"),
                    *(PACKAGE / "schema_registry").glob("*.py"),
                    *(PACKAGE / name for name in ("cli.py", "convert.py", "demo.py", "options.py"))])
-FORMAT_MODULES = sorted(path for path in (PACKAGE / "codecs").glob("*.py")
-                        if path.name != "__init__.py" and path.stem != "base")  # base: the deprecated old name
+FORMAT_MODULES = sorted(path for path in (PACKAGE / "codecs").glob("*.py") if path.name != "__init__.py")
 KIT_MODULES = sorted((PACKAGE / "codecs" / "_kit").glob("*.py"))
 # A format's own parts, which only it imports: Lindorm's Arrow batch decoder; and the format a format's messages
 # hold: a paimon-log value is a debezium-json message (Paimon's log.format).
 PARTS = {"lindorm": {"lindorm_arrow"}, "paimon": {"debezium"}}
-# The one place a format name is code: the deprecated spark.ots_events, kept until 0.3, is tuple_events("ots").
-DEPRECATED_NAMES = {("spark/__init__.py", "ots_events")}
 
 
 def module_name(path: Path) -> str:
@@ -79,10 +76,9 @@ def test_the_kit_imports_no_format_module(path: Path) -> None:
     assert not formats, f"_kit/{path.name} imports {formats}"
 
 
-def format_names_in_code(source: str, relative: str) -> list[str]:
-    """Each string constant of ``source`` (the module at ``relative`` in the package) that is a format's name, other
-    than docstrings and click's help texts, as 'line N: name' (in a function named in ``DEPRECATED_NAMES`` it is
-    allowed)."""
+def format_names_in_code(source: str) -> list[str]:
+    """Each string constant of ``source`` that is a format's name, other than docstrings and click's help texts, as
+    'line N: name'."""
     tree = ast.parse(source)
     names = set(cf.formats())
     allowed: set[int] = set()
@@ -91,8 +87,6 @@ def format_names_in_code(source: str, relative: str) -> list[str]:
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
                 allowed.add(id(body[0].value))
-            if isinstance(node, ast.FunctionDef) and (relative, node.name) in DEPRECATED_NAMES:
-                allowed.update(id(inner) for inner in ast.walk(node))
         if isinstance(node, ast.keyword) and node.arg == "help":
             allowed.update(id(inner) for inner in ast.walk(node.value))
     found = [node for node in ast.walk(tree)
@@ -102,27 +96,12 @@ def format_names_in_code(source: str, relative: str) -> list[str]:
 
 @pytest.mark.parametrize("path", ADAPTERS, ids=lambda path: str(path.relative_to(PACKAGE)))
 def test_adapters_never_name_a_format(path: Path) -> None:
-    named = format_names_in_code(path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE)))
+    named = format_names_in_code(path.read_text(encoding="utf-8"))
     assert not named, f"{path.relative_to(PACKAGE)} names formats ({', '.join(named)}): declare a capability on the " \
                       "codec (cdcformats.contract) and ask for it"
 
 
 def test_the_name_check_finds_a_format_named_in_code() -> None:
     source = ('"""Says avro in its docstring."""\n\n@option("--to", help="lindorm or arcion")\n'
-              'def ots_events(): return codec("ots")\n\nSPECIAL = {"ots-json": 1}\n')
-    assert format_names_in_code(source, "kafka/probe.py") == ["line 4: ots", "line 6: ots-json"]
-    assert format_names_in_code(source, "spark/__init__.py") == ["line 6: ots-json"]
-
-
-@pytest.mark.parametrize("old, new", [("cdcformats.plugins", "cdcformats.registry"),
-                                      ("cdcformats.arrow", "cdcformats.envelopes.arrow"),
-                                      ("cdcformats.codecs.base", "cdcformats.contract")])
-def test_old_module_names_still_work_and_say_where_they_went(old: str, new: str) -> None:
-    import importlib
-    import sys
-
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=f"import {new}"):
-        moved = importlib.import_module(old)
-    public = [name for name in vars(importlib.import_module(new)) if not name.startswith("_")]
-    assert public and all(getattr(moved, name) is getattr(importlib.import_module(new), name) for name in public)
+              'def events(): return codec("ots")\n\nSPECIAL = {"ots-json": 1}\n')
+    assert format_names_in_code(source) == ["line 4: ots", "line 6: ots-json"]
