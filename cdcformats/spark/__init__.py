@@ -147,7 +147,7 @@ class _Call:
 def _call(source: str | None, target: str | None, given: Options, defaults: Options, default_errors: str) -> _Call:
     """Build the reader and writer of a call. ``given`` are the call's options, which a codec must declare;
     ``defaults`` (from ``register``) go to whichever codec declares them."""
-    from ..kafka import ChangeEventDeserializer, ChangeEventSerializer, registry_options
+    from ..kafka.serdes import ChangeEventDeserializer, ChangeEventSerializer, registry_options
 
     call_options = dict(given)
     options = {**dict(defaults), **call_options}
