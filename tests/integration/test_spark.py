@@ -414,7 +414,7 @@ def test_cdc_encode_takes_an_event_built_in_sql(spark) -> None:
 
 def test_without_the_jar_cdc_decode_is_the_arrow_udf(spark, registry_file: str, monkeypatch) -> None:
     """A build without javac has no jar: register says so, and every format still decodes, in Python."""
-    import cdcformats.spark as cdc_spark
+    import cdcformats.spark.functions as cdc_spark  # the module whose JAR register reads
 
     monkeypatch.setattr(cdc_spark, "JAR", cdc_spark.JAR.with_name("missing.jar"))
     with pytest.warns(RuntimeWarning, match="was not built"):
