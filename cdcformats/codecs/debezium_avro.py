@@ -121,7 +121,7 @@ from ..model import (
     is_nested,
     value_key,
 )
-from ..schema_registry import address, check_address, connect
+from ..schema_registry.client import address, check_address, connect
 from ..tables import (
     Column,
     ColumnType,

@@ -48,7 +48,8 @@ from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
 from ..registry import codec, codec_class
-from ..schema_registry import ENVELOPE_RECORD_NAME, STRATEGIES, address, connect, envelope_schema, subject_name
+from ..schema_registry.client import address, connect
+from ..schema_registry.subjects import ENVELOPE_RECORD_NAME, STRATEGIES, envelope_schema, subject_name
 
 # The options of a format that registers schemas itself, which the serializers set as Confluent's would name them.
 REGISTRY_OPTION, STRATEGY_OPTION, TOPIC_OPTION = "schema_registry", "subject_name_strategy", "topic"
