@@ -10,7 +10,7 @@
 Importing this package is cheap: formats and adapters (Spark, Kafka) load when first asked for.
 """
 
-from .codec import FEATURES, Codec, KafkaRecord, Option
+from .contract import FEATURES, Codec, KafkaRecord, Option
 from .convert import ConversionStats, convert, convert_file, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .losses import REFUSED, Loss, without

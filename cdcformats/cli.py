@@ -19,12 +19,12 @@ import click
 from rich.console import Console
 
 from . import __version__
-from .codec import FEATURES
+from .contract import FEATURES
 from .errors import CdcFormatsError, ConfigurationError, install_hint
 from .options import parse_pairs
 from .registry import codec_class, formats
 
-# What a conversion of files or topics does with what it cannot convert (of cdcformats.options.ERROR_MODES).
+# What a conversion of files or topics does with what it cannot convert (of cdcformats.core.error_modes.ERROR_MODES).
 FILE_ERROR_MODES = ("fail", "skip", "dead-letter")
 
 
@@ -162,7 +162,7 @@ def registry_serve_command(db_path: str | None, host: str, port: int, user: str 
 
     Example: cdcformats registry serve --registry registry.sqlite --port 8081
     """
-    from .schema_registry import default_path
+    from .schema_registry.client import default_path
     from .schema_registry.server import listen, serve
     from .schema_registry.store import SchemaStore
 
@@ -186,7 +186,7 @@ def registry_where_command() -> None:
 
     Example: cdcformats registry where
     """
-    from .schema_registry import ENVIRONMENT_VARIABLE, default_path
+    from .schema_registry.client import ENVIRONMENT_VARIABLE, default_path
 
     path = default_path()
     why = f"${ENVIRONMENT_VARIABLE}" if os.environ.get(ENVIRONMENT_VARIABLE) else \
@@ -218,7 +218,8 @@ def schemas_register_command(target: str | None, schema_format: tuple[str, ...],
     Example: cdcformats schemas register --registry http://localhost:8081 --topic changes
     """
     from .registry import schema_formats
-    from .schema_registry import RegistryError, connect, register_envelope
+    from .schema_registry.client import RegistryError, connect
+    from .schema_registry.subjects import register_envelope
 
     described = schema_formats()
     # a topic subject holds one schema: the first envelope's (avro), unless asked for another
@@ -354,7 +355,7 @@ def convert_command(source: str, target: str, input_path: str, output_path: str 
 def _reach_registries(*configurations: dict[str, Any]) -> None:
     """Ask each schema registry URL given to a format once, before any input is read, so that one that is down or
     refuses is said at once and not after the input was read."""
-    from .schema_registry import reach
+    from .schema_registry.client import reach
 
     for configuration in configurations:
         reach(configuration.get("schema_registry"))

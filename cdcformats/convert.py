@@ -21,10 +21,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO
 
-from .codec import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
+from .contract import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
+from .core.error_modes import error_mode
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .model import ChangeEvent
-from .options import error_mode, routed
+from .options import routed
 from .registry import codec, codec_class
 
 # The first field of every dead letter, so that a dead-letter file given as input is recognised by its first bytes.

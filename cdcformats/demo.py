@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import samples
-from .codec import Codec, KafkaRecord
+from .contract import Codec, KafkaRecord
 from .convert import ConversionStats, convert
 from .errors import EncodeError
 from .model import ChangeEvent
@@ -178,7 +178,8 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
     from confluent_kafka.serialization import MessageField, SerializationContext
 
     from .kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
-    from .schema_registry import connect, register_envelope
+    from .schema_registry.client import connect
+    from .schema_registry.subjects import register_envelope
 
     registry = connect(registry_file)
     envelopes = schema_formats()

@@ -1,9 +1,10 @@
 """Options as users give them, decided once for every adapter: which format an option goes to, what a textual value
-means, and what a bad message or event does.
+means.
 
 ``convert()``, the command line, the Kafka bridge and the Spark functions all take options for two formats at once
 (``key_columns=["id"]``), as text where the place they come from has only text (``--option NAME=VALUE``, a Spark
-``map``), and an ``errors`` mode. Each rule is here once, so that they cannot drift apart.
+``map``). Each rule is here once, so that they cannot drift apart. (What a bad message or event does, the ``errors``
+mode, is ``cdcformats.core.error_modes``.)
 """
 
 from __future__ import annotations
@@ -12,25 +13,8 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from .codec import Codec
+from .contract import Codec
 from .errors import ConfigurationError, did_you_mean
-
-# What a message or event that cannot be converted does, in every adapter's words:
-ERROR_MODES = {
-    "fail": "stop at the first one, with its error",
-    "skip": "leave it out and go on (it is counted)",
-    "null": "give a null in its place (a column function keeps one row per row)",
-    "dead-letter": "keep it, with its error and raw input, where dead letters go, and go on",
-}
-
-
-def error_mode(mode: Any, allowed: Collection[str], *, or_else: str = "") -> str:
-    """``mode``, checked to be one of the ``ERROR_MODES`` that the place it is given ``allowed`` (``or_else`` names
-    what else that place takes, for the message)."""
-    if mode not in allowed:
-        raise ConfigurationError(f"errors must be one of {', '.join(allowed)}{' or ' + or_else if or_else else ''}, "
-                                 f"not {mode!r}")
-    return str(mode)
 
 
 def option_value(text: Any) -> Any:

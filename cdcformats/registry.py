@@ -19,7 +19,7 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any
 
-from .codec import Codec
+from .contract import Codec
 from .errors import ConfigurationError, did_you_mean, install_hint
 
 ENTRY_POINT_GROUP = "cdcformats.formats"

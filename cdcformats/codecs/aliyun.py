@@ -100,7 +100,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..codec import (
+from ..contract import (
     ABSENT,
     OPTIONAL,
     PRESENT,
@@ -112,13 +112,14 @@ from ..codec import (
     flag,
     one_row_losses,
 )
+from ..core import time_units
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, same_value
-from ._kit import kept_fields, time_units
+from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
-from ._kit.typed_text import json_form
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."

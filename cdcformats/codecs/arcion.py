@@ -54,7 +54,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..codec import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
+from ..contract import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
+from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss
 from ..model import (
@@ -72,7 +73,7 @@ from ..model import (
     is_nested,
     same_value,
 )
-from ._kit import kept_fields, time_units, typed_text
+from ._kit import kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,

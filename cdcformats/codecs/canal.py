@@ -79,7 +79,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..codec import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, one_row_losses
+from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, one_row_losses
+from ..core import time_units, typed_text
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import (
@@ -96,7 +98,7 @@ from ..model import (
     Value,
     same_value,
 )
-from ._kit import kept_fields, time_units, typed_text
+from ._kit import kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
@@ -108,7 +110,6 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import key_cells_outside
-from ._kit.typed_text import json_form
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"

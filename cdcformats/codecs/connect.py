@@ -62,7 +62,8 @@ from typing import Any
 
 import msgspec
 
-from ..codec import PRESENT, KafkaRecord, Option, Shape, flag
+from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Image, Op, Value
@@ -78,7 +79,6 @@ from ._kit.json_message import (
 )
 from ._kit.kafka_records import KafkaRecordCodec
 from ._kit.keys import KEY_COLUMNS, KeyColumns
-from ._kit.typed_text import json_form
 
 NAME = "connect-json"
 # The struct schemas of the key and the value, where they say more than writing gives (Debezium's names).

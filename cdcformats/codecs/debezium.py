@@ -96,11 +96,13 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
-from ..codec import JvmDecoder, Option, flag
+from ..contract import JvmDecoder, Option, flag
+from ..core import time_units, typed_text
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import Loss, without
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Source, Table, Value, is_nested
-from ._kit import connect_schema, kept_fields, time_units, typed_text
+from ._kit import connect_schema, kept_fields
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
     FIELD_ATTRIBUTE,
@@ -128,7 +130,6 @@ from ._kit.json_message import (
     with_jackson_floats,
 )
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
-from ._kit.typed_text import json_form
 
 # The envelope's schema as the message gave it, where writing would generate another (its rows' columns left out).
 SCHEMA_ATTRIBUTE = "debezium-json.schema."

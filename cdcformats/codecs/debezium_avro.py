@@ -102,7 +102,8 @@ from typing import Any, BinaryIO
 import fastavro
 from msgspec.structs import replace
 
-from ..codec import FileWriter, KafkaRecord, Option, as_text, one_of
+from ..contract import FileWriter, KafkaRecord, Option, as_text, one_of
+from ..core import typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, SlotIndex, refused, without
 from ..model import (
@@ -120,7 +121,7 @@ from ..model import (
     is_nested,
     value_key,
 )
-from ..schema_registry import address, check_address, connect
+from ..schema_registry.client import address, check_address, connect
 from ..tables import (
     Column,
     ColumnType,
@@ -132,7 +133,6 @@ from ..tables import (
     nested_type,
     table_name,
 )
-from ._kit import typed_text
 from ._kit.connect_schema import DECIMAL, SOURCE_TYPE, connect_float, json_value, kept_schema, read_value
 from ._kit.debezium_envelope import (
     CODE_OF_OP,

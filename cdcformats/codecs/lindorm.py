@@ -65,7 +65,8 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..codec import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
+from ..contract import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
+from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, without
 from ..model import (
@@ -82,7 +83,7 @@ from ..model import (
     Value,
     is_nested,
 )
-from ._kit import kept_fields, time_units, typed_text
+from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns, key_cells_outside
 

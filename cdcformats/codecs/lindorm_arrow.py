@@ -18,9 +18,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from ..core import time_units, typed_text
 from ..envelopes import arrow
 from ..model import INT64_MAX
-from ._kit import time_units, typed_text
 
 _ENTRY = pa.struct([("type", pa.string()), ("name", pa.string()), ("ts", pa.string()), ("value", pa.string())])
 _LAYOUT = pa.schema([("op", pa.string()), ("table", pa.string()), ("ts", pa.string()), ("keyOnly", pa.string()),

@@ -63,7 +63,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codec import JvmDecoder, Option, flag
+from ..contract import JvmDecoder, Option, flag
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op, Source, Table, Value
@@ -83,7 +84,6 @@ from ._kit.debezium_envelope import (
 )
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
-from ._kit.typed_text import json_form
 
 NAME = "lindorm-subscription"
 _OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ}

@@ -76,11 +76,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..codec import PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
+from ..contract import PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
+from ..core import time_units
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
-from ._kit import kept_fields, time_units
+from ._kit import kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
@@ -92,7 +94,6 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
-from ._kit.typed_text import json_form
 
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."

@@ -63,11 +63,11 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..codec import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
+from ..contract import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
+from ..core import time_units
 from ..errors import ConfigurationError, DecodeError
 from ..losses import REFUSED, Loss, refused, without
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table
-from ._kit import time_units
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load
 
 NAME = "ots"

@@ -36,33 +36,22 @@ form; in upsert mode, ``c`` values without ``before``.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
+from typing import Any
 
 from msgspec.structs import replace
 
-from ..codec import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
+from ..contract import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
+from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss
 from ..model import Cell, ChangeEvent, Op
-from ..registry import codec_class
 from ._kit.debezium_envelope import CODE_OF_OP, op_losses
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
-from ._kit.typed_text import json_form
+from .debezium import DebeziumJsonCodec  # the format of the values (Paimon's default log.format)
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
-# The format of the values (Paimon's default log.format), taken from the registry, not imported: a format module
-# imports no other one.
-DebeziumJsonCodec = codec_class("debezium-json")
-
-
-class _Values(Protocol):
-    """What this format asks of the debezium-json codec, which the registry gives as a ``Codec``."""
-
-    def decode_message(self, message: bytes) -> ChangeEvent: ...
-    def encode_event(self, event: ChangeEvent) -> bytes: ...
-    def envelope_losses(self, event: ChangeEvent) -> list[Loss]: ...
 
 
 class PaimonLogCodec(KafkaRecordCodec):
@@ -79,8 +68,7 @@ class PaimonLogCodec(KafkaRecordCodec):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.upsert = self.config["changelog_mode"] == UPSERT
-        # cast: the registry types what it gives as a Codec; debezium-json's codec has envelope_losses too
-        self.values = cast(_Values, DebeziumJsonCodec(max_message_bytes=self.config["max_message_bytes"]))
+        self.values = DebeziumJsonCodec(max_message_bytes=self.config["max_message_bytes"])
         if self.upsert:
             self.carries = (self.carries - {"op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE"}) | {"op.UPSERT"}
             # The new row as it now is; a delete is the key alone.

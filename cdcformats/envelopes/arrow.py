@@ -39,10 +39,11 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..codecs._kit import typed_text
+from ..contract import BatchDecoder
+from ..core import typed_text
+from ..core.error_modes import error_mode
 from ..errors import CodecError, DecodeError, EncodeError
 from ..model import MAX_NESTING, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value, is_nested
-from ..options import error_mode
 
 VALUE = pa.struct([
     ("boolean", pa.bool_()), ("long", pa.int64()), ("double", pa.float64()), ("string", pa.string()),
@@ -67,7 +68,7 @@ EVENT = pa.struct([
     ("error", ERROR),
 ])
 
-# What a column function does with a row it cannot convert (cdcformats.options.ERROR_MODES): one row per row.
+# What a column function does with a row it cannot convert (cdcformats.core.error_modes.ERROR_MODES): one row per row.
 COLUMN_ERROR_MODES = ("fail", "null", "dead-letter")
 
 # -- Python objects <-> Arrow rows ------------------------------------------------------------------------------------
@@ -541,9 +542,6 @@ def decode_rows(messages: Sequence[Any], read: Callable[[Any], ChangeEvent | Non
                 error.raw = message
             rows.append(_handled(error, errors))
     return rows
-
-
-BatchDecoder = Callable[[pa.Array], tuple[pa.StructArray, pa.BooleanArray]]
 
 
 def decode_array(values: pa.Array, read: Callable[[Any], ChangeEvent | None], errors: str = "fail",

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 import fastavro
 
-from ..codec import Codec, DecodedUnit, FileWriter, WriterSchema
+from ..contract import Codec, DecodedUnit, FileWriter, WriterSchema
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import avro_schema, avro_schema_text

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
-from ..codec import Codec, DecodedUnit, FileWriter, WriterSchema, in_file
+from ..contract import Codec, DecodedUnit, FileWriter, WriterSchema, in_file
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import change_event_pb2 as pb

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..codec import KafkaRecord
+from ..contract import KafkaRecord
 from ..errors import CdcFormatsError, CodecError
 from ..model import Op
 from ..registry import codec
-from . import ChangeEventDeserializer, ChangeEventSerializer, registry_options
+from .serdes import ChangeEventDeserializer, ChangeEventSerializer, registry_options
 
 ERROR_HEADER = "cdcformats.error"
 ORIGIN_HEADER = "cdcformats.origin"

@@ -9,141 +9,27 @@
 Either is accepted wherever confluent-kafka's serializers take a registry client. ``cdcformats registry serve``
 serves an embedded file over HTTP with the Confluent REST API, for other processes, languages and tools.
 
+The clients are ``client``; the subjects and schemas of the envelopes ``subjects``; the embedded registry's file
+``store`` (``embedded``: its client), served over HTTP by ``server``.
+
 (Not to be confused with the *plugin* registry in ``cdcformats.registry``, which knows the formats.)
 """
 
-from __future__ import annotations
+from .client import (
+    ENVIRONMENT_VARIABLE,
+    FILE_SUFFIXES,
+    REMOTE_SCHEMES,
+    RegistryError,
+    address,
+    check_address,
+    connect,
+    default_path,
+    reach,
+)
+from .subjects import ENVELOPE_RECORD_NAME, STRATEGIES, envelope_schema, register_envelope, subject_name
 
-import os
-import re
-from pathlib import Path
-from typing import Any
-from urllib.parse import unquote, urlsplit
-
-from ..errors import CdcFormatsError, ConfigurationError
-from ..registry import codec_class, schema_formats
-from ..schemas import AVRO_SCHEMA_NAME
-
-ENVIRONMENT_VARIABLE = "CDCFORMATS_SCHEMA_REGISTRY"
-REMOTE_SCHEMES = ("http://", "https://", "mock://")
-FILE_SUFFIXES = (".sqlite", ".db")
-STRATEGIES = ("topic", "record", "topic-record")
-ENVELOPE_RECORD_NAME = AVRO_SCHEMA_NAME  # the Avro record and the Protobuf message share one full name
-
-
-class RegistryError(CdcFormatsError):
-    """A registry that could not be reached, or that refused a request (a 401, a conflict): the address and why."""
-
-
-def default_path() -> Path:
-    """The embedded registry file: $CDCFORMATS_SCHEMA_REGISTRY, else schema-registry.sqlite in the user's data
-    directory."""
-    if os.environ.get(ENVIRONMENT_VARIABLE):
-        return Path(os.environ[ENVIRONMENT_VARIABLE])
-    from platformdirs import user_data_path
-
-    return user_data_path("cdcformats") / "schema-registry.sqlite"
-
-
-def connect(target: Any = None, **config: Any) -> Any:
-    """A schema registry client: for an ``http://`` or ``https://`` URL (or ``mock://``, confluent-kafka's in-memory
-    registry for tests), confluent-kafka's ``SchemaRegistryClient`` (``config`` holds its settings, such as
-    ``basic.auth.user.info`` or ``ssl.ca.location``); for an existing file or a path ending in ``.sqlite`` or ``.db``,
-    the embedded registry in that file; for nothing, the default file. Anything else (``localhost:8081``) is a
-    ``ConfigurationError`` that shows the fix, rather than a new registry file of that name. A client is returned as
-    it is."""
-    if target is None or isinstance(target, (str, os.PathLike)):
-        text = str(target) if target is not None else ""
-        if text.startswith(REMOTE_SCHEMES):
-            from confluent_kafka.schema_registry import SchemaRegistryClient
-
-            return SchemaRegistryClient.new_client({"url": text, **config})  # mock:// gives the in-memory client
-        if config:
-            raise TypeError(f"settings {', '.join(sorted(config))} are for a registry URL, not an embedded file")
-        from .embedded import EmbeddedSchemaRegistryClient
-
-        if target is None:
-            return EmbeddedSchemaRegistryClient(default_path())
-        check_address(target)
-        return EmbeddedSchemaRegistryClient(Path(target))
-    return target
-
-
-def check_address(target: Any) -> None:
-    """The ``ConfigurationError`` that ``connect`` raises for ``target`` (``localhost:8081`` for a URL), raised now
-    without connecting: so that a format given a registry refuses a bad address before any data flows."""
-    if isinstance(target, (str, os.PathLike)):
-        text, path = str(target), Path(target)
-        if not (text.startswith(REMOTE_SCHEMES) or path.is_file() or path.suffix in FILE_SUFFIXES):
-            raise ConfigurationError(_address_fix(text))
-
-
-def reach(target: Any) -> None:
-    """That a registry URL answers, asked once with no retries (for a command to say so before it reads any input);
-    a ``RegistryError`` that names it and says why otherwise: it cannot be reached, or it refused the request (a
-    401). An embedded file or a client is not asked: there is nothing to reach."""
-    if not str(target).startswith(REMOTE_SCHEMES[:2]) or not isinstance(target, (str, os.PathLike)):
-        return
-    from confluent_kafka.schema_registry.error import SchemaRegistryError
-
-    client = connect(target, **{"max.retries": 0, "timeout": 10})
-    try:
-        client.get_subjects()
-    except SchemaRegistryError as error:
-        raise RegistryError(f"{address(client)} refused the request: {' '.join(str(error).split())}") from None
-    except Exception as error:  # the HTTP client's own: refused, unknown host, timed out
-        raise RegistryError(f"cannot reach {address(client)}: {' '.join(str(error).split()) or type(error).__name__}"
-                            ) from None
-
-
-def address(client: Any) -> str:
-    """Where a registry client asks, as errors name it: the embedded registry's file (saying so where it does not
-    exist), or a registry's URL, without the credentials a URL may hold."""
-    try:
-        url = str(client.config()["url"])
-    except Exception:  # a client of its own kind, which tells no URL
-        return f"the schema registry {client!r}"
-    if url.startswith("file:"):
-        path = Path(unquote(urlsplit(url).path))
-        return f"the schema registry file {path}{'' if path.exists() else ' (no such file)'}"
-    return f"the schema registry {re.sub(r'//[^/@]*@', '//', url)}"
-
-
-def _address_fix(text: str) -> str:
-    known = f"a registry is a URL ({', '.join(REMOTE_SCHEMES[:2])}) or a file (an existing one, or a path ending in " \
-            f"{' or '.join(FILE_SUFFIXES)})"
-    if re.fullmatch(r"[\w.-]+:\d+(/.*)?", text):
-        return f"schema registry {text!r}: did you mean http://{text}? ({known})"
-    return f"schema registry {text!r}: {known}"
-
-
-def subject_name(strategy: str, topic: str | None, record_name: str, is_key: bool = False) -> str:
-    """The subject of a schema, as Confluent's subject name strategies spell it: ``topic`` gives
-    ``<topic>-value`` (or ``-key``), ``record`` the record's full name, ``topic-record`` ``<topic>-<record name>``."""
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown subject name strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
-    if strategy == "record":
-        return record_name
-    if not topic:
-        raise ValueError(f"the {strategy} subject name strategy needs a topic")
-    return f"{topic}-{'key' if is_key else 'value'}" if strategy == "topic" else f"{topic}-{record_name}"
-
-
-def envelope_schema(schema_format: str) -> Any:
-    """The schema of a format whose messages a registry describes (a canonical envelope), as a confluent-kafka
-    ``Schema`` in the form its serializers register it (``Codec.writer_schema``), so that registering it here or
-    through a serializer is one id."""
-    from confluent_kafka.schema_registry import Schema
-
-    schema = codec_class(schema_format).writer_schema()
-    if schema is None:
-        raise ConfigurationError(f"{schema_format} messages have no registered schema; the formats that do are "
-                                 f"{', '.join(schema_formats())}")
-    return Schema(schema.text, schema.schema_type)
-
-
-def register_envelope(registry: Any, schema_format: str, topic: str | None = None, strategy: str = "topic",
-                      is_key: bool = False) -> tuple[str, int]:
-    """Register the schema of ``schema_format``, a canonical envelope (``schema_formats()``); its subject and id."""
-    subject = subject_name(strategy, topic, ENVELOPE_RECORD_NAME, is_key)
-    return subject, registry.register_schema(subject, envelope_schema(schema_format))
+__all__ = [
+    "ENVELOPE_RECORD_NAME", "ENVIRONMENT_VARIABLE", "FILE_SUFFIXES", "REMOTE_SCHEMES", "RegistryError", "STRATEGIES",
+    "address", "check_address", "connect", "default_path", "envelope_schema", "reach", "register_envelope",
+    "subject_name",
+]

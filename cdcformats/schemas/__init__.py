@@ -5,27 +5,6 @@ and ``proto/`` folders of the repository) are the single source of truth; ``chan
 the .proto by ``make protobuf`` and checked against it by the tests.
 """
 
-from __future__ import annotations
+from .files import AVRO_SCHEMA_NAME, PROTO_FILE_NAME, avro_schema, avro_schema_text, proto_schema_text
 
-import json
-from functools import cache
-from importlib.resources import files
-
-AVRO_SCHEMA_NAME = "cdcformats.v1.ChangeEvent"
-PROTO_FILE_NAME = "cdcformats/v1/change_event.proto"
-
-
-def avro_schema_text() -> str:
-    """The canonical Avro schema, as the .avsc file says it."""
-    return (files(__name__) / "avro" / "change_event.avsc").read_text(encoding="utf-8")
-
-
-@cache
-def avro_schema() -> dict:
-    """The canonical Avro schema as a JSON object (parse it with fastavro before writing with it)."""
-    return json.loads(avro_schema_text())
-
-
-def proto_schema_text() -> str:
-    """The canonical Protobuf schema, as the .proto file says it."""
-    return (files(__name__) / "proto" / PROTO_FILE_NAME).read_text(encoding="utf-8")
+__all__ = ["AVRO_SCHEMA_NAME", "PROTO_FILE_NAME", "avro_schema", "avro_schema_text", "proto_schema_text"]

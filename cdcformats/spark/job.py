@@ -21,7 +21,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..codec import KafkaRecord
+from ..contract import KafkaRecord
 from ..errors import ConfigurationError
 from ..registry import codec_class
 

@@ -66,10 +66,10 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from ..core.error_modes import error_mode
 from ..envelopes import arrow
 from ..errors import CodecError, ConfigurationError
 from ..model import Table
-from ..options import error_mode
 from ..tables import Column as TableColumn
 from ..tables import (
     ColumnType,

@@ -252,7 +252,7 @@ def test_the_bridge_stops_cleanly_on_sigterm_with_its_offsets_committed(bootstra
 
 def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bootstrap: str) -> None:
     """lindorm -> paimon-log (upsert: deletes become tombstones with the key) -> lindorm again."""
-    from cdcformats.codec import KafkaRecord
+    from cdcformats.contract import KafkaRecord
     from cdcformats.kafka.bridge import Bridge
 
     run = uuid.uuid4().hex[:8]

@@ -270,7 +270,7 @@ def expected_state(events: list[ChangeEvent]) -> dict:
 
 
 def test_ots_rows_group_into_the_same_events_as_python(spark) -> None:
-    from cdcformats.spark import ots_events, tuple_events
+    from cdcformats.spark import tuple_events
 
     example = EXAMPLES[2]
     rows = [tuple(json.loads(line)) for line in example.messages()]
@@ -278,9 +278,6 @@ def test_ots_rows_group_into_the_same_events_as_python(spark) -> None:
     events = events_of(tuple_events(frame, "ots", primary_key=["pkName1", "pkName2"], table="seed_table"))
     expected = list(codec("ots", primary_key=["pkName1", "pkName2"], table="seed_table").decode(rows))
     assert sorted(map(repr, events)) == sorted(map(repr, expected))
-    with pytest.warns(DeprecationWarning, match="tuple_events"):
-        old_name = events_of(ots_events(frame, ["pkName1", "pkName2"], table="seed_table"))
-    assert sorted(map(repr, old_name)) == sorted(map(repr, expected))
 
 
 def test_tuple_events_needs_a_format_of_grouped_tuples(spark) -> None:
@@ -346,7 +343,7 @@ def test_spark_convert_writes_and_reads_kafka_records_with_their_keys(spark, reg
                                                                         tmp_path: Path) -> None:
     """A format whose messages are Kafka records (debezium-avro) is written as Parquet key and value columns, and
     read from them; a tombstone holds no change and is counted as such."""
-    from cdcformats.codec import KafkaRecord
+    from cdcformats.contract import KafkaRecord
     from cdcformats.spark.job import convert_files
 
     lindorm = EXAMPLES[0]
@@ -417,7 +414,7 @@ def test_cdc_encode_takes_an_event_built_in_sql(spark) -> None:
 
 def test_without_the_jar_cdc_decode_is_the_arrow_udf(spark, registry_file: str, monkeypatch) -> None:
     """A build without javac has no jar: register says so, and every format still decodes, in Python."""
-    import cdcformats.spark as cdc_spark
+    import cdcformats.spark.functions as cdc_spark  # the module whose JAR register reads
 
     monkeypatch.setattr(cdc_spark, "JAR", cdc_spark.JAR.with_name("missing.jar"))
     with pytest.warns(RuntimeWarning, match="was not built"):

@@ -98,7 +98,7 @@ def decoded_in_jvm(spark, format_name: str, messages: list[bytes | None]) -> lis
 
 
 def assert_same_decisions(configuration: Configuration, messages: list[bytes | None], jvm_rows: list) -> None:
-    # The reference is what the Arrow UDF does with the call (cdcformats.spark._call, framing left at its default):
+    # The reference is what the Arrow UDF does with the call (spark.functions._call, framing left at its default):
     # a ChangeEventDeserializer, which refuses a message that is not exactly one event (canal-json's several rows).
     reader = ChangeEventDeserializer(configuration.format, framing=True, **configuration.options)
     read_batch = reader.codec.batch_decoder() if reader.framing is None else None

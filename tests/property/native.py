@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from cdcformats.codec import KafkaRecord
+from cdcformats.contract import KafkaRecord
 from cdcformats.model import INT64_MAX
 
 from .strategies import TYPE_NAMES, int64s, names

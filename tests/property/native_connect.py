@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
-from cdcformats.codec import KafkaRecord
+from cdcformats.contract import KafkaRecord
 
 from . import native
 from .strategies import int64s, names

@@ -12,8 +12,8 @@ from decimal import Decimal
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from cdcformats.codec import ABSENT, ALL_FEATURES, NONEMPTY, OPTIONAL, Codec, Shape
-from cdcformats.codecs._kit import typed_text
+from cdcformats.contract import ABSENT, ALL_FEATURES, NONEMPTY, OPTIONAL, Codec, Shape
+from cdcformats.core import typed_text
 from cdcformats.losses import refused, without
 from cdcformats.model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Op, Source, Struct, Table
 

@@ -10,8 +10,8 @@ import pytest
 
 import cdcformats as cf
 from cdcformats import Cell, CellKind, ChangeEvent, Op, Struct, Table
-from cdcformats.codec import KafkaRecord
 from cdcformats.codecs._kit.connect_schema import DECIMAL, SOURCE_TYPE, TIMESTAMP
+from cdcformats.contract import KafkaRecord
 from cdcformats.demo import EXAMPLES
 from cdcformats.losses import Loss, refused
 

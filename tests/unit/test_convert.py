@@ -13,7 +13,7 @@ import pytest
 
 import cdcformats as cf
 from cdcformats import Cell, ChangeEvent, ConfigurationError, DecodeError, LossyConversionError, Op
-from cdcformats.codec import ALL_FEATURES
+from cdcformats.contract import ALL_FEATURES
 from cdcformats.convert import configure, dead_letter_writer
 from cdcformats.demo import EXAMPLES
 from cdcformats.envelopes.avro import AvroCodec

@@ -10,7 +10,7 @@ import pytest
 
 import cdcformats as cf
 from cdcformats import Cell, ChangeEvent, Op, Source
-from cdcformats.codec import KafkaRecord
+from cdcformats.contract import KafkaRecord
 from cdcformats.demo import EXAMPLES
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "paimon"

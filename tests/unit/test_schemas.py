@@ -12,7 +12,7 @@ import fastavro
 
 import cdcformats as cf
 from cdcformats import schemas
-from cdcformats.codec import FEATURES, WriterSchema
+from cdcformats.contract import FEATURES, WriterSchema
 from cdcformats.envelopes.avro import record_from_event
 from cdcformats.schema_registry.store import SchemaStore
 

@@ -55,10 +55,10 @@ from typing import Any
 
 import msgspec
 
+from ...core import typed_text
 from ...errors import DecodeError
 from ...losses import Loss
 from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Struct, Value, is_nested, same_value
-from . import typed_text
 from .json_message import encode, json_type, value_of
 
 # What a Connect schema lets a format carry beyond the JSON values: a format with a schema wrapper carries these only

@@ -11,12 +11,13 @@ from typing import Any
 
 import msgspec
 
+from ...core import time_units, typed_text
+from ...core.typed_text import json_form
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss
 from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
-from . import connect_schema, time_units, typed_text
+from . import connect_schema
 from .json_message import encode, json_type, value_of
-from .typed_text import json_form
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand

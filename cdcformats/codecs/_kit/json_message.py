@@ -17,10 +17,10 @@ from typing import Any
 
 import msgspec
 
-from ...codec import Option
+from ...contract import Option
+from ...core.typed_text import from_json
 from ...errors import DecodeError, EncodeError
 from ...model import INT64_MAX, INT64_MIN, Table, Value
-from .typed_text import from_json
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # The Python types of a parsed JSON scalar.

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from ...codec import Codec, DecodedUnit, FileWriter, KafkaRecord, in_file, numbered_lines
+from ...contract import Codec, DecodedUnit, FileWriter, KafkaRecord, in_file, numbered_lines
 from ...errors import DecodeError
 from ...model import ChangeEvent
 

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from msgspec.structs import replace
 
-from ...codec import Codec, Option
+from ...contract import Codec, Option
 from ...losses import Loss, without
 from ...model import Cell, ChangeEvent, Image, Op, Table
 from .json_message import encode

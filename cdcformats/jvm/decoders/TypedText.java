@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * {@code _kit/typed_text.py} for the JVM decoders: a text value becomes a typed value only when its column's type
+ * {@code core/typed_text.py} for the JVM decoders: a text value becomes a typed value only when its column's type
  * name says which type and writing the typed value back gives the same text. Typed values are {@code Long},
  * {@code Double}, {@code Boolean} and {@link DecimalText}.
  */

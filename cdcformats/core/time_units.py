@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import INT64_MAX, INT64_MIN
+from ..model import INT64_MAX, INT64_MIN
 
 # Units, in microseconds.
 SECOND = 1_000_000

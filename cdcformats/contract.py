@@ -15,15 +15,19 @@ from codecs import BOM_UTF8
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple, TypeAlias
 
-from .codecs._kit import time_units, typed_text
+from .core import time_units, typed_text
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, did_you_mean
 from .losses import REFUSED, Loss, SlotIndex, refused, without
 from .model import Cell, CellKind, ChangeEvent, Image, Op, Struct, Value, is_nested
 
 if TYPE_CHECKING:  # pyarrow is needed only by the formats that decode Arrow batches
-    from .envelopes.arrow import BatchDecoder
+    import pyarrow as pa
+
+# What ``Codec.batch_decoder()`` gives: messages -> (their events as a ``cdcformats.envelopes.arrow.EVENT`` array, a
+# boolean array of the rows it left undecided, which are decoded one by one with ``decode_message``).
+BatchDecoder: TypeAlias = Callable[["pa.Array"], tuple["pa.StructArray", "pa.BooleanArray"]]
 
 # The canonical features, in the order the loss table prints them.
 OP_FEATURES = tuple(f"op.{op.value}" for op in Op)
@@ -372,7 +376,7 @@ class Codec:
         return None
 
     def batch_decoder(self) -> BatchDecoder | None:
-        """A decoder of a whole Arrow array of messages at once (``cdcformats.envelopes.arrow.BatchDecoder``), or
+        """A decoder of a whole Arrow array of messages at once (``BatchDecoder``), or
         None: the message-at-a-time decoder is then the only one."""
         return None
 

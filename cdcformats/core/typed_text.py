@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from ...model import INT64_MAX, INT64_MIN, MAX_NESTING, Struct, Value, check_value
+from ..model import INT64_MAX, INT64_MIN, MAX_NESTING, Struct, Value, check_value
 
 _KIND_OF_TYPE: dict[str, type] = {
     **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),

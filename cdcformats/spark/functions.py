@@ -1,0 +1,409 @@
+"""Spark SQL functions for change events: decoded inside Spark's JVM where a format has a JVM decoder, else vectorized
+with Arrow.
+
+    from cdcformats.spark import register, session
+    spark = session()                      # local[*] by default; session("spark://host:7077") for a cluster
+    register(spark)
+    spark.sql("SELECT cdc_decode('lindorm', value) AS event FROM raw")
+
+SQL functions (``options`` is an optional ``map(...)`` of strings; see ``OPTIONS``):
+
+* ``cdc_decode(format, value[, options])`` -> the canonical event, of type ``EVENT_TYPE`` (``EVENT_DDL``); inside
+  Spark's JVM for a literal format with a JVM decoder (``jvm_formats()``), else as the Arrow UDF, which
+  ``cdc_decode_arrow`` also names; ``decode(format, value, **options)`` is the same as a Column;
+* ``cdc_encode(format, event[, options])`` -> binary;
+* ``cdc_convert(value, source_format, target_format[, options])`` -> binary;
+* ``cdc_encode_or_error`` / ``cdc_convert_or_error``: the same, as ``struct<key binary, value binary, error ...>``,
+  so that a row that cannot be written is kept with its error instead of becoming null;
+* ``cdc_event_id(event)`` -> the event's deterministic id (``ChangeEvent.event_id``), the same as in Python and Kafka.
+
+Bad input never kills a job unless asked: ``errors`` is ``dead-letter`` for ``cdc_decode`` by default (the row's
+``error`` field holds the format, reason, field and the raw message, as ``from_json`` keeps a corrupt record), and
+``null`` for ``cdc_encode`` / ``cdc_convert``; ``fail`` raises. Rows in = events + rows with an error (+ null input).
+
+The other functions run as ``arrow_udf``: whole Arrow batches, never row-at-a-time pickling. A format that can decode
+a batch at once (``Codec.batch_decoder``: Lindorm) does so there with Arrow's JSON reader and compute kernels.
+
+A format whose messages are Kafka records (``Codec.message_type`` ``KafkaRecord``: ``connect-json``, ``paimon-log``,
+``debezium-avro``) reads a ``struct(key, value)``, as Spark's Kafka source has them, or a line of its file form; it
+writes a record's ``key`` and ``value`` in the ``_or_error`` functions' result (``cdc_encode`` and ``cdc_convert``,
+whose binary holds no key, refuse it). A record that holds no change (``debezium-avro``'s tombstone) reads as null.
+``debezium-avro`` registers the schemas of the tables it writes (option ``schema_registry``): each Python worker
+evolves a table's schema from the latest registered version by the changes it writes, so workers that see different
+columns of one table may register different versions, every one BACKWARD compatible and named by its records.
+
+A format whose messages a schema registry describes (``Codec.writer_schema``: ``avro``, ``protobuf``) is read and
+written in Confluent's wire format against a schema registry (option ``schema_registry``: a URL, or a file for the
+embedded registry; default: the embedded one), exactly as ``cdcformats.kafka`` does; the option ``framing`` =
+``none`` reads and writes the bare envelope instead.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from py4j.protocol import Py4JError
+from pyspark.errors import PySparkException
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.functions import arrow_udf
+from pyspark.sql.pandas.types import from_arrow_type
+from pyspark.sql.types import BinaryType, StringType, StructType
+
+from ..contract import Codec, JvmDecoder, KafkaRecord
+from ..convert import refusal
+from ..core.error_modes import error_mode
+from ..envelopes import arrow
+from ..errors import CodecError, ConfigurationError, DecodeError
+from ..model import ChangeEvent
+from ..options import option_value, routed
+from ..registry import codec, codec_class, formats
+
+
+def _struct_type(arrow_type: pa.DataType) -> StructType:
+    """The Spark type of an Arrow struct type."""
+    spark_type = from_arrow_type(arrow_type)
+    assert isinstance(spark_type, StructType)  # Spark maps an Arrow struct to a StructType
+    return spark_type
+
+
+EVENT_TYPE: StructType = _struct_type(arrow.EVENT)
+EVENT_DDL: str = EVENT_TYPE.simpleString()
+# A record format's message has a key as well (null for the other formats).
+WRITE_RESULT = pa.struct([("key", pa.binary()), ("value", pa.binary()), ("error", arrow.ERROR)])
+WRITE_RESULT_TYPE: StructType = _struct_type(WRITE_RESULT)
+
+# The Arrow UDF of cdc_decode, which decodes every format: what cdc_decode hands a call the JVM does not decode.
+ARROW_DECODE = "cdc_decode_arrow"
+
+# Options of the functions themselves; every other option goes to the codec(s) that declare it.
+OPTIONS = {
+    "errors": "fail, null or dead-letter: what a bad row becomes",
+    "strict": "true: refuse (as a bad row) an event the target would write only by dropping something",
+    "schema_registry": "avro/protobuf: the registry URL, or the file of an embedded registry",
+    "framing": "avro/protobuf: confluent (default) or none (the bare envelope)",
+    "topic": "avro/protobuf: the topic, for the topic and topic-record subject name strategies",
+    "subject_name_strategy": "avro/protobuf: topic, record or topic-record (default: topic with a topic, else record)",
+}
+
+
+# -- options ----------------------------------------------------------------------------------------------------------
+
+Options = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class _Context:
+    """The part of confluent-kafka's SerializationContext that subject names need."""
+
+    topic: str | None
+    field: str = "value"
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What one call needs, built once per worker process for each distinct (formats, options)."""
+
+    errors: str
+    read: Callable[[Any], ChangeEvent | None] | None = None
+    read_batch: arrow.BatchDecoder | None = None
+    write: Callable[[ChangeEvent], bytes | KafkaRecord | None] | None = None
+    target: str = ""
+    writes_records: bool = False
+
+
+@lru_cache(maxsize=64)
+def _call(source: str | None, target: str | None, given: Options, defaults: Options, default_errors: str) -> _Call:
+    """Build the reader and writer of a call. ``given`` are the call's options, which a codec must declare;
+    ``defaults`` (from ``register``) go to whichever codec declares them."""
+    from ..kafka.serdes import ChangeEventDeserializer, ChangeEventSerializer, registry_options
+
+    call_options = dict(given)
+    options = {**dict(defaults), **call_options}
+    # The functions' own options are text; codec options are JSON where they parse as JSON.
+    errors = error_mode(options.pop("errors", default_errors), arrow.COLUMN_ERROR_MODES)
+    strict = option_value(options.pop("strict", "false"))
+    if strict not in (True, False):
+        raise ConfigurationError(f"strict must be true or false, not {strict!r}")
+    framing = options.pop("framing", "confluent")
+    if framing not in ("confluent", "none"):
+        raise ConfigurationError(f"framing must be confluent or none, not {framing!r}")
+    topic = options.pop("topic", None)
+    schema_registry = options.pop("schema_registry", None)
+    strategy = options.pop("subject_name_strategy", None)
+    context = _Context(topic)
+    options = {name: option_value(value) for name, value in options.items()}
+    roles = [name for name in (source, target) if name is not None]
+    # A default of register() that neither format declares is meant for other formats; an option of the call is not.
+    shares: dict[str | None, dict[str, Any]] = dict(zip(
+        roles, routed(options, [codec_class(name) for name in roles], checked=set(call_options), own=OPTIONS),
+        strict=True))
+    source_options, target_options = shares.get(source, {}), shares.get(target, {})
+    call = _Call(errors, target=target or "")
+    if source is not None and codec_class(source).message_type is KafkaRecord:
+        call = replace(call, read=_record_reader(codec(source, **registry_options(source, schema_registry,
+                                                                                  source_options))))
+    elif source is not None:
+        reader = ChangeEventDeserializer(source, schema_registry, framing=framing == "confluent", **source_options)
+
+        def read(message: Any) -> ChangeEvent:
+            event = reader(message.encode("utf-8") if isinstance(message, str) else message, context)
+            assert event is not None  # only a null message reads as None, and decode_rows keeps those to itself
+            return event
+        # The batch decoder reads a codec's own bytes, not Confluent's framing.
+        read_batch = reader.codec.batch_decoder() if reader.framing is None else None
+        call = replace(call, read=read, read_batch=read_batch)
+    if target is not None:
+        if strategy is None and codec_class(target).writer_schema() is not None:
+            strategy = "topic" if topic else "record"  # an envelope's subject: a row has no topic unless given one
+        writer = ChangeEventSerializer(target, schema_registry, framing=framing == "confluent",
+                                       subject_name_strategy=strategy, **target_options)
+        writes_records = writer.codec.message_type is KafkaRecord
+        encode = writer.record if writes_records else writer
+
+        def write(event: ChangeEvent) -> bytes | KafkaRecord | None:
+            lossy = refusal(writer.codec, event) if strict else None
+            if lossy is not None:
+                raise lossy
+            return encode(event, context)
+        call = replace(call, write=write, writes_records=writes_records)
+    return call
+
+
+def _record_reader(record_codec: Codec) -> Callable[[Any], ChangeEvent | None]:
+    """How a format whose messages are Kafka records reads one: a struct of its ``key`` and ``value`` (Spark's Kafka
+    source has both), or a line of its file form. A record that holds no change (a tombstone after a delete, in
+    ``debezium-avro``) reads as null. A record that cannot be read is kept as its file form's line, key and value."""
+    record_of_line = getattr(record_codec, "record_of_line", None)
+
+    def read(message: Any) -> ChangeEvent | None:
+        if isinstance(message, dict):
+            record = KafkaRecord(message.get("key"), message.get("value"))
+        elif record_of_line is None:
+            raise DecodeError(record_codec.name, "give a struct(key, value): this format has no lines of records")
+        else:
+            record = record_of_line(message.encode("utf-8") if isinstance(message, str) else message)
+        try:
+            events = record_codec.decode_messages(record)
+        except DecodeError as error:
+            if isinstance(message, dict):
+                line = io.BytesIO()
+                record_codec.file_writer(line).write([record])
+                error.raw = line.getvalue().rstrip(b"\n")
+            raise
+        if len(events) > 1:
+            raise DecodeError(record_codec.name, f"a record holds one change, this one {len(events)}")
+        return events[0] if events else None
+    return read
+
+
+# -- running a call over a batch, one group of rows per distinct (formats, options) ------------------------------------
+
+def _grouped(keys: list[Any], run: Callable[[Any, pa.Array | None], pa.Array], result_type: pa.DataType) -> pa.Array:
+    """Run ``run(key, rows)`` once for each distinct key (``rows`` None: the whole batch) and put the results back
+    in row order. Rows whose key is None (a null format) give null."""
+    distinct = list(dict.fromkeys(keys))
+    if len(distinct) == 1:
+        return run(distinct[0], None) if distinct[0] is not None else pa.nulls(len(keys), result_type)
+    parts, order = [], []
+    for key in distinct:
+        rows = [index for index, row_key in enumerate(keys) if row_key == key]
+        indexes = pa.array(rows, pa.int64())
+        parts.append(run(key, indexes) if key is not None else pa.nulls(len(rows), result_type))
+        order.extend(rows)
+    inverse = [0] * len(keys)
+    for position, row in enumerate(order):
+        inverse[row] = position
+    return pa.concat_arrays([part.cast(result_type) for part in parts]).take(pa.array(inverse, pa.int64()))
+
+
+def _keys(formats: list[pa.Array], options: tuple[pa.Array, ...]) -> list[Any]:
+    """One key per row: its formats, and its options map as a tuple of pairs (None where a format is null)."""
+    columns = [array.to_pylist() for array in formats]
+    option_rows = options[0].to_pylist() if options else [None] * len(formats[0])
+    return [None if None in names else (*names, tuple(option_row or ()))
+            for *names, option_row in zip(*columns, option_rows)]
+
+
+def _decode_batch(formats: pa.Array, values: pa.Array, options: tuple[pa.Array, ...], defaults: Options
+                  ) -> pa.Array:
+    def run(key: tuple, rows: pa.Array | None) -> pa.Array:
+        format_name, given = key
+        call = _call(format_name, None, given, defaults, "dead-letter")
+        assert call.read is not None  # a call with a source has a reader
+        part = values if rows is None else values.take(rows)
+        return arrow.decode_array(part, call.read, call.errors, call.read_batch)
+    return _grouped(_keys([formats], options), run, arrow.EVENT)
+
+
+def _binary(results: list[Any]) -> pa.Array:
+    return pa.array([result if isinstance(result, bytes) else None for result in results], pa.binary())
+
+
+def _with_errors(results: list[Any]) -> pa.Array:
+    return pa.array([None if result is None else {"value": result} if isinstance(result, bytes)
+                     else {"key": result.key, "value": result.value} if isinstance(result, KafkaRecord)
+                     else {"error": arrow.error_row(result)["error"]} for result in results], WRITE_RESULT)
+
+
+def _write_batch(events: pa.Array, call: _Call, keep_errors: bool) -> pa.Array:
+    if call.errors == "dead-letter" and not keep_errors:
+        raise ConfigurationError("cdc_encode and cdc_convert return binary, which cannot hold an error: use "
+                                 "cdc_encode_or_error / cdc_convert_or_error to keep dead letters")
+    if call.writes_records and not keep_errors:
+        raise ConfigurationError(f"{call.target} writes Kafka records, a key and a value, which binary cannot hold: "
+                                 "use cdc_encode_or_error / cdc_convert_or_error, whose result has both")
+    assert call.write is not None  # a call with a target has a writer
+    results = arrow.encode_array(events, call.write, call.target, call.errors)
+    return _with_errors(results) if keep_errors else _binary(results)
+
+
+def _encode_batch(formats: pa.Array, events: pa.Array, options: tuple[pa.Array, ...], defaults: Options,
+                  keep_errors: bool) -> pa.Array:
+    def run(key: tuple, rows: pa.Array | None) -> pa.Array:
+        format_name, given = key
+        call = _call(None, format_name, given, defaults, "dead-letter" if keep_errors else "null")
+        return _write_batch(events if rows is None else events.take(rows), call, keep_errors)
+    return _grouped(_keys([formats], options), run, WRITE_RESULT if keep_errors else pa.binary())
+
+
+def _convert_batch(values: pa.Array, sources: pa.Array, targets: pa.Array, options: tuple[pa.Array, ...],
+                   defaults: Options, keep_errors: bool) -> pa.Array:
+    def run(key: tuple, rows: pa.Array | None) -> pa.Array:
+        source, target, given = key
+        call = _call(source, target, given, defaults, "dead-letter" if keep_errors else "null")
+        assert call.read is not None  # a call with a source has a reader
+        part = values if rows is None else values.take(rows)
+        # A message that cannot be read becomes an error row, which the writer passes on as it is.
+        return _write_batch(arrow.decode_array(part, call.read, call.errors, call.read_batch), call, keep_errors)
+    return _grouped(_keys([sources, targets], options), run, WRITE_RESULT if keep_errors else pa.binary())
+
+
+def _event_ids(events: pa.Array) -> pa.Array:
+    ids = []
+    for row in events.to_pylist():
+        try:
+            ids.append(None if row is None else arrow.event_from_row(row).event_id)
+        except CodecError:  # a dead-letter row, or a struct that is not an event, has no id
+            ids.append(None)
+    return pa.array(ids, pa.string())
+
+
+# -- registration -----------------------------------------------------------------------------------------------------
+
+def register(spark: SparkSession, **defaults: Any) -> None:
+    """Register the ``cdc_*`` SQL functions in ``spark``. Keyword arguments are defaults for every call (an
+    ``options`` map given to a call overrides them): ``errors``, ``strict``, ``schema_registry``, ... (``OPTIONS``),
+    and format options (``key_columns=["id"]``), each given only to the formats that declare it."""
+    registered: Options = tuple((name, value if isinstance(value, str) else json.dumps(value))
+                                for name, value in defaults.items())
+
+    @arrow_udf(EVENT_TYPE)  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
+    def cdc_decode(format: pa.Array, value: pa.Array, *options: pa.Array) -> pa.Array:
+        return _decode_batch(format, value, options, registered)
+
+    @arrow_udf(BinaryType())  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
+    def cdc_encode(format: pa.Array, event: pa.Array, *options: pa.Array) -> pa.Array:
+        return _encode_batch(format, event, options, registered, keep_errors=False)
+
+    @arrow_udf(WRITE_RESULT_TYPE)  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
+    def cdc_encode_or_error(format: pa.Array, event: pa.Array, *options: pa.Array) -> pa.Array:
+        return _encode_batch(format, event, options, registered, keep_errors=True)
+
+    @arrow_udf(BinaryType())  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
+    def cdc_convert(value: pa.Array, source_format: pa.Array, target_format: pa.Array, *options: pa.Array
+                    ) -> pa.Array:
+        return _convert_batch(value, source_format, target_format, options, registered, keep_errors=False)
+
+    @arrow_udf(WRITE_RESULT_TYPE)  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
+    def cdc_convert_or_error(value: pa.Array, source_format: pa.Array, target_format: pa.Array, *options: pa.Array
+                             ) -> pa.Array:
+        return _convert_batch(value, source_format, target_format, options, registered, keep_errors=True)
+
+    spark.udf.register(ARROW_DECODE, cdc_decode)
+    if not _register_jvm_decode(spark, registered):
+        spark.udf.register("cdc_decode", cdc_decode)
+    for function in (cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error):
+        spark.udf.register(function.__name__, function)
+    spark.udf.register("cdc_event_id", _event_id_function())
+
+
+# -- decoding inside the JVM ------------------------------------------------------------------------------------------
+
+# The package's Java classes (setup.py builds them): the formats' JVM decoders and the Spark expression that runs them.
+JAR = Path(__file__).parent / "jvm" / "cdcformats.jar"
+
+
+def jvm_formats(**defaults: Any) -> dict[str, JvmDecoder]:
+    """The formats whose messages ``cdc_decode`` decodes inside the JVM when ``register`` is given these defaults,
+    with their decoders (``Codec.jvm_decoder``)."""
+    options = {name: value for name, value in defaults.items() if name not in OPTIONS}
+    found = {}
+    for name in formats():
+        [share] = routed(options, [codec_class(name)], checked=(), own=OPTIONS)
+        try:
+            decoder = codec(name, **share).jvm_decoder()
+        except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
+            continue
+        if decoder is not None:
+            found[name] = decoder
+    return found
+
+
+def _register_jvm_decode(spark: SparkSession, registered: Options) -> bool:
+    """Register ``cdc_decode`` as the JVM function that decodes a literal format with a JVM decoder in the JVM and
+    hands every other call to the Arrow UDF; False where the JVM cannot be reached (Spark Connect) or the jar was
+    not built, and the Arrow UDF is then ``cdc_decode`` itself."""
+    java_session = getattr(spark, "_jsparkSession", None)  # None under Spark Connect: no JVM to reach
+    if java_session is None or not JAR.exists():
+        if java_session is not None:
+            warnings.warn(f"{JAR} was not built (it needs javac when the package is built): cdc_decode runs as an "
+                          "Arrow UDF for every format", RuntimeWarning, stacklevel=3)
+        return False
+    defaults = dict(registered)
+    errors = error_mode(defaults.pop("errors", "dead-letter"), arrow.COLUMN_ERROR_MODES)  # text, as _call reads it
+    defaults = {name: option_value(value) for name, value in defaults.items()}
+    decoders = {name: {"class": decoder.class_name, **decoder.settings}
+                for name, decoder in jvm_formats(**defaults).items()}
+    jvm = spark._jvm
+    assert jvm is not None  # a classic session (it has _jsparkSession) has its gateway
+    try:
+        java_session.sessionState().resourceLoader().addJar(str(JAR))
+        jvm.cdcformats.spark.jvm.Functions.registerDecode(java_session, "cdc_decode", ARROW_DECODE, decoders, errors,
+                                                          EVENT_DDL)
+    except (Py4JError, PySparkException) as error:  # a Spark whose internals the jar was not compiled against
+        warnings.warn(f"the JVM decoders do not load in this Spark ({str(error).splitlines()[0]}): cdc_decode runs "
+                      "as an Arrow UDF for every format", RuntimeWarning, stacklevel=3)
+        return False
+    return True
+
+
+# -- the functions as Columns ----------------------------------------------------------------------------------------
+
+def decode(format: str, value: Column | str, **options: Any) -> Column:
+    """``cdc_decode(format, value[, options])`` as a Column (after ``register``): decoded inside the JVM where the
+    format has a JVM decoder and ``options`` hold nothing but ``errors``. An option that is not text is given as
+    JSON, as in SQL."""
+    arguments = [F.lit(format), F.col(value) if isinstance(value, str) else value]
+    if options:
+        arguments.append(F.create_map(*[F.lit(part) for name, option in options.items()
+                                        for part in (name, option if isinstance(option, str) else json.dumps(option))]))
+    return F.call_function("cdc_decode", *arguments)
+
+
+@lru_cache(maxsize=1)
+def _event_id_function() -> Any:
+    return arrow_udf(_event_ids, StringType())  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
+
+
+def event_id(event: Column | str) -> Column:
+    """The deterministic id of each event (``ChangeEvent.event_id``), as a Column."""
+    return _event_id_function()(event)
