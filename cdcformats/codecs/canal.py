@@ -22,8 +22,9 @@ How the message maps onto the canonical event:
   row: refused as a ``DecodeError`` naming ``type``, or, with the option ``skip_ddl``, skipped as Flink and Paimon
   skip them. An unknown type is always refused.
 * Every value is text or null (JSON numbers and booleans are read as their text too). A value becomes typed by its
-  column's ``mysqlType`` entry (``int(11)``, ``bigint(20)``, ``decimal(10,2)``, ``float``...) only where writing the
-  typed value back gives the same text (see ``typed_text``): "7" in an ``int(11)`` column is 7, "007" stays "007".
+  column's ``mysqlType`` entry (``int(11)``, ``int unsigned``, ``mediumint``, ``bigint(20) unsigned``,
+  ``decimal(10,2)``, ``float``...) only where writing the typed value back gives the same text (see ``typed_text``):
+  "7" in an ``int(11)`` column is 7, "007" stays "007".
   The ``mysqlType`` entry is kept verbatim as the cell's type.
 * ``pkNames`` names the key: the key cells are the row's cells of those names, in ``pkNames`` order (a name the row
   does not have, or named again, is left out).

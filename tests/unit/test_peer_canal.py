@@ -58,6 +58,20 @@ def test_every_row_message_reads_one_event_a_row() -> None:
         assert all(CANAL.dropped(event) == [] for event in events), number
 
 
+def test_every_integer_column_reads_as_numbers() -> None:
+    """Canal's table-meta history names MySQL's integer types with their attributes ("int unsigned") and MEDIUMINT:
+    each value is a number, but for an unsigned BIGINT beyond 64 bits, which stays its text."""
+    integers = {"tinyint", "smallint", "mediumint", "int", "bigint"}
+    seen = set()
+    for _, message in ROWS:
+        for event in CANAL.decode_messages(message.encode()):
+            for cell in (event.before or ()) + (event.after or ()):
+                if cell.value is not None and cell.type and cell.type.split()[0] in integers:
+                    seen.add(cell.type)
+                    assert type(cell.value) is int or cell.value == "18446744073709551615", (cell, message)
+    assert seen >= {"tinyint unsigned", "mediumint", "mediumint unsigned", "int unsigned", "bigint unsigned"}
+
+
 def test_ddl_and_statements_are_refused_naming_their_type_or_skipped() -> None:
     """CREATE, ALTER, CINDEX, RENAME, ERASE (isDdl) and QUERY, the statement MariaDB logs before its rows, change no
     row: a one-line refusal naming the type, or, with skip_ddl, nothing."""

@@ -4,7 +4,8 @@ kind (``Codec.cell_losses``, ``json_form``, ``connect_schema``).
 
 A text value becomes a typed value only when its column's type name says which type, *and* writing the typed value
 back gives the same text: "7" in a BIGINT column becomes 7, but "007" stays the text "007", so a round trip never
-changes a byte. Type names are SQL names, matched without regard to case or parameters ("decimal(10,2)" is DECIMAL).
+changes a byte. Type names are SQL names, matched without regard to case, parameters or MySQL's attributes
+("decimal(10,2)" is DECIMAL, "int unsigned" and "int(10) unsigned zerofill" are INT).
 
 A nested value (an array or a ``Struct``) has no SQL type here: its text is its JSON (``json_form``), which is also
 how the JSON formats without a schema write it.
@@ -23,12 +24,15 @@ import msgspec
 from ...model import INT64_MAX, INT64_MIN, MAX_NESTING, Struct, Value, check_value
 
 _KIND_OF_TYPE: dict[str, type] = {
-    **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
+    **dict.fromkeys(["TINYINT", "SMALLINT", "MEDIUMINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
     **dict.fromkeys(["FLOAT", "DOUBLE", "REAL"], float),
     **dict.fromkeys(["BOOLEAN", "BOOL"], bool),
     **dict.fromkeys(["DECIMAL", "NUMERIC"], Decimal),
 }
 TYPED_NAMES = tuple(_KIND_OF_TYPE)
+# MySQL's attributes of a number type, written after its name and parameters: "int unsigned" (as Canal's table-meta
+# history writes a column's type), "bigint(20) unsigned zerofill" (as MySQL's DESC does). The name says the kind.
+ATTRIBUTES = ("UNSIGNED", "SIGNED", "ZEROFILL")
 
 
 @functools.lru_cache(maxsize=4096)  # a stream has few type names, and every value it reads or writes asks
@@ -36,7 +40,10 @@ def kind_of(type_name: str | None) -> type | None:
     """The Python type a column of this SQL type holds, or None when its values stay text."""
     if not type_name:
         return None
-    return _KIND_OF_TYPE.get(type_name.split("(", 1)[0].strip().upper())
+    words = type_name.split("(", 1)[0].strip().upper().split()
+    while len(words) > 1 and words[-1] in ATTRIBUTES:
+        words.pop()
+    return _KIND_OF_TYPE.get(words[0]) if len(words) == 1 else None
 
 
 def json_form(value: Value) -> Any:

@@ -23,10 +23,10 @@ public final class TypedText {
             return null;
         }
         int parenthesis = typeName.indexOf('(');
-        String base = pythonStrip(parenthesis < 0 ? typeName : typeName.substring(0, parenthesis))
-            .toUpperCase(Locale.ROOT);
+        String base = withoutAttributes(pythonStrip(parenthesis < 0 ? typeName : typeName.substring(0, parenthesis))
+            .toUpperCase(Locale.ROOT));
         switch (base) {
-            case "TINYINT": case "SMALLINT": case "INT": case "INTEGER": case "BIGINT": case "LONG":
+            case "TINYINT": case "SMALLINT": case "MEDIUMINT": case "INT": case "INTEGER": case "BIGINT": case "LONG":
                 return Kind.INTEGER;
             case "FLOAT": case "DOUBLE": case "REAL":
                 return Kind.FLOAT;
@@ -129,6 +129,28 @@ public final class TypedText {
             }
         }
         return true;
+    }
+
+    /**
+     * A stripped type name without MySQL's attributes of a number type after it ("INT UNSIGNED ZEROFILL" is "INT"),
+     * as {@code kind_of} drops them: trailing words, each after whitespace, while another word is left.
+     */
+    private static String withoutAttributes(String name) {
+        int end = name.length();
+        while (true) {
+            int start = end;
+            while (start > 0 && !isPythonSpace(name.charAt(start - 1))) {
+                start--;
+            }
+            String word = name.substring(start, end);
+            if (start == 0 || !(word.equals("UNSIGNED") || word.equals("SIGNED") || word.equals("ZEROFILL"))) {
+                return name.substring(0, end);
+            }
+            end = start;
+            while (end > 0 && isPythonSpace(name.charAt(end - 1))) {
+                end--;
+            }
+        }
     }
 
     /** Python's {@code str.strip()}: every character {@code str.isspace} calls whitespace. */
