@@ -6,6 +6,7 @@ conversion declares."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -58,18 +59,22 @@ def test_every_row_message_reads_one_event_a_row() -> None:
         assert all(CANAL.dropped(event) == [] for event in events), number
 
 
-def test_every_integer_column_reads_as_numbers() -> None:
-    """Canal's table-meta history names MySQL's integer types with their attributes ("int unsigned") and MEDIUMINT:
-    each value is a number, but for an unsigned BIGINT beyond 64 bits, which stays its text."""
-    integers = {"tinyint", "smallint", "mediumint", "int", "bigint"}
+def test_every_number_column_reads_as_numbers() -> None:
+    """Canal's table-meta history names MySQL's integer types with their attributes ("int unsigned") and MEDIUMINT,
+    and Canal spells numbers as Java does ("-3.4E38", "0.000000000001"): each value is a number of its column's
+    kind, but for an unsigned BIGINT beyond 64 bits, which stays its text."""
+    kinds = {"tinyint": int, "smallint": int, "mediumint": int, "int": int, "bigint": int, "float": float,
+             "double": float, "decimal": Decimal}
     seen = set()
     for _, message in ROWS:
         for event in CANAL.decode_messages(message.encode()):
             for cell in (event.before or ()) + (event.after or ()):
-                if cell.value is not None and cell.type and cell.type.split()[0] in integers:
+                kind = kinds.get(cell.type.split("(")[0].split()[0]) if cell.type else None
+                if cell.value is not None and kind:
                     seen.add(cell.type)
-                    assert type(cell.value) is int or cell.value == "18446744073709551615", (cell, message)
-    assert seen >= {"tinyint unsigned", "mediumint", "mediumint unsigned", "int unsigned", "bigint unsigned"}
+                    assert type(cell.value) is kind or cell.value == "18446744073709551615", (cell, message)
+    assert seen >= {"tinyint unsigned", "mediumint", "mediumint unsigned", "int unsigned", "bigint unsigned", "float",
+                    "double", "decimal(38,12)"}
 
 
 def test_ddl_and_statements_are_refused_naming_their_type_or_skipped() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import functools
 import math
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -111,8 +112,10 @@ def _convert(text: str, kind: type) -> Value:
     return Decimal(text)
 
 
-def parse(text: str, type_name: str | None) -> Value:
-    """The typed value of ``text`` in a column of ``type_name``, or ``text`` itself when that would not round-trip."""
+def parse(text: str, type_name: str | None, spelled: Callable[[Value], str] = render) -> Value:
+    """The typed value of ``text`` in a column of ``type_name``, or ``text`` itself when that would not round-trip:
+    when ``spelled``, the text a format writes a typed value as (``render`` unless it spells numbers its own way),
+    would not give ``text`` back."""
     kind = kind_of(type_name)
     if kind is None:
         return text
@@ -120,7 +123,7 @@ def parse(text: str, type_name: str | None) -> Value:
         value = _convert(text, kind)
     except (ValueError, InvalidOperation):
         return text
-    return value if render(value) == text else text
+    return value if spelled(value) == text else text
 
 
 def carries(value: Value, type_name: str | None) -> bool:

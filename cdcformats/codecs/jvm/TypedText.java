@@ -60,8 +60,44 @@ public final class TypedText {
             case FLOAT:
                 return parseFloat(text);
             default:
-                return parseDecimal(text);
+                return parseDecimal(text, false);
         }
+    }
+
+    /**
+     * {@code typed_text.parse} with canal-json's spelling ({@code canal._spelled}): a double as Java's
+     * {@code Double.toString} ("1.0E7"), a decimal without a positive exponent in plain digits ("0.000000000001").
+     */
+    public static Object parseAsJava(String text, String typeName) {
+        Kind kind = kindOf(typeName);
+        if (kind == Kind.FLOAT) {
+            return parseJavaDouble(text);
+        }
+        if (kind == Kind.DECIMAL) {
+            return parseDecimal(text, true);
+        }
+        return parse(text, typeName);
+    }
+
+    private static Object parseJavaDouble(String text) {
+        switch (text) {
+            case "NaN": return Double.NaN;
+            case "Infinity": return Double.POSITIVE_INFINITY;
+            case "-Infinity": return Double.NEGATIVE_INFINITY;
+            default:
+        }
+        // Java's spelling has digits, a minus, a point and an exponent's E; Java reads more ("1d", "0x1p3").
+        if (text.isEmpty() || text.length() > 32 || !text.chars().allMatch(
+                c -> (c >= '0' && c <= '9') || c == '-' || c == '.' || c == 'E')) {
+            return text;
+        }
+        double value;
+        try {
+            value = Double.parseDouble(text);
+        } catch (NumberFormatException notANumber) {
+            return text;
+        }
+        return !Double.isInfinite(value) && Numbers.javaText(value).equals(text) ? (Object) value : text;
     }
 
     private static Object parseFloat(String text) {
@@ -95,7 +131,11 @@ public final class TypedText {
         return true;
     }
 
-    private static Object parseDecimal(String text) {
+    /**
+     * A decimal whose text is {@code text} as written back: Python's {@code str}, or, {@code plain}, its plain digits
+     * unless its exponent is positive (Java's {@code toPlainString}).
+     */
+    private static Object parseDecimal(String text, boolean plain) {
         switch (text) {
             case "Infinity": case "-Infinity":
                 return new DecimalText(text);
@@ -113,7 +153,7 @@ public final class TypedText {
         } catch (NumberFormatException | ArithmeticException notADecimal) {
             return text;
         }
-        String written = value.toString();
+        String written = plain && value.scale() >= 0 ? value.toPlainString() : value.toString();
         // BigDecimal has no negative zero; Python's Decimal keeps the sign: "-0.00" is canonical there.
         if (value.signum() == 0 && text.startsWith("-")) {
             written = "-" + written;
