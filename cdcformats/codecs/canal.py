@@ -26,7 +26,8 @@ How the message maps onto the canonical event:
   ``decimal(10,2)``, ``float``...) only where writing the typed value back gives the same text (see ``typed_text``):
   "7" in an ``int(11)`` column is 7, "007" stays "007". Numbers are spelt as Canal, a Java program, spells them: a
   double as Java's ``Double.toString`` ("1.0E7", "-3.4E38"; "10000000.0" stays text), a decimal in plain digits
-  ("0.000000000001"; "1E-12" stays text) unless its exponent is positive ("1E+3").
+  ("0.000000000001"; "1E-12" stays text) unless its exponent is positive ("1E+3") or it has more than the 38 places
+  a MySQL column has ("1E-40").
   The ``mysqlType`` entry is kept verbatim as the cell's type.
 * ``pkNames`` names the key: the key cells are the row's cells of those names, in ``pkNames`` order (a name the row
   does not have, or named again, is left out).
@@ -124,6 +125,8 @@ FIELD_ATTRIBUTE = "canal.field."
 _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType", "table",
            "ts", "type")
 _POSITION_FIELDS = ("id", "gtid")
+# The most digits after a decimal's point that Canal writes: MariaDB's largest DECIMAL scale (MySQL's is 30).
+MOST_DECIMAL_PLACES = 38
 
 # INIT is a row of an initial snapshot (what Flink CDC's canal-json writes for it, and Flink reads as an insert).
 _OP_OF_TYPE = {"INSERT": Op.INSERT, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "TRUNCATE": Op.TRUNCATE,
@@ -456,10 +459,11 @@ def _text(value: Value) -> str | None:
 def _spelled(value: Value) -> str:
     """A typed value as Canal, a Java program, spells it: a double as ``Double.toString`` (``1.0E7``, ``-3.4E38``),
     a decimal as ``BigDecimal.toPlainString`` (``0.000000000001``, where Python writes ``1E-12``) unless its exponent
-    is positive, which plain digits would lose (``1E+3`` is not ``1000``); anything else as ``typed_text.render``."""
+    is positive, which plain digits would lose (``1E+3`` is not ``1000``), or has more places than a MySQL column
+    (which plain digits would spell with as many zeros); anything else as ``typed_text.render``."""
     if type(value) is float and math.isfinite(value):
         return bytes(jackson_float(value)).decode()
-    if type(value) is Decimal and value.is_finite() and int(value.as_tuple().exponent) <= 0:
+    if type(value) is Decimal and value.is_finite() and -MOST_DECIMAL_PLACES <= int(value.as_tuple().exponent) <= 0:
         return format(value, "f")
     return typed_text.render(value)
 

@@ -36,9 +36,12 @@ MYSQL_TYPES = ["int(11)", "bigint(20)", "bigint(20) unsigned", "tinyint(1)", "de
 
 # Canal writes text or null; JSON numbers and booleans are read as their text.
 # Numbers as Canal, a Java program, spells them: doubles as Double.toString ("1.0E7", "-3.4E38"), decimals in plain
-# digits ("0.000000000001"), which the codec types in a number column where Python's spellings stay text.
-java_spelt_numbers = st.one_of(finite_floats.map(lambda value: bytes(jackson_float(value)).decode()),
-                               st.decimals(allow_nan=False, allow_infinity=False).map(lambda value: format(value, "f")))
+# digits ("0.000000000001", up to the 38 places of a MySQL column), which the codec types in a number column where
+# Python's spellings stay text.
+java_spelt_numbers = st.one_of(
+    finite_floats.map(lambda value: bytes(jackson_float(value)).decode()),
+    st.integers(0, 38).flatmap(lambda places: st.decimals(allow_nan=False, allow_infinity=False, places=places))
+    .map(lambda value: format(value, "f")))
 values = st.one_of(typed_looking_texts, java_spelt_numbers, text_values, st.none(), st.booleans(), int64s,
                    finite_floats)
 column_lists = st.lists(names, max_size=5, unique=True)

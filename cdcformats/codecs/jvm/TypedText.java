@@ -2,6 +2,7 @@ package cdcformats.codecs.jvm;
 
 import java.math.BigDecimal;
 import java.util.Locale;
+import java.util.function.DoubleFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -16,6 +17,8 @@ public final class TypedText {
     private enum Kind { INTEGER, FLOAT, BOOLEAN, DECIMAL }
 
     private static final Pattern INTEGER = Pattern.compile("0|-?[1-9][0-9]*");
+    // canal.MOST_DECIMAL_PLACES: the most places of a decimal written in plain digits.
+    private static final int MOST_DECIMAL_PLACES = 38;
     private static final Pattern DECIMAL_NAN = Pattern.compile("-?s?NaN([1-9][0-9]*)?");
 
     private static Kind kindOf(String typeName) {
@@ -80,35 +83,27 @@ public final class TypedText {
     }
 
     private static Object parseJavaDouble(String text) {
-        switch (text) {
-            case "NaN": return Double.NaN;
-            case "Infinity": return Double.POSITIVE_INFINITY;
-            case "-Infinity": return Double.NEGATIVE_INFINITY;
-            default:
-        }
         // Java's spelling has digits, a minus, a point and an exponent's E; Java reads more ("1d", "0x1p3").
-        if (text.isEmpty() || text.length() > 32 || !text.chars().allMatch(
-                c -> (c >= '0' && c <= '9') || c == '-' || c == '.' || c == 'E')) {
-            return text;
-        }
-        double value;
-        try {
-            value = Double.parseDouble(text);
-        } catch (NumberFormatException notANumber) {
-            return text;
-        }
-        return !Double.isInfinite(value) && Numbers.javaText(value).equals(text) ? (Object) value : text;
+        return parseDouble(text, "0123456789-.E", Numbers::javaText);
     }
 
     private static Object parseFloat(String text) {
+        // Java reads forms Python does not ("1d", "0x1p3") and the reverse ("1_0"), but repr writes neither.
+        return parseDouble(text, "0123456789-+.e", Numbers::pythonRepr);
+    }
+
+    /**
+     * A double whose text is {@code text} as {@code spelling} writes it back, or {@code text}: the non-finite ones
+     * by their names, the others of no character but {@code characters}.
+     */
+    private static Object parseDouble(String text, String characters, DoubleFunction<String> spelling) {
         switch (text) {
             case "NaN": return Double.NaN;
             case "Infinity": return Double.POSITIVE_INFINITY;
             case "-Infinity": return Double.NEGATIVE_INFINITY;
             default:
         }
-        // Java reads forms Python does not ("1d", "0x1p3") and the reverse ("1_0"), but repr writes neither.
-        if (text.isEmpty() || text.length() > 32 || !isReprCharacters(text)) {
+        if (text.isEmpty() || text.length() > 32 || !text.chars().allMatch(c -> characters.indexOf(c) >= 0)) {
             return text;
         }
         double value;
@@ -117,23 +112,13 @@ public final class TypedText {
         } catch (NumberFormatException notANumber) {
             return text;
         }
-        return !Double.isInfinite(value) && !Double.isNaN(value) && Numbers.pythonRepr(value).equals(text)
+        return !Double.isInfinite(value) && !Double.isNaN(value) && spelling.apply(value).equals(text)
             ? (Object) value : text;
-    }
-
-    private static boolean isReprCharacters(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != '.' && c != 'e') {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
      * A decimal whose text is {@code text} as written back: Python's {@code str}, or, {@code plain}, its plain digits
-     * unless its exponent is positive (Java's {@code toPlainString}).
+     * unless its exponent is positive or it has more places than a MySQL column (Java's {@code toPlainString}).
      */
     private static Object parseDecimal(String text, boolean plain) {
         switch (text) {
@@ -153,7 +138,8 @@ public final class TypedText {
         } catch (NumberFormatException | ArithmeticException notADecimal) {
             return text;
         }
-        String written = plain && value.scale() >= 0 ? value.toPlainString() : value.toString();
+        String written = plain && value.scale() >= 0 && value.scale() <= MOST_DECIMAL_PLACES ? value.toPlainString()
+            : value.toString();
         // BigDecimal has no negative zero; Python's Decimal keeps the sign: "-0.00" is canonical there.
         if (value.signum() == 0 && text.startsWith("-")) {
             written = "-" + written;
