@@ -22,8 +22,12 @@ How the message maps onto the canonical event:
   row: refused as a ``DecodeError`` naming ``type``, or, with the option ``skip_ddl``, skipped as Flink and Paimon
   skip them. An unknown type is always refused.
 * Every value is text or null (JSON numbers and booleans are read as their text too). A value becomes typed by its
-  column's ``mysqlType`` entry (``int(11)``, ``bigint(20)``, ``decimal(10,2)``, ``float``...) only where writing the
-  typed value back gives the same text (see ``typed_text``): "7" in an ``int(11)`` column is 7, "007" stays "007".
+  column's ``mysqlType`` entry (``int(11)``, ``int unsigned``, ``mediumint``, ``bigint(20) unsigned``,
+  ``decimal(10,2)``, ``float``...) only where writing the typed value back gives the same text (see ``typed_text``):
+  "7" in an ``int(11)`` column is 7, "007" stays "007". Numbers are spelt as Canal, a Java program, spells them: a
+  double as Java's ``Double.toString`` ("1.0E7", "-3.4E38"; "10000000.0" stays text), a decimal in plain digits
+  ("0.000000000001"; "1E-12" stays text) unless its exponent is positive ("1E+3") or it has more than the 38 places
+  a MySQL column has ("1E-40").
   The ``mysqlType`` entry is kept verbatim as the cell's type.
 * ``pkNames`` names the key: the key cells are the row's cells of those names, in ``pkNames`` order (a name the row
   does not have, or named again, is left out).
@@ -54,11 +58,12 @@ Written from other formats (what Flink's and Paimon's canal-json readers take th
 * The key is read out of the row by ``pkNames``: key cells that the row lacks (a Tablestore primary key, kept
   outside the row image) go into the row, first; a key cell that disagrees with the row's cell of its name comes back
   as the row's.
-* Every value is written as its text (``typed_text.render``; bytes as ISO-8859-1 text, which is how Canal writes
-  binary columns; a nested value as its JSON text, as Canal writes a JSON column) and read back typed by its
-  ``mysqlType`` only where that gives the same text: a value of another kind than its column's type implies (7 in an
-  untyped column) comes back as its text. Cell versions fall away; a deleted column (a Lindorm Delete or
-  DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in one image keeps its first cell.
+* Every value is written as its text (``typed_text.render``, numbers spelt as Java spells them, as above; bytes as
+  ISO-8859-1 text, which is how Canal writes binary columns; a nested value as its JSON text, as Canal writes a JSON
+  column) and read back typed by its ``mysqlType`` only where that gives the same text: a value of another kind than
+  its column's type implies (7 in an untyped column) comes back as its text. Cell versions fall away; a deleted
+  column (a Lindorm Delete or DeleteColumn, a Tablestore DO/DA) is the column set to null; a column twice in one
+  image keeps its first cell.
 * An UPDATE's ``old`` holds the before cells whose text differs from the after image's, then the before cells the
   after image lacks, and ``mysqlType`` types a column once for both: a before image in another column order, with
   fewer columns, or typed differently from the after image comes back in that form.
@@ -77,6 +82,7 @@ unless the event kept its statement: none is made up.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, one_row_losses
@@ -105,6 +111,7 @@ from ._kit.json_message import (
     database_table,
     encode,
     is_canonical,
+    jackson_float,
     json_type,
     load_object,
     raw,
@@ -119,6 +126,8 @@ FIELD_ATTRIBUTE = "canal.field."
 _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType", "table",
            "ts", "type")
 _POSITION_FIELDS = ("id", "gtid")
+# The most digits after a decimal's point that Canal writes: MariaDB's largest DECIMAL scale (MySQL's is 30).
+MOST_DECIMAL_PLACES = 38
 
 # INIT is a row of an initial snapshot (what Flink CDC's canal-json writes for it, and Flink reads as an insert).
 _OP_OF_TYPE = {"INSERT": Op.INSERT, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "TRUNCATE": Op.TRUNCATE,
@@ -419,7 +428,7 @@ def _cells(row: dict[str, Any], types: dict[str, str], path: str) -> Image:
             value = repr(value)
         elif type(value) is not str:
             raise DecodeError(NAME, f"expected text or null, got {json_type(value)}", field=f"{path}.{name}")
-        cells.append(Cell(name, typed_text.parse(value, type_name), type_name))
+        cells.append(Cell(name, typed_text.parse(value, type_name, _spelled), type_name))
     return tuple(cells)
 
 
@@ -446,6 +455,18 @@ def _text(value: Value) -> str | None:
         return value
     if type(value) is bytes:
         return value.decode("latin-1")
+    return _spelled(value)
+
+
+def _spelled(value: Value) -> str:
+    """A typed value as Canal, a Java program, spells it: a double as ``Double.toString`` (``1.0E7``, ``-3.4E38``),
+    a decimal as ``BigDecimal.toPlainString`` (``0.000000000001``, where Python writes ``1E-12``) unless its exponent
+    is positive, which plain digits would lose (``1E+3`` is not ``1000``), or has more places than a MySQL column
+    (which plain digits would spell with as many zeros); anything else as ``typed_text.render``."""
+    if type(value) is float and math.isfinite(value):
+        return bytes(jackson_float(value)).decode()
+    if type(value) is Decimal and value.is_finite() and -MOST_DECIMAL_PLACES <= int(value.as_tuple().exponent) <= 0:
+        return format(value, "f")
     return typed_text.render(value)
 
 
@@ -475,7 +496,7 @@ def _milliseconds(microseconds: int | None) -> int | None:
 def _read_back(value: Value, type_name: str | None) -> Value:
     """A value as decoding reads its text back in a column of ``type_name``."""
     text = _text(value)
-    return None if text is None else typed_text.parse(text, type_name)
+    return None if text is None else typed_text.parse(text, type_name, _spelled)
 
 
 def _retyped(cells: Image, types: dict[str, str]) -> Image:

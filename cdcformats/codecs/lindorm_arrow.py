@@ -298,10 +298,10 @@ def _cells(data: pa.ListArray, parents: pa.Array, op_index: pa.Array, key_column
 def _typed_values(texts: pa.Array, types: pa.Array) -> pa.StructArray:
     """Each text typed by its column's type name exactly as ``typed_text.parse`` does, as ``arrow.VALUE``."""
     length = len(texts)
-    kind_names = pc.utf8_upper(pc.utf8_trim_whitespace(pc.list_element(pc.split_pattern(types, "(", max_splits=1),
-                                                                       0)))
-    kinds = {kind: pc.is_in(kind_names, pa.array([name for name in typed_text.TYPED_NAMES
-                                                  if typed_text.kind_of(name) is kind]))
+    # A batch has few type names: each is told its kind by ``typed_text.kind_of`` itself.
+    type_names = [name for name in pc.unique(types).to_pylist() if name is not None]
+    kinds = {kind: pc.is_in(types, pa.array([name for name in type_names if typed_text.kind_of(name) is kind],
+                                            types.type))
              for kind in (int, float, bool, Decimal)}
     present = pc.is_valid(texts)
     is_int = pc.and_(kinds[int], pc.match_substring_regex(texts, _INTEGER)).fill_null(False)

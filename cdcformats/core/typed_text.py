@@ -4,7 +4,8 @@ kind (``Codec.cell_losses``, ``json_form``, ``connect_schema``).
 
 A text value becomes a typed value only when its column's type name says which type, *and* writing the typed value
 back gives the same text: "7" in a BIGINT column becomes 7, but "007" stays the text "007", so a round trip never
-changes a byte. Type names are SQL names, matched without regard to case or parameters ("decimal(10,2)" is DECIMAL).
+changes a byte. Type names are SQL names, matched without regard to case, parameters or MySQL's attributes
+("decimal(10,2)" is DECIMAL, "int unsigned" and "int(10) unsigned zerofill" are INT).
 
 A nested value (an array or a ``Struct``) has no SQL type here: its text is its JSON (``json_form``), which is also
 how the JSON formats without a schema write it.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import base64
 import functools
 import math
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -23,12 +25,15 @@ import msgspec
 from ..model import INT64_MAX, INT64_MIN, MAX_NESTING, Struct, Value, check_value
 
 _KIND_OF_TYPE: dict[str, type] = {
-    **dict.fromkeys(["TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
+    **dict.fromkeys(["TINYINT", "SMALLINT", "MEDIUMINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
     **dict.fromkeys(["FLOAT", "DOUBLE", "REAL"], float),
     **dict.fromkeys(["BOOLEAN", "BOOL"], bool),
     **dict.fromkeys(["DECIMAL", "NUMERIC"], Decimal),
 }
 TYPED_NAMES = tuple(_KIND_OF_TYPE)
+# MySQL's attributes of a number type, written after its name and parameters: "int unsigned" (as Canal's table-meta
+# history writes a column's type), "bigint(20) unsigned zerofill" (as MySQL's DESC does). The name says the kind.
+ATTRIBUTES = ("UNSIGNED", "SIGNED", "ZEROFILL")
 
 
 @functools.lru_cache(maxsize=4096)  # a stream has few type names, and every value it reads or writes asks
@@ -36,7 +41,10 @@ def kind_of(type_name: str | None) -> type | None:
     """The Python type a column of this SQL type holds, or None when its values stay text."""
     if not type_name:
         return None
-    return _KIND_OF_TYPE.get(type_name.split("(", 1)[0].strip().upper())
+    words = type_name.split("(", 1)[0].strip().upper().split()
+    while len(words) > 1 and words[-1] in ATTRIBUTES:
+        words.pop()
+    return _KIND_OF_TYPE.get(words[0]) if len(words) == 1 else None
 
 
 def json_form(value: Value) -> Any:
@@ -104,8 +112,10 @@ def _convert(text: str, kind: type) -> Value:
     return Decimal(text)
 
 
-def parse(text: str, type_name: str | None) -> Value:
-    """The typed value of ``text`` in a column of ``type_name``, or ``text`` itself when that would not round-trip."""
+def parse(text: str, type_name: str | None, spelled: Callable[[Value], str] = render) -> Value:
+    """The typed value of ``text`` in a column of ``type_name``, or ``text`` itself when that would not round-trip:
+    when ``spelled``, the text a format writes a typed value as (``render`` unless it spells numbers its own way),
+    would not give ``text`` back."""
     kind = kind_of(type_name)
     if kind is None:
         return text
@@ -113,7 +123,7 @@ def parse(text: str, type_name: str | None) -> Value:
         value = _convert(text, kind)
     except (ValueError, InvalidOperation):
         return text
-    return value if render(value) == text else text
+    return value if spelled(value) == text else text
 
 
 def carries(value: Value, type_name: str | None) -> bool:

@@ -12,6 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from cdcformats.codecs._kit.json_message import jackson_float
+
 from .native import (
     decode_json,
     encode_json,
@@ -33,7 +35,15 @@ MYSQL_TYPES = ["int(11)", "bigint(20)", "bigint(20) unsigned", "tinyint(1)", "de
                "varchar(255)", "datetime", "INTEGER", "FLOAT", "VARCHAR(255)", *TYPE_NAMES]
 
 # Canal writes text or null; JSON numbers and booleans are read as their text.
-values = st.one_of(typed_looking_texts, text_values, st.none(), st.booleans(), int64s, finite_floats)
+# Numbers as Canal, a Java program, spells them: doubles as Double.toString ("1.0E7", "-3.4E38"), decimals in plain
+# digits ("0.000000000001", up to the 38 places of a MySQL column), which the codec types in a number column where
+# Python's spellings stay text.
+java_spelt_numbers = st.one_of(
+    finite_floats.map(lambda value: bytes(jackson_float(value)).decode()),
+    st.integers(0, 38).flatmap(lambda places: st.decimals(allow_nan=False, allow_infinity=False, places=places))
+    .map(lambda value: format(value, "f")))
+values = st.one_of(typed_looking_texts, java_spelt_numbers, text_values, st.none(), st.booleans(), int64s,
+                   finite_floats)
 column_lists = st.lists(names, max_size=5, unique=True)
 extra_fields = st.dictionaries(st.sampled_from(["canalId", "traceId", "comment", "userId"]) | st.text(max_size=6),
                                json_values, max_size=2).map(

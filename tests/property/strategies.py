@@ -84,7 +84,9 @@ def _typed_values(type_name: str | None, carries: frozenset[str]) -> st.SearchSt
     return st.one_of(*strategies) if strategies else st.nothing()
 
 
-TYPE_NAMES = ["VARCHAR", "x", *typed_text.TYPED_NAMES, "decimal(10,2)", "bigint"]
+# With MySQL's attributes as Canal's table-meta history and MySQL's DESC write them.
+TYPE_NAMES = ["VARCHAR", "x", *typed_text.TYPED_NAMES, "decimal(10,2)", "bigint", "int unsigned",
+              "bigint(20) unsigned zerofill"]
 
 
 def cells(carries: frozenset[str] = ALL_FEATURES, kinds: frozenset[CellKind] | None = None

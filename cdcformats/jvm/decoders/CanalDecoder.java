@@ -235,8 +235,8 @@ public final class CanalDecoder implements MessageDecoder {
             } else {
                 throw new DecodeException("expected text or null, got " + Json.typeName(value), path + "." + name);
             }
-            cells.put(name, Events.cell(name, text == null ? null : TypedText.parse(text, typeName), typeName, null,
-                Events.PUT));
+            cells.put(name, Events.cell(name, text == null ? null : TypedText.parseAsJava(text, typeName), typeName,
+                null, Events.PUT));
         }
         return cells;
     }

@@ -19,6 +19,22 @@ public final class Numbers {
         return text(value, -4, true);
     }
 
+    /**
+     * Java's {@code Double.toString} of a finite double with the shortest digits, as Canal writes a value and Jackson
+     * a number ({@code json_message.jackson_float}): plain from 10^-3 up to 10^7, else "1.0E7", "-3.4E38", "1.0E-4".
+     */
+    public static String javaText(double value) {
+        double magnitude = Math.abs(value);
+        if (value == 0 || (magnitude >= 1e-3 && magnitude < 1e7)) {
+            return pythonRepr(value); // plain there, as repr writes it
+        }
+        BigDecimal shortest = shortest(magnitude);
+        String digits = shortest.unscaledValue().toString();
+        int exponent = digits.length() - 1 - shortest.scale();
+        return (value < 0 ? "-" : "") + digits.charAt(0) + "." + (digits.length() > 1 ? digits.substring(1) : "0")
+            + "E" + exponent;
+    }
+
     /** msgspec.json.encode's text of a finite double: "1.0", "0.00001", "1e-6", "1.5e16". */
     public static String msgspecText(double value) {
         return text(value, -5, false);

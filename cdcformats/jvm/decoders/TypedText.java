@@ -2,6 +2,7 @@ package cdcformats.jvm.decoders;
 
 import java.math.BigDecimal;
 import java.util.Locale;
+import java.util.function.DoubleFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -16,6 +17,8 @@ public final class TypedText {
     private enum Kind { INTEGER, FLOAT, BOOLEAN, DECIMAL }
 
     private static final Pattern INTEGER = Pattern.compile("0|-?[1-9][0-9]*");
+    // canal.MOST_DECIMAL_PLACES: the most places of a decimal written in plain digits.
+    private static final int MOST_DECIMAL_PLACES = 38;
     private static final Pattern DECIMAL_NAN = Pattern.compile("-?s?NaN([1-9][0-9]*)?");
 
     private static Kind kindOf(String typeName) {
@@ -23,10 +26,10 @@ public final class TypedText {
             return null;
         }
         int parenthesis = typeName.indexOf('(');
-        String base = pythonStrip(parenthesis < 0 ? typeName : typeName.substring(0, parenthesis))
-            .toUpperCase(Locale.ROOT);
+        String base = withoutAttributes(pythonStrip(parenthesis < 0 ? typeName : typeName.substring(0, parenthesis))
+            .toUpperCase(Locale.ROOT));
         switch (base) {
-            case "TINYINT": case "SMALLINT": case "INT": case "INTEGER": case "BIGINT": case "LONG":
+            case "TINYINT": case "SMALLINT": case "MEDIUMINT": case "INT": case "INTEGER": case "BIGINT": case "LONG":
                 return Kind.INTEGER;
             case "FLOAT": case "DOUBLE": case "REAL":
                 return Kind.FLOAT;
@@ -60,19 +63,47 @@ public final class TypedText {
             case FLOAT:
                 return parseFloat(text);
             default:
-                return parseDecimal(text);
+                return parseDecimal(text, false);
         }
     }
 
+    /**
+     * {@code typed_text.parse} with canal-json's spelling ({@code canal._spelled}): a double as Java's
+     * {@code Double.toString} ("1.0E7"), a decimal without a positive exponent in plain digits ("0.000000000001").
+     */
+    public static Object parseAsJava(String text, String typeName) {
+        Kind kind = kindOf(typeName);
+        if (kind == Kind.FLOAT) {
+            return parseJavaDouble(text);
+        }
+        if (kind == Kind.DECIMAL) {
+            return parseDecimal(text, true);
+        }
+        return parse(text, typeName);
+    }
+
+    private static Object parseJavaDouble(String text) {
+        // Java's spelling has digits, a minus, a point and an exponent's E; Java reads more ("1d", "0x1p3").
+        return parseDouble(text, "0123456789-.E", Numbers::javaText);
+    }
+
     private static Object parseFloat(String text) {
+        // Java reads forms Python does not ("1d", "0x1p3") and the reverse ("1_0"), but repr writes neither.
+        return parseDouble(text, "0123456789-+.e", Numbers::pythonRepr);
+    }
+
+    /**
+     * A double whose text is {@code text} as {@code spelling} writes it back, or {@code text}: the non-finite ones
+     * by their names, the others of no character but {@code characters}.
+     */
+    private static Object parseDouble(String text, String characters, DoubleFunction<String> spelling) {
         switch (text) {
             case "NaN": return Double.NaN;
             case "Infinity": return Double.POSITIVE_INFINITY;
             case "-Infinity": return Double.NEGATIVE_INFINITY;
             default:
         }
-        // Java reads forms Python does not ("1d", "0x1p3") and the reverse ("1_0"), but repr writes neither.
-        if (text.isEmpty() || text.length() > 32 || !isReprCharacters(text)) {
+        if (text.isEmpty() || text.length() > 32 || !text.chars().allMatch(c -> characters.indexOf(c) >= 0)) {
             return text;
         }
         double value;
@@ -81,21 +112,15 @@ public final class TypedText {
         } catch (NumberFormatException notANumber) {
             return text;
         }
-        return !Double.isInfinite(value) && !Double.isNaN(value) && Numbers.pythonRepr(value).equals(text)
+        return !Double.isInfinite(value) && !Double.isNaN(value) && spelling.apply(value).equals(text)
             ? (Object) value : text;
     }
 
-    private static boolean isReprCharacters(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != '.' && c != 'e') {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static Object parseDecimal(String text) {
+    /**
+     * A decimal whose text is {@code text} as written back: Python's {@code str}, or, {@code plain}, its plain digits
+     * unless its exponent is positive or it has more places than a MySQL column (Java's {@code toPlainString}).
+     */
+    private static Object parseDecimal(String text, boolean plain) {
         switch (text) {
             case "Infinity": case "-Infinity":
                 return new DecimalText(text);
@@ -113,7 +138,8 @@ public final class TypedText {
         } catch (NumberFormatException | ArithmeticException notADecimal) {
             return text;
         }
-        String written = value.toString();
+        String written = plain && value.scale() >= 0 && value.scale() <= MOST_DECIMAL_PLACES ? value.toPlainString()
+            : value.toString();
         // BigDecimal has no negative zero; Python's Decimal keeps the sign: "-0.00" is canonical there.
         if (value.signum() == 0 && text.startsWith("-")) {
             written = "-" + written;
@@ -129,6 +155,28 @@ public final class TypedText {
             }
         }
         return true;
+    }
+
+    /**
+     * A stripped type name without MySQL's attributes of a number type after it ("INT UNSIGNED ZEROFILL" is "INT"),
+     * as {@code kind_of} drops them: trailing words, each after whitespace, while another word is left.
+     */
+    private static String withoutAttributes(String name) {
+        int end = name.length();
+        while (true) {
+            int start = end;
+            while (start > 0 && !isPythonSpace(name.charAt(start - 1))) {
+                start--;
+            }
+            String word = name.substring(start, end);
+            if (start == 0 || !(word.equals("UNSIGNED") || word.equals("SIGNED") || word.equals("ZEROFILL"))) {
+                return name.substring(0, end);
+            }
+            end = start;
+            while (end > 0 && isPythonSpace(name.charAt(end - 1))) {
+                end--;
+            }
+        }
     }
 
     /** Python's {@code str.strip()}: every character {@code str.isspace} calls whitespace. */
