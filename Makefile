@@ -24,8 +24,8 @@ $(JAR): $(INSTALLED) $(shell find cdcformats -name '*.java')
 jar: $(JAR)
 
 # The real producers the peer tests run (tests/peers): Debezium's embedded engine and Kafka Connect's JsonConverter,
-# fetched from Maven Central into a cache outside git and compiled there, and PostgreSQL from Debian's packages when
-# the machine has none (as root; otherwise install it yourself).
+# fetched from Maven Central into a cache outside git and compiled there, and PostgreSQL and MariaDB from Debian's
+# packages when the machine has none (as root; otherwise install them yourself).
 export CDCFORMATS_PEERS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cdcformats/peers
 PEER_CLASSES := $(CDCFORMATS_PEERS)/classes/.compiled
 $(PEER_CLASSES): tests/peers/pom.xml $(wildcard tests/peers/java/*.java)
@@ -35,9 +35,21 @@ $(PEER_CLASSES): tests/peers/pom.xml $(wildcard tests/peers/java/*.java)
 	javac -nowarn -d $(CDCFORMATS_PEERS)/classes -cp '$(CDCFORMATS_PEERS)/lib/*' tests/peers/java/*.java
 	touch $@
 
-peers: $(PEER_CLASSES)
+# Alibaba Canal, whose dependencies clash with Debezium's: a classpath of its own.
+export CDCFORMATS_PEERS_CANAL ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cdcformats/peers-canal
+PEER_CANAL_CLASSES := $(CDCFORMATS_PEERS_CANAL)/classes/.compiled
+$(PEER_CANAL_CLASSES): tests/peers/canal/pom.xml $(wildcard tests/peers/canal/java/*.java)
+	mvn -B -q -f tests/peers/canal/pom.xml dependency:copy-dependencies -DincludeScope=runtime \
+		-DoutputDirectory=$(CDCFORMATS_PEERS_CANAL)/lib
+	mkdir -p $(CDCFORMATS_PEERS_CANAL)/classes
+	javac -nowarn -d $(CDCFORMATS_PEERS_CANAL)/classes -cp '$(CDCFORMATS_PEERS_CANAL)/lib/*' tests/peers/canal/java/*.java
+	touch $@
+
+peers: $(PEER_CLASSES) $(PEER_CANAL_CLASSES)
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || \
 		(apt-get update -q && apt-get install -y -q --no-install-recommends postgresql)
+	@test -x /usr/sbin/mariadbd || command -v mariadbd >/dev/null || \
+		(apt-get update -q && apt-get install -y -q --no-install-recommends mariadb-server mariadb-client)
 
 # Two processes; the integration tests keep to one of them (tests/conftest.py). CI runs this one.
 test: $(INSTALLED) $(JAR) peers
