@@ -6,16 +6,10 @@ hand without them, it is skipped; under ``make``, which says where the harnesses
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 from tests.peers import mariadb, record_canal
-
-ROOT = Path(__file__).parents[2]
+from tests.peers.rerecord import record_into
 
 
 def _ready() -> str | None:
@@ -30,14 +24,7 @@ def _ready() -> str | None:
 
 
 def test_a_new_recording_is_the_committed_one(tmp_path: Path) -> None:
-    missing = _ready()
-    if missing:
-        if "CDCFORMATS_PEERS" in os.environ:
-            pytest.fail(missing)
-        pytest.skip(missing)
-    done = subprocess.run([sys.executable, "-m", "tests.peers.record_canal", "--into", str(tmp_path)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    record_into("tests.peers.record_canal", tmp_path, _ready())
     fresh = (tmp_path / record_canal.FIXTURE.name).read_text("utf-8").splitlines()
     assert [record_canal.comparable(message) for message in fresh] == \
         [record_canal.comparable(message) for message in record_canal.recorded()]

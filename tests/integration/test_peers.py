@@ -7,23 +7,16 @@ programs. Run by hand without them, it is skipped; under ``make``, which says wh
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 from tests.peers import postgres, record, recorded
-
-ROOT = Path(__file__).parents[2]
-HARNESS = Path(os.environ.get("CDCFORMATS_PEERS") or Path.home() / ".cache" / "cdcformats" / "peers")
+from tests.peers.rerecord import record_into
 
 
 def _ready() -> str | None:
     """Why the recording cannot run here, or None."""
-    if not (HARNESS / "classes" / "RecordDebezium.class").exists():
-        return f"the peer harness is not built in {HARNESS} (make peers)"
+    if not record.is_built():
+        return f"the peer harness is not built in {record.HARNESS} (make peers)"
     try:
         postgres.server_programs()
     except postgres.NoPostgres as missing:
@@ -32,14 +25,7 @@ def _ready() -> str | None:
 
 
 def test_a_new_recording_is_the_committed_one(tmp_path: Path) -> None:
-    missing = _ready()
-    if missing:
-        if "CDCFORMATS_PEERS" in os.environ:
-            pytest.fail(missing)
-        pytest.skip(missing)
-    done = subprocess.run([sys.executable, "-m", "tests.peers.record", "--into", str(tmp_path)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
+    record_into("tests.peers.record", tmp_path, _ready())
     for capture in recorded.captures():
         fresh = [json.loads(line) for line in (tmp_path / f"{capture}.jsonl").read_text("utf-8").splitlines()]
         committed = [json.loads(line)

@@ -163,19 +163,25 @@ TRANSACTIONS = [
 ]
 
 
+HARNESS = Path(os.environ.get("CDCFORMATS_PEERS") or Path.home() / ".cache" / "cdcformats" / "peers")
+
+
+def is_built() -> bool:
+    return (HARNESS / "classes" / "RecordDebezium.class").exists()
+
+
 class Engine:
     """The harness running Debezium's engine, its records read as they come."""
 
     def __init__(self, settings: dict[str, str], workdir: Path) -> None:
-        peers = Path(os.environ.get("CDCFORMATS_PEERS") or Path.home() / ".cache" / "cdcformats" / "peers")
-        if not (peers / "classes" / "RecordDebezium.class").exists():
-            raise SystemExit(f"the peer harness is not built in {peers}: run `make peers`")
+        if not is_built():
+            raise SystemExit(f"the peer harness is not built in {HARNESS}: run `make peers`")
         properties = workdir / f"{settings['slot.name']}.properties"
         properties.write_text("".join(f"{key}={value}\n" for key, value in settings.items()), encoding="utf-8")
         self.log = (workdir / f"{settings['slot.name']}.log").open("w", encoding="utf-8")
         self.process = subprocess.Popen(
-            ["java", "-cp", f"{peers / 'lib'}/*:{peers / 'classes'}", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-             "RecordDebezium", str(properties)],
+            ["java", "-cp", f"{HARNESS / 'lib'}/*:{HARNESS / 'classes'}",
+             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "RecordDebezium", str(properties)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, encoding="utf-8",
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
