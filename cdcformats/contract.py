@@ -2,9 +2,9 @@
 carry, and a paired streaming ``decode`` / ``encode``.
 
 The feature vocabulary below is the language of ``cf.loss()``: a conversion drops exactly the features that the source
-can carry and the target cannot. ``Codec.dropped(event)`` finds, for one event, each place where the target's form
-differs and what it writes there instead (``cdcformats.losses``), which is how ``strict=True`` names what would be
-lost.
+can carry and the target cannot. A target states what it writes once, as the normal form of each event
+(``Codec.normal_form``); ``Codec.dropped(event)`` compares the two (``cdcformats.losses``), which is how
+``strict=True`` names what would be lost.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import math
 from codecs import BOM_UTF8
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple, TypeAlias
+
+from msgspec.structs import replace
 
 from .core import time_units, typed_text
 from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, did_you_mean
-from .losses import REFUSED, Loss, SlotIndex, refused, without
-from .model import Cell, CellKind, ChangeEvent, Image, Op, Struct, Value, is_nested
+from .losses import REFUSED, VALUE_FEATURE, Loss, Refusal, differences
+from .model import Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value, is_nested
 
 if TYPE_CHECKING:  # pyarrow is needed only by the formats that decode Arrow batches
     import pyarrow as pa
@@ -57,11 +58,6 @@ FEATURES: tuple[str, ...] = (
     "key_only", "attributes",
 )
 ALL_FEATURES = frozenset(FEATURES)
-
-_VALUE_FEATURE = {type(None): "value.null", bool: "value.bool", int: "value.int", float: "value.float",
-                  str: "value.str", bytes: "value.bytes", Decimal: "value.decimal", tuple: "value.nested",
-                  Struct: "value.nested"}
-
 
 def owns_attribute(own_attributes: frozenset[str], name: str) -> bool:
     return name in own_attributes or any(own.endswith(".") and name.startswith(own) for own in own_attributes)
@@ -202,6 +198,12 @@ class Codec:
     in ``encode_exact``. ``decode`` and ``decode_units`` are built on the incremental decoder, and no format overrides
     them; so is ``read_units``, which a format with a file form of its own overrides to read its messages out of a
     file. Implementations raise ``DecodeError`` / ``EncodeError`` without a position; the stream loop here adds it.
+
+    What a format writes for an event of any other is its ``normal_form`` of it, which encoding writes exactly
+    (``encode_exact``) and ``dropped()`` compares with the event. By default that is what ``carries`` and ``shapes``
+    say (cell by cell ``carried_cell``, image by image ``carried_image``, and ``reshaped`` for a kind of change no
+    shape admits); a format with rules of its own overrides these, and ``normal_form`` to apply the rest to what
+    they give.
     """
 
     name: ClassVar[str]
@@ -212,8 +214,6 @@ class Codec:
     shapes: tuple[Shape, ...] | None = None  # None: any op with any images and cell kinds
     # Attributes it writes back without carrying attributes in general; a name ending in "." stands for a prefix.
     own_attributes: frozenset[str] = frozenset()
-    # A source position of fixed layout, as (name, type) entries that always come with a commit time; None: any.
-    position_layout: ClassVar[tuple[tuple[str, type], ...] | None] = None
     # What an event must hold to have any form here ("table", "key"): a change without it is refused, as the loss
     # "requires <what>" that cf.loss() lists.
     requires: tuple[str, ...] = ()
@@ -299,9 +299,8 @@ class Codec:
         raise NotImplementedError(f"{self.name} writes one event as several messages: use encode_messages()")
 
     def encode_messages(self, event: ChangeEvent) -> list[Any]:
-        """All the messages of one event, in this format's closest faithful form of it: what ``dropped()`` reports
-        is applied first (``written()``), so that a change from any other format is written, and only one with no
-        form here at all is refused."""
+        """All the messages of one event, in this format's normal form of it (``written()``), so that a change from
+        any other format is written, and only one with no form here at all is refused."""
         return self.encode_exact(self.written(event))
 
     def encode_exact(self, event: ChangeEvent) -> list[Any]:
@@ -414,51 +413,177 @@ class Codec:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._has_loss_rules = any(getattr(cls, stage) is not getattr(Codec, stage)
-                                  for stage in ("dropped", "cell_losses", "reshaped", "dropped_details"))
+                                  for stage in ("normal_form", "carried_image", "carried_cell", "reshaped"))
 
     _has_loss_rules: ClassVar[bool] = False
 
-    def writes_every_event(self) -> bool:
+    def _writes_every_event(self) -> bool:
         """Whether this format writes every event exactly, so that ``dropped()`` is always empty: it carries every
         feature, admits any shape and has no loss rules of its own (the canonical envelopes)."""
         return (self.carries is ALL_FEATURES or self.carries == ALL_FEATURES) and self.shapes is None \
             and not self._has_loss_rules
 
     def written(self, event: ChangeEvent) -> ChangeEvent:
-        """``event`` as this format writes it (``without(event, dropped(event))``); ``EncodeError`` when the change
-        has no form here at all."""
-        if self.writes_every_event():  # nothing to find, and finding it would walk every cell
+        """``event`` as this format writes it (its ``normal_form``); ``EncodeError`` when the change has no form
+        here at all."""
+        if self._writes_every_event():  # nothing to find, and finding it would walk every cell
             return event
-        losses = self.dropped(event)
-        refusal = refused(losses)
-        if refusal is not None:
-            raise EncodeError(self.name, refusal.why or f"{self.name} cannot write {refusal.feature}",
-                              field=refusal.path)
-        return without(event, losses)
+        try:
+            return self.normal_form(event)
+        except Refusal as refusal:
+            raise EncodeError(self.name, refusal.loss.why, field=refusal.loss.path) from None
 
     def dropped(self, event: ChangeEvent) -> list[Loss]:
-        """Where this format's closest faithful form of ``event`` differs from it, and what it writes there instead:
-        an empty list is a promise, checked by the property tests, that ``decode(encode(event)) == event``; otherwise
-        they check that ``decode(encode(event)) == without(event, dropped(event))``, or that the change was refused
-        (a loss written ``REFUSED``).
+        """Where this format's normal form of ``event`` differs from it, and what it writes there instead: an empty
+        list is a promise, checked by the property tests, that ``decode(encode(event)) == event``; otherwise they
+        check that ``decode(encode(event)) == normal_form(event) == without(event, dropped(event))``. A change with
+        no form here gives one loss, written ``REFUSED``."""
+        if self._writes_every_event():
+            return []
+        try:
+            written = self.normal_form(event)
+        except Refusal as refusal:
+            return [refusal.loss]
+        # Every format but those of typed rows writes an image as it comes, which cf.loss() names image.columns.
+        carries = self.carries if self.typed_rows else self.carries | {"image.columns"}
+        return differences(event, written, self.name, carries)
 
-        The losses are found in stages, each on the event as the stages before left it: the cells (``cell_losses``),
-        the other fields (what ``carries`` leaves out), the kind of change (``reshaped`` where no shape admits it),
-        and what depends on the format's own rules (``dropped_details``).
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        """The event this format writes for ``event``, which is what decoding its messages gives back; ``Refusal``
+        for a change that has no form here.
+
+        By default: the event as far as the format carries it (``_carried_form``), of a kind of change some shape
+        admits (``reshaped`` where none does). A format with rules of its own overrides this, and applies them to
+        what this gives.
         """
+        written = self._carried_form(event)
+        if self.shapes is not None and not any(shape.admits(written) for shape in self.shapes):
+            written = self.reshaped(written)
+        return written
+
+    def _carried_form(self, event: ChangeEvent) -> ChangeEvent:
+        """``event`` with what this format does not carry (``carries``) taken away or written as it reads back:
+        each cell as ``carried_cell`` writes it, one cell per column where cells are not ``repeated`` (the first
+        kept), fields not carried taken away, times to the millisecond, and attributes kept only as far as they
+        are carried or the format's own. ``Refusal`` for a change that would name no row here (``_unnamed_row``)."""
         unnamed = self._unnamed_row(event)
         if unnamed is not None:
-            return [unnamed]
-        slots = SlotIndex(event)
-        losses = slots.counted(self._cell_losses(event) + self._field_losses(event))
-        current = without(event, losses)
-        if self.shapes is not None and not any(shape.admits(current) for shape in self.shapes):
-            reshaped = slots.counted(self.reshaped(current))
-            losses += reshaped
-            if refused(reshaped) is not None:
-                return losses
-            current = without(event, losses)
-        return losses + slots.counted(list(self.dropped_details(current)))
+            raise Refusal(unnamed)
+        carries = self.carries
+        changed: dict[str, Any] = {}
+        for image_name in ("key", "before", "after"):
+            image = getattr(event, image_name)
+            if image is None or image_name == "key" and not image:
+                continue
+            if image_name not in carries:
+                changed[image_name] = () if image_name == "key" else None
+                continue
+            cells = self.carried_image(image_name, image)
+            if cells is not image:
+                changed[image_name] = cells
+        table = event.table
+        if table is not None:
+            if "table" not in carries:
+                changed["table"] = None
+            elif (table.schema is not None and "table.schema" not in carries
+                  or table.catalog is not None and "table.catalog" not in carries):
+                changed["table"] = Table(table.name, table.schema if "table.schema" in carries else None,
+                                         table.catalog if "table.catalog" in carries else None)
+        source = self._carried_source(event.source)
+        if source is not event.source:
+            changed["source"] = source
+        if event.key_only and "key_only" not in carries:
+            changed["key_only"] = False
+        if event.attributes:
+            attributes = self._carried_entries(event.attributes, "attributes" in carries)
+            if attributes is not event.attributes:
+                changed["attributes"] = attributes
+        return replace(event, **changed) if changed else event
+
+    def carried_image(self, image_name: str, image: Image) -> Image:
+        """An image as this format writes it: each cell as ``carried_cell`` writes it, and, where cells are not
+        ``cell.repeated``, one per column (the first)."""
+        cells = tuple(map(self.carried_cell, image))
+        if "cell.repeated" not in self.carries and len({cell.name for cell in cells}) < len(cells):
+            seen: set[str] = set()
+            cells = tuple(cell for cell in cells if cell.name not in seen and not seen.add(cell.name))  # type: ignore[func-returns-value]
+        if len(cells) == len(image) and all(cell is given for cell, given in zip(cells, image)):
+            return image
+        return cells
+
+    def _carried_source(self, source: Source) -> Source:
+        carries = self.carries
+        changed: dict[str, Any] = {}
+        if source.system is not None and "source.system" not in carries:
+            changed["system"] = None
+        if source.position:
+            position = self._carried_entries(source.position, True) if "source.position" in carries else ()
+            if position is not source.position:
+                changed["position"] = position
+        for feature, field_name in (("source.commit_time", "commit_time_us"),
+                                    ("source.capture_time", "capture_time_us")):
+            time_us = getattr(source, field_name)
+            if time_us is None:
+                continue
+            if feature not in carries:
+                changed[field_name] = None
+            elif time_us % time_units.MILLISECOND and "source.time.sub_ms" not in carries:
+                changed[field_name] = time_units.floored(time_us, time_units.MILLISECOND)
+        return replace(source, **changed) if changed else source
+
+    def _carried_entries(self, entries: Entries, carried: bool) -> Entries:
+        """Named values (a source position, attributes) that are ``carried``: each kept where its kind of value is
+        carried, nested values as ``_carried_value`` writes them. Attributes that are not: the format's own kept."""
+        kept: list[tuple[str, Value]] = []
+        plain = self._carriage().plain_value_types
+        for name, value in entries:
+            if not carried:
+                if owns_attribute(self.own_attributes, name):
+                    kept.append((name, value))
+            elif type(value) in plain:
+                kept.append((name, value))
+            elif VALUE_FEATURE[type(value)] in self.carries and not (type(value) is float and not math.isfinite(value)):
+                kept.append((name, self._carried_value(value)))
+        if len(kept) == len(entries) and all(value is given for (_, value), (_, given) in zip(kept, entries)):
+            return entries
+        return tuple(kept)
+
+    def carried_cell(self, cell: Cell) -> Cell:
+        """What this format writes for one cell: a deleted column it has no form for as the column set to null,
+        a value of a kind it has no form for as its text (bytes as base64), nested values as ``_carried_value``
+        writes them, NaN and infinities as text where it has no form for them, and a type it does not carry, or
+        that would retype the value, and a version it does not carry, taken away. A format with rules of its own
+        overrides this (and may call it first)."""
+        value = cell.value
+        carriage = self._carriage()
+        if (type(value) in carriage.plain_value_types
+                and (cell.kind is CellKind.PUT or cell.kind in carriage.cell_kinds)
+                and (cell.version is None or carriage.version)
+                and (cell.type is None or carriage.type and (carriage.off_type
+                                                             or typed_text.carries(value, cell.type)))):
+            return cell  # what every cell of most streams is, found without building another
+        carries = self.carries
+        kind = cell.kind
+        if kind not in carriage.cell_kinds:
+            kind, value = CellKind.PUT, None  # a deleted column is written as the column set to null
+        if VALUE_FEATURE[type(value)] not in carries:
+            value = as_text(value)
+        elif is_nested(value):
+            value = self._carried_value(value)
+        elif type(value) is float and not math.isfinite(value) and "value.float_nonfinite" not in carries:
+            value = typed_text.render(value)
+        cell_type = cell.type
+        if cell_type is not None and (not carriage.type or not carriage.off_type
+                                      and not typed_text.carries(value, cell_type)):
+            cell_type = None
+        return Cell(cell.name, value, cell_type, cell.version if carriage.version else None, kind)
+
+    def _carried_value(self, value: Value) -> Value:
+        """A nested value as a format that writes nested values as JSON writes it: bytes, decimals, NaN and
+        infinities in it as text, unless it carries them (``value.nested_non_json``)."""
+        if "value.nested_non_json" in self.carries or typed_text.is_json(value):
+            return value
+        return typed_text.from_json(typed_text.json_form(value))
 
     def _unnamed_row(self, event: ChangeEvent) -> Loss | None:
         """The refusal of a change that would name no row here: it has no key and only deletes columns (a Lindorm
@@ -474,24 +599,6 @@ class Codec:
                     f"this {event.op.value} has no key and only deletes columns, which {self.name} writes as nulls, "
                     "so it would name no row: give the source format its key columns (the option key_columns)")
 
-    def _cell_losses(self, event: ChangeEvent) -> list[Loss]:
-        losses: list[Loss] = []
-        one_per_column = "cell.repeated" not in self.carries
-        for image_name in ("key", "before", "after"):
-            image = getattr(event, image_name)
-            if not image or image_name not in self.carries:  # an image not carried is taken away by _field_losses
-                continue
-            for index, cell in enumerate(image):
-                losses += self.cell_losses(cell, f"{image_name}[{index}]")
-            if one_per_column and len({cell.name for cell in image}) < len(image):
-                seen: set[str] = set()
-                for index, cell in enumerate(image):
-                    if cell.name in seen:
-                        losses.append(Loss("cell.repeated", f"{image_name}[{index}]",
-                                           why="a row holds each column once: the first is kept"))
-                    seen.add(cell.name)
-        return losses
-
     def _carriage(self) -> _Carriage:
         """What ``carries`` means for the checks of every event, found once for this codec's ``carries`` (which a
         codec may set on itself as it is made)."""
@@ -501,101 +608,14 @@ class Codec:
             self.__dict__["_carriage_of"] = cached
         return cached[1]
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
-        """What this format writes differently in one cell: a value of a kind it has no form for as its text (bytes
-        as base64), a value its type name would retype without that type name, a deleted column as a null value;
-        types and versions it does not carry are taken away. A format with rules of its own overrides this (and
-        may call it first)."""
-        value = cell.value
-        carriage = self._carriage()
-        if (type(value) in carriage.plain_value_types
-                and (cell.kind is CellKind.PUT or cell.kind in carriage.cell_kinds)
-                and (cell.version is None or carriage.version)
-                and (cell.type is None or carriage.type and (carriage.off_type
-                                                             or typed_text.carries(value, cell.type)))):
-            return []  # what every cell of most streams is, found without building a loss
-        losses: list[Loss] = []
-        feature = _VALUE_FEATURE[type(value)]
-        nested_losses = self._nested_losses(value, path) if feature == "value.nested" else []
-        if feature not in self.carries:
-            value = as_text(value)
-            losses.append(Loss(feature, f"{path}.value", value, f"{self.name} writes it as text"))
-        elif nested_losses:
-            losses += nested_losses
-            value = nested_losses[0].written
-        elif type(value) is float and not math.isfinite(value) and "value.float_nonfinite" not in self.carries:
-            value = typed_text.render(value)
-            losses.append(Loss("value.float_nonfinite", f"{path}.value", value, f"{self.name} writes it as text"))
-        cell_type = cell.type
-        if cell_type is not None and "cell.type" not in self.carries:
-            cell_type = None
-            losses.append(Loss("cell.type", f"{path}.type"))
-        elif not typed_text.carries(value, cell_type) and "value.off_type" not in self.carries:
-            cell_type = None
-            losses.append(Loss("value.off_type", f"{path}.type", None,
-                               f"{self.name} would read the value back as its type {cell.type}"))
-        if cell.version is not None and "cell.version" not in self.carries:
-            losses.append(Loss("cell.version", f"{path}.version"))
-        if cell.kind is not CellKind.PUT and f"cell.kind.{cell.kind.value}" not in self.carries:
-            losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.kind", CellKind.PUT,
-                               "a deleted column is written as the column set to null"))
-            if value is not None:
-                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None,
-                                   "a deleted column is written as the column set to null"))
-        return losses
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
+        """An event of a kind of change this format has no shape for as one it has: a format that writes such
+        changes in another form (Lindorm writes an INSERT as a Put, an UPSERT) overrides this. By default the change
+        is refused."""
+        raise Refusal(Loss(f"op.{event.op.value}", "op", REFUSED,
+                           f"{self.name} has no form for {_shape_of(event)}; it writes only "
+                           f"{'; '.join(map(str, self.shapes or ()))}"))
 
-    def _nested_losses(self, value: Value, path: str) -> list[Loss]:
-        """A nested value holding what JSON writes only as text, in a format that writes nested values as JSON."""
-        if is_nested(value) and "value.nested_non_json" not in self.carries and not typed_text.is_json(value):
-            return [Loss("value.nested_non_json", f"{path}.value", typed_text.from_json(typed_text.json_form(value)),
-                         f"{self.name} writes bytes, decimals, NaN and infinities in it as text")]
-        return []
-
-    def _field_losses(self, event: ChangeEvent) -> list[Loss]:
-        carriage = self._carriage()
-        losses = [Loss(feature, path, _TAKEN_AWAY[path]) for feature, path, holds in carriage.fields_taken_away
-                  if holds(event)]
-        source = event.source
-        for feature, path, time_us in (("source.commit_time", "source.commit_time_us", source.commit_time_us),
-                                       ("source.capture_time", "source.capture_time_us", source.capture_time_us)):
-            if (time_us is not None and time_us % time_units.MILLISECOND and feature in self.carries
-                    and "source.time.sub_ms" not in self.carries):
-                losses.append(Loss("source.time.sub_ms", path, time_units.floored(time_us, time_units.MILLISECOND),
-                                   f"{self.name} writes milliseconds"))
-        if source.position and "source.position" in self.carries:
-            for index, (_, value) in enumerate(source.position):
-                if type(value) in carriage.plain_value_types:
-                    continue
-                if _VALUE_FEATURE[type(value)] not in self.carries or (
-                        type(value) is float and not math.isfinite(value)
-                        and "value.float_nonfinite" not in self.carries):
-                    losses.append(Loss(_VALUE_FEATURE[type(value)], f"source.position[{index}]"))
-                elif is_nested(value):
-                    losses += self._nested_losses(value, f"source.position[{index}]")
-        for index, (name, value) in enumerate(event.attributes):
-            if "attributes" in self.carries:
-                if type(value) in carriage.plain_value_types:
-                    continue
-                if _VALUE_FEATURE[type(value)] not in self.carries:
-                    losses.append(Loss(_VALUE_FEATURE[type(value)], f"attributes[{index}]"))
-                elif is_nested(value):
-                    losses += self._nested_losses(value, f"attributes[{index}]")
-            elif not owns_attribute(self.own_attributes, name):
-                losses.append(Loss("attributes", f"attributes[{index}]", why=f"{self.name} has no place for {name}"))
-        return losses
-
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
-        """The losses that turn an event of a kind of change this format has no shape for into one it has: a format
-        that writes such changes in another form (Lindorm writes an INSERT as a Put, an UPSERT) overrides this. By
-        default the change is refused."""
-        return [Loss(f"op.{event.op.value}", "op", REFUSED,
-                     f"{self.name} has no form for {_shape_of(event)}; it writes only "
-                     f"{'; '.join(map(str, self.shapes or ()))}")]
-
-    def dropped_details(self, event: ChangeEvent) -> Iterable[Loss]:
-        """Losses that depend on values and on the format's own rules, found on the event as the other stages left
-        it (a format overrides this where it has them)."""
-        return ()
 
 
 def as_text(value: Value) -> str:
@@ -606,17 +626,17 @@ def as_text(value: Value) -> str:
     return typed_text.render(value)
 
 
-def one_row_losses(event: ChangeEvent, op: Op, row_why: str, other_why: str) -> list[Loss]:
-    """The losses of writing an INSERT or a DELETE (``op``) in a format that writes such a change as the one row its
-    op reads, the after image or the before image: a missing row is the event's key cells (none: an empty row), and
-    the other image is dropped. ``row_why`` and ``other_why`` say so in the format's words."""
+def with_one_row(event: ChangeEvent, op: Op) -> ChangeEvent:
+    """An INSERT or a DELETE (``op``) as a format writes it that writes such a change as the one row its op reads,
+    the after image or the before image: a missing row is the event's key cells (none: an empty row), and the other
+    image is not written."""
     row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
-    losses = []
+    changed: dict[str, Any] = {} if event.op is op else {"op": op}
     if getattr(event, row_name) is None:
-        losses.append(Loss(row_name, row_name, event.key, row_why))
+        changed[row_name] = event.key
     if getattr(event, other) is not None:
-        losses.append(Loss(other, other, None, other_why))
-    return losses
+        changed[other] = None
+    return replace(event, **changed) if changed else event
 
 
 def _shape_of(event: ChangeEvent) -> str:
@@ -627,50 +647,24 @@ def _shape_of(event: ChangeEvent) -> str:
     return f"{event.op.value}({', '.join(images) or 'no images'}{'; cells ' + kinds if kinds else ''})"
 
 
-# The fields other than cells and attributes, as (feature, path, whether an event holds something there), each taken
-# away where a format does not carry its feature.
-_FIELDS: tuple[tuple[str, str, Callable[[ChangeEvent], bool]], ...] = (
-    ("table", "table", lambda event: event.table is not None),
-    ("table.schema", "table.schema", lambda event: event.table is not None and event.table.schema is not None),
-    ("table.catalog", "table.catalog", lambda event: event.table is not None and event.table.catalog is not None),
-    ("key", "key", lambda event: bool(event.key)),
-    ("before", "before", lambda event: event.before is not None),
-    ("after", "after", lambda event: event.after is not None),
-    ("source.system", "source.system", lambda event: event.source.system is not None),
-    ("source.position", "source.position", lambda event: bool(event.source.position)),
-    ("source.commit_time", "source.commit_time_us", lambda event: event.source.commit_time_us is not None),
-    ("source.capture_time", "source.capture_time_us", lambda event: event.source.capture_time_us is not None),
-    ("key_only", "key_only", lambda event: event.key_only),
-)
-
 class _Carriage(NamedTuple):
     """A codec's ``carries`` as the checks of every event ask it."""
 
-    # The kinds of value a cell holds that the base cell_losses passes as they are: not nested values, and floats
+    # The kinds of value a cell holds that the base carried_cell passes as they are: not nested values, and floats
     # only where NaN and infinities are carried too.
     plain_value_types: frozenset[type]
     cell_kinds: frozenset[CellKind]
     type: bool
     off_type: bool
     version: bool
-    fields_taken_away: tuple[tuple[str, str, Callable[[ChangeEvent], bool]], ...]
 
     @classmethod
     def of(cls, carries: frozenset[str]) -> _Carriage:
         return cls(
-            frozenset(kind for kind, feature in _VALUE_FEATURE.items() if feature in carries
+            frozenset(kind for kind, feature in VALUE_FEATURE.items() if feature in carries
                       and feature != "value.nested" and (kind is not float or "value.float_nonfinite" in carries)),
             frozenset(kind for kind in CellKind if kind is CellKind.PUT or f"cell.kind.{kind.value}" in carries),
-            "cell.type" in carries, "value.off_type" in carries, "cell.version" in carries,
-            tuple(field for field in _FIELDS if field[0] not in carries))
-
-
-# What a field that a format does not carry is written as: taken away.
-_TAKEN_AWAY: dict[str, Any] = {
-    "table": None, "table.schema": None, "table.catalog": None, "key": (), "before": None, "after": None,
-    "source.system": None, "source.position": (), "source.commit_time_us": None, "source.capture_time_us": None,
-    "key_only": False,
-}
+            "cell.type" in carries, "value.off_type" in carries, "cell.version" in carries)
 
 
 class IncrementalDecoder:

@@ -1,15 +1,16 @@
-"""What a conversion drops from one event, as data: ``Loss`` entries, and ``without()``, which applies them.
+"""What a conversion drops from one event, as data: ``Loss`` entries, found by comparing an event with the target's
+normal form of it (``differences``), and ``without()``, which applies them.
 
-A target format writes every event in its closest faithful form. ``Codec.dropped(event)`` lists, as ``Loss``
-entries, each place where that form differs from the event, and what the target writes there instead;
-``without(event, losses)`` is the event that such a target gives back, so that for every event a target does not
+A target writes every event in its normal form (``Codec.normal_form``): the event it will write, which is what
+decoding its output gives. ``Codec.dropped(event)`` is ``differences(event, normal_form(event))``: one entry for each
+place where the two differ, with what the target writes there instead, so that for every event a target does not
 refuse::
 
-    target.decode(target.encode([event])) == [without(event, target.dropped(event))]
+    target.decode(target.encode([event])) == [target.normal_form(event)] == [without(event, target.dropped(event))]
 
 which is what the property tests prove for every ordered pair of formats.
 
-A path names one place of the event:
+A path names one place of the event as it was given:
 
 * a field: ``op``, ``table``, ``table.schema``, ``table.catalog``, ``key``, ``before``, ``after``, ``key_only``,
   ``source.system``, ``source.position``, ``source.commit_time_us``, ``source.capture_time_us``; the loss's
@@ -25,12 +26,29 @@ replaces the whole sequence: paths into it after that count the new one.
 
 from __future__ import annotations
 
+import enum
+import math
 import re
+from collections.abc import Callable
+from decimal import Decimal
 from typing import Any, NamedTuple
 
 from msgspec.structs import replace
 
-from .model import ChangeEvent, Source, Table
+from .model import (
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Entries,
+    Image,
+    Source,
+    Struct,
+    Table,
+    Value,
+    is_nested,
+    same_entries,
+    same_value,
+)
 
 
 class _Refused:
@@ -137,43 +155,152 @@ def _kept(sequence: list[Any] | None) -> Any:
     return None if sequence is None else tuple(item for item in sequence if item is not _TAKEN)
 
 
-class SlotIndex:
-    """The count ``without()`` keeps of each sequence of an event, for losses found in stages, each stage on the event
-    as the losses before it left it: a stage counts elements in that event, ``without()`` counts them as given (or as
-    the last whole replacement of the sequence gave them)."""
+class Refusal(Exception):
+    """Raised by a target's ``normal_form`` for a change that has no form there: ``loss`` says why, written
+    ``REFUSED``."""
 
-    def __init__(self, event: ChangeEvent) -> None:
-        self.event = event
-        self.slots: dict[str, list[int]] = {}  # filled on first use: most events lose nothing
+    def __init__(self, loss: Loss) -> None:
+        super().__init__(str(loss))
+        self.loss = loss
 
-    def _slots(self, name: str) -> list[int]:
-        if name not in self.slots:
-            event = self.event
-            sequence = {"key": event.key, "before": event.before, "after": event.after,
-                        "attributes": event.attributes, "source.position": event.source.position}[name]
-            self.slots[name] = list(range(len(sequence or ())))
-        return self.slots[name]
 
-    def counted(self, losses: list[Loss] | tuple[Loss, ...]) -> list[Loss]:
-        """``losses`` of one stage with their element paths counted as ``without()`` counts them. Within the stage,
-        paths after a whole replacement of a sequence count the new one, as in ``without()``; what the stage takes
-        away counts for the stages after it."""
-        if not losses:
-            return []
-        counted = []
-        taken: dict[str, list[int]] = {}
-        for loss in losses:
-            match = _ELEMENT.fullmatch(loss.path)
-            if loss.path in _SEQUENCES and loss.written is not REFUSED:
-                self.slots[loss.path] = list(range(len(loss.written or ())))
-                taken.pop(loss.path, None)
-            elif match is not None:
-                name, slot = match.group(1), self._slots(match.group(1))[int(match.group(2))]
-                loss = loss._replace(path=f"{name}[{slot}]" + (f".{match.group(3)}" if match.group(3) else ""))
-                if match.group(3) is None:
-                    taken.setdefault(name, []).append(slot)
-            counted.append(loss)
-        for name, slots in taken.items():
-            for slot in slots:
-                self._slots(name).remove(slot)
-        return counted
+def differences(event: ChangeEvent, written: ChangeEvent, target: str, carries: frozenset[str]) -> list[Loss]:
+    """Each place where ``written``, a target's normal form of ``event``, differs from it, as a ``Loss`` whose path
+    counts the elements of ``event`` and whose ``written`` is what is there instead, so that
+    ``without(event, differences(event, written, ...)) == written``. What the target ``carries`` names the features:
+    a type it cannot write (``cell.type``) or cannot write with this value (``value.off_type``), a row it writes in
+    another form because its rows are typed (``image.columns``) or because of what it does with that image."""
+    if written is event or written == event:
+        return []
+    found = _Found(target)
+    if written.op is not event.op:
+        found.replaced(f"op.{event.op.value}", "op", written.op)
+    if written.table != event.table:
+        if event.table is None or written.table is None or written.table.name != event.table.name:
+            found.replaced("table", "table", written.table)
+        else:
+            for part in ("schema", "catalog"):
+                if getattr(written.table, part) != getattr(event.table, part):
+                    found.replaced(f"table.{part}", f"table.{part}", getattr(written.table, part))
+    for image_name in ("key", "before", "after"):
+        image, written_image = getattr(event, image_name), getattr(written, image_name)
+        if image != written_image:
+            found.image(image_name, image, written_image, carries)
+    source, written_source = event.source, written.source
+    if written_source.system != source.system:
+        found.replaced("source.system", "source.system", written_source.system)
+    if not same_entries(source.position, written_source.position):
+        found.entries("source.position", source.position, written_source.position)
+    for feature, path in (("source.commit_time", "source.commit_time_us"),
+                          ("source.capture_time", "source.capture_time_us")):
+        time_us, written_time_us = getattr(source, path[7:]), getattr(written_source, path[7:])
+        if written_time_us != time_us:
+            to_the_millisecond = time_us is not None and written_time_us == time_us - time_us % 1000
+            found.replaced("source.time.sub_ms" if to_the_millisecond else feature, path, written_time_us)
+    if written.key_only is not event.key_only:
+        found.replaced("key_only", "key_only", written.key_only)
+    if not same_entries(event.attributes, written.attributes):
+        found.entries("attributes", event.attributes, written.attributes)
+    return found.losses
+
+
+class _Found:
+    """The losses ``differences`` finds, each with a few words on what the target writes instead."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.losses: list[Loss] = []
+
+    def replaced(self, feature: str, path: str, written: Any) -> None:
+        why = f"{self.target} does not write it" if written is None or written == () else \
+            f"{self.target} writes {_shown(written)}"
+        self.losses.append(Loss(feature, path, written, why))
+
+    def taken(self, feature: str, path: str) -> None:
+        self.losses.append(Loss(feature, path, None, f"{self.target} does not write it"))
+
+    def image(self, name: str, image: Image | None, written: Image | None, carries: frozenset[str]) -> None:
+        """An image of cells: compared cell by cell where ``written`` is ``image`` with cells taken away or changed
+        in place, else replaced whole."""
+        pairs = None if not image or not written else _paired(image, written, lambda cell: cell.name)
+        if pairs is None:
+            assert image is not None or written is not None
+            # A row of other columns, or in another order: a typed row, unless the target writes rows as they come.
+            typed = image and written and name != "key" and "image.columns" not in carries
+            whole = "image.columns" if typed else name
+            self.replaced(whole, name, written)
+            return
+        kept_names = {cell.name for cell in written or ()}
+        for index, (cell, written_cell) in enumerate(pairs):
+            path = f"{name}[{index}]"
+            if written_cell is None:
+                self.taken("cell.repeated" if cell.name in kept_names else "image.columns", path)
+            elif written_cell != cell:
+                self.cell(path, cell, written_cell, carries)
+
+    def cell(self, path: str, cell: Cell, written: Cell, carries: frozenset[str]) -> None:
+        deleted = cell.kind is not CellKind.PUT and written.kind is not cell.kind
+        if not same_value(cell.value, written.value):
+            feature = f"cell.kind.{cell.kind.value}" if deleted else _value_feature(cell.value, written.value)
+            self.replaced(feature, f"{path}.value", written.value)
+        if written.type != cell.type:
+            feature = "value.off_type" if written.type is None and "cell.type" in carries else "cell.type"
+            self.replaced(feature, f"{path}.type", written.type)
+        if written.version != cell.version:
+            self.replaced("cell.version", f"{path}.version", written.version)
+        if written.kind is not cell.kind:
+            # A deletion written as a put of null, or a put written as a deletion: a row key entry that nothing
+            # marks as the key reads back with its mutation's kind.
+            feature = f"cell.kind.{cell.kind.value}" if cell.kind is not CellKind.PUT else "key"
+            self.replaced(feature, f"{path}.kind", written.kind)
+
+    def entries(self, name: str, entries: Entries, written: Entries) -> None:
+        """Named values (attributes, a source position): compared entry by entry as images are."""
+        pairs = _paired(entries, written, lambda entry: entry[0])
+        if pairs is None:
+            self.replaced(name, name, written)
+            return
+        for index, (entry, written_entry) in enumerate(pairs):
+            if written_entry is None:
+                self.losses.append(Loss(name, f"{name}[{index}]", None,
+                                        f"{self.target} has no place for {entry[0]}"))
+            elif not same_value(entry[1], written_entry[1]):
+                feature = name if type(entry[1]) is type(written_entry[1]) else _value_feature(entry[1],
+                                                                                               written_entry[1])
+                self.replaced(feature, f"{name}[{index}].value", written_entry[1])
+
+
+def _paired(items: tuple[Any, ...], written: tuple[Any, ...], name_of: Callable[[Any], str]
+            ) -> list[tuple[Any, Any]] | None:
+    """Each of ``items`` with the element of ``written`` that stands in its place (None: taken away), when
+    ``written`` is ``items`` with some taken away and the others kept in order under their names; else None."""
+    pairs: list[tuple[Any, Any]] = []
+    next_written = 0
+    for item in items:
+        if next_written < len(written) and name_of(written[next_written]) == name_of(item):
+            pairs.append((item, written[next_written]))
+            next_written += 1
+        else:
+            pairs.append((item, None))
+    return pairs if next_written == len(written) else None
+
+
+def _value_feature(value: Value, written: Value) -> str:
+    """The feature a target lacks where it writes ``written`` for ``value``."""
+    if type(value) is float and not math.isfinite(value):
+        return "value.float_nonfinite"
+    if is_nested(value):
+        return "value.nested_non_json" if is_nested(written) else "value.nested"
+    return VALUE_FEATURE[type(value)]
+
+
+# The feature of each kind of value.
+VALUE_FEATURE: dict[type, str] = {type(None): "value.null", bool: "value.bool", int: "value.int",
+                                  float: "value.float", str: "value.str", bytes: "value.bytes",
+                                  Decimal: "value.decimal", tuple: "value.nested", Struct: "value.nested"}
+
+
+def _shown(written: Any) -> str:
+    """What a target writes, shortened for a message."""
+    shown = written.value if isinstance(written, enum.Enum) else repr(written)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -110,13 +110,13 @@ from ..contract import (
     Option,
     Shape,
     flag,
-    one_row_losses,
+    with_one_row,
 )
 from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss
-from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value, same_value
+from ..losses import REFUSED, Loss, Refusal
+from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
@@ -207,63 +207,38 @@ class AliyunJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT or a READ is an INSERT (a snapshot row is an insert to Paimon). An INSERT or DELETE without the
         row its op is read from writes its key cells as that row (none: an empty row), and drops the image its op
         does not read. An UPDATE with neither image and a TRUNCATE have no form."""
         op = event.op
         if op is Op.TRUNCATE:
-            return [Loss("op.TRUNCATE", "op", REFUSED, "aliyun-json has no op for a TRUNCATE")]
+            raise Refusal(Loss("op.TRUNCATE", "op", REFUSED, "aliyun-json has no op for a TRUNCATE"))
         if op is Op.UPDATE:  # admitted with either image: this one has neither
-            return [Loss("op.UPDATE", "after", REFUSED, "an UPDATE is written with its old row, its new row or both, "
-                                                        "and this one has neither")]
-        losses: list[Loss] = []
-        if op in (Op.UPSERT, Op.READ):
-            losses.append(Loss(f"op.{op.value}", "op", Op.INSERT, "the row as it now is is an INSERT to Paimon"))
-            op = Op.INSERT
-        row_name, other = ("before", "after") if op is Op.DELETE else ("after", "before")
-        return losses + one_row_losses(event, op, f"an {op.value} is read from its {row_name} row: the key cells are "
-                                                  "all it has", f"Paimon does not read an {op.value}'s {other} image")
+            raise Refusal(Loss("op.UPDATE", "after", REFUSED, "an UPDATE is written with its old row, its new row or "
+                                                              "both, and this one has neither"))
+        return with_one_row(event, Op.INSERT if op in (Op.UPSERT, Op.READ) else op)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        losses: list[Loss] = []
-        row_name = "before" if event.op is Op.DELETE or event.after is None else "after"
-        images = {"before": event.before, "after": event.after}
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        """The key is read out of the row by schema.primaryKey, so the key cells the row lacks go into it; one
+        schema.dataColumn types and orders the columns of both images, the after image's type first (base64 text is
+        bytes in a BYTES column); the position is sequenceId first, then timestamp fields other than the times, once
+        each, as JSON scalars; -1 ms means an unknown time; the attributes as decoding gives them."""
+        written = super().normal_form(event)
+        row_name = "before" if written.op is Op.DELETE or written.after is None else "after"
+        images = {"before": written.before, "after": written.after}
         row = images[row_name]
-        assert row is not None  # dropped() asks only about an event some shape admits
-        missing = key_cells_outside(event.key, row)
-        images[row_name] = row = missing + row  # the key is read out of the row by schema.primaryKey
+        assert row is not None  # the image its op is read from: reshaped() gives every change one
+        images[row_name] = key_cells_outside(written.key, row) + row
         types = _columns(images["before"], images["after"])
-        for image_name in ("before", "after"):
-            image = getattr(event, image_name)
-            if image is None:
-                continue
-            current = images[image_name]
-            assert current is not None  # the event's image, or its row with the key cells put in
-            written = _as_decoded(current, types)
-            if image_name == row_name and missing:
-                losses.append(Loss("key", row_name, written, "the key is read out of the row by schema.primaryKey: "
-                                                             "the key cells the row lacks go into it"))
-            else:
-                losses += _image_losses(image_name, image, written,
-                                        "one schema.dataColumn types and orders the columns of both images, the "
-                                        "after image's type first; base64 text is bytes in a BYTES column")
-            images[image_name] = written
-        row = images[row_name]
-        assert row is not None  # as written just above
-        key = _key_of(event.key, row)
-        if key != event.key:
-            losses.append(Loss("key", "key", key, "the key is read out of the row by schema.primaryKey"))
-        position = _position_as_decoded(event.source.position)
-        if position != event.source.position:
-            losses.append(Loss("source.position", "source.position", position,
-                               f"{_SEQUENCE_ID} first, then timestamp fields other than {' and '.join(_TIMES)}, "
-                               "once each, as JSON scalars"))
-        for feature, field in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
-            if getattr(event.source, field) == _UNKNOWN_TIME * time_units.MILLISECOND:
-                losses.append(Loss(feature, f"source.{field}", None, "-1 ms means an unknown time"))
-        losses += _attribute_losses(event, {cell.name for cell in row})
-        return losses
+        written_images = {name: _as_decoded(image, types) for name, image in images.items() if image is not None}
+        row = written_images[row_name]
+        source = written.source
+        times = {field: None for field in ("commit_time_us", "capture_time_us")
+                 if getattr(source, field) == _UNKNOWN_TIME * time_units.MILLISECOND}
+        return replace(written, **written_images, key=_key_of(written.key, row),
+                       source=replace(source, position=_position_as_decoded(source.position), **times),
+                       attributes=_attributes_as_decoded(written, {cell.name for cell in row}))
 
 
 class _UpdatePairDecoder(IncrementalDecoder):
@@ -588,21 +563,6 @@ def _as_decoded(image: Image, types: dict[str, str | None]) -> Image:
     return tuple(cells)
 
 
-def _image_losses(image_name: str, image: Image, written: Image, why: str) -> list[Loss]:
-    """Where ``written`` differs from ``image``: cell by cell where it has the same columns in the same order, else
-    the whole image."""
-    if [cell.name for cell in image] != [cell.name for cell in written]:
-        return [Loss(image_name, image_name, written, why)]
-    losses = []
-    for index, (cell, new) in enumerate(zip(image, written)):
-        if cell.type != new.type:
-            losses.append(Loss("cell.type", f"{image_name}[{index}].type", new.type, why))
-        if not same_value(cell.value, new.value):
-            feature = "value.bytes" if type(cell.value) is bytes else "value.str"
-            losses.append(Loss(feature, f"{image_name}[{index}].value", new.value, why))
-    return losses
-
-
 def _key_of(key: Image, row: Image) -> Image:
     """The key that decoding gives back: the cells of the row its op is read from, by the key's names."""
     by_name = {cell.name: cell for cell in row}
@@ -621,7 +581,7 @@ def _position_as_decoded(position: Entries) -> Entries:
     return (*first, *fields.items())
 
 
-def _attribute_losses(event: ChangeEvent, row_names: set[str]) -> list[Loss]:
+def _attributes_as_decoded(event: ChangeEvent, row_names: set[str]) -> Entries:
     """The attributes a message keeps: ``aliyun.primaryKey`` where it is ``schema.primaryKey`` for the key read out of
     the row (of ``row_names``, as written), as JSON text; then as fields ``aliyun.field.*``, ``.schema.*``,
     ``.source.*``, ``.payload.*``, each once, as JSON text, not naming a field of the format; decoded in that
@@ -639,5 +599,4 @@ def _attribute_losses(event: ChangeEvent, row_names: set[str]) -> list[Loss]:
                 return group, value
         return None
 
-    return kept_fields.losses(event.attributes, group_of, NAME,
-                              "aliyun.primaryKey, then aliyun.field.*, .schema.*, .source.*, .payload.*")
+    return kept_fields.as_decoded(event.attributes, group_of)

@@ -54,10 +54,12 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from msgspec.structs import replace
+
 from ..contract import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
 from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
-from ..losses import REFUSED, Loss
+from ..losses import REFUSED, Loss, Refusal
 from ..model import (
     INT64_MAX,
     INT64_MIN,
@@ -71,7 +73,6 @@ from ..model import (
     Table,
     Value,
     is_nested,
-    same_value,
 )
 from ._kit import kept_fields
 from ._kit.json_message import (
@@ -271,113 +272,64 @@ class ArcionCodec(KeyedByColumns):
 
     key_in_row = True
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT is an I message with its images (Flink's Debezium and Canal writers write an upsert's row as an
         insert too); a snapshot row is the after image alone (of an INSERT, UPSERT or UPDATE in mode snapshot), and
         in mode realtime a READ is an I message. A TRUNCATE, and a DELETE in mode snapshot, have no form."""
         mode = self.config["mode"]
         if event.op is Op.TRUNCATE or (mode == "snapshot" and event.op is Op.DELETE):
             return super().reshaped(event)
-        losses = []
         if mode == "snapshot" or (event.op is Op.READ and mode == "auto"):
-            if event.op is not Op.READ:
-                losses.append(Loss(f"op.{event.op.value}", "op", Op.READ, "a snapshot row is read as a READ"))
-            if event.before is not None:
-                losses.append(Loss("before", "before", None, "a snapshot row is the row alone"))
-            if event.after is None:
-                losses.append(Loss("after", "after", (), "a snapshot row with no columns"))
-        else:
-            losses.append(Loss(f"op.{event.op.value}", "op", Op.INSERT,
-                               "an I message writes the whole row" if event.op is Op.UPSERT else
-                               "a realtime message has no opType for a snapshot read: I"))
-        return losses
+            return replace(event, op=Op.READ, before=None, after=event.after or ())
+        return replace(event, op=Op.INSERT)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """A realtime message names its table (the option table names it when the event does not); a snapshot row
         is a bare row of the table of the option table; values as the JSON values that read back typed by the
         option column_types; the cursor as a JSON object; the attributes as decoding gives them."""
-        losses = []
-        table = event.table
-        snapshot = event.op is Op.READ
+        written = super().normal_form(event)
+        changed: dict[str, Any] = {}
+        table = written.table
+        snapshot = written.op is Op.READ
         if snapshot:
-            table = self.config["table"]
-            if event.table != table:
-                losses.append(Loss("table", "table", table, "a snapshot row takes its table from the option table"))
-            if event.source.position:
-                losses.append(Loss("source.position", "source.position", (), "a snapshot row is a bare row"))
-            if event.source.commit_time_us is not None:
-                losses.append(Loss("source.commit_time", "source.commit_time_us", None, "a snapshot row is a bare "
-                                                                                         "row"))
-            after = event.after or ()
-            losses += [Loss("after", f"after[{index}]", None,
-                            "a snapshot row with an opType column would read back as a realtime message")
-                       for index, cell in enumerate(after) if cell.name == "opType" and self.config["mode"] == "auto"]
+            table = changed["table"] = self.config["table"]
+            changed["source"] = replace(written.source, position=(), commit_time_us=None)
+            if self.config["mode"] == "auto":  # an opType column would read back as a realtime message
+                changed["after"] = tuple(cell for cell in written.after or () if cell.name != "opType")
         elif table is None:
             if self.config["table"] is None:
-                return [Loss("requires table", "table", REFUSED,
-                             "an Arcion realtime message names its table: give the option table")]
-            table = self.config["table"]
-            losses.append(Loss("table", "table", table, "the option table names the table"))
+                raise Refusal(Loss("requires table", "table", REFUSED,
+                                   "an Arcion realtime message names its table: give the option table"))
+            table = changed["table"] = self.config["table"]
+        written = replace(written, **changed) if changed else written
         types = self.column_types.for_table(table)
-        images = {}
-        for image_name in ("before", "after"):
-            image = getattr(event, image_name)
-            if image is None:
-                continue
-            written = []
-            for index, cell in enumerate(image):
-                read = _read_back(cell, types.get(cell.name))
-                if read is not cell:
-                    path = f"{image_name}[{index}]"
-                    if read.type != cell.type:
-                        losses.append(Loss("cell.type", f"{path}.type", read.type, "types come from the option "
-                                                                                   "column_types"))
-                    if not same_value(read.value, cell.value):
-                        losses.append(Loss("value.off_type", f"{path}.value", read.value,
-                                           "the value reads back as its column's type in column_types types it"))
-                written.append(read)
-            images[image_name] = tuple(written)
+        images = {image_name: tuple(_read_back(cell, types.get(cell.name)) for cell in image)
+                  for image_name in ("before", "after") if (image := getattr(written, image_name)) is not None}
         if self.key_columns:
-            image = images.get("before" if event.op is Op.DELETE or event.after is None else "after")
-            key = self.key_columns.key_of(table, tuple(cell for cell in image or ()
-                                                       if not (snapshot and cell.name == "opType")))
-            if key != event.key:
-                losses.append(Loss("key", "key", key, "arcion reads the key out of the row by key_columns"))
-        attributes = () if snapshot else _attributes_as_decoded(event)
-        if event.attributes != attributes:
-            losses.append(Loss("attributes", "attributes", attributes,
-                               "the two 64-bit hashes once each, arcion.cursor.json for each cursor entry that "
-                               "holds an object or array, then arcion.field.* once each, as JSON text"))
-        if not snapshot:
-            losses += _cursor_losses(event.source)
-        return losses
+            image = images.get("before" if written.op is Op.DELETE or written.after is None else "after")
+            images["key"] = self.key_columns.key_of(table, tuple(cell for cell in image or ()
+                                                                 if not (snapshot and cell.name == "opType")))
+        attributes = () if snapshot else _attributes_as_decoded(written)
+        source = written.source if snapshot else _cursor_as_written(written.source)
+        return replace(written, **images, attributes=attributes, source=source)
 
 
-def _cursor_losses(source: Source) -> list[Loss]:
+def _cursor_as_written(source: Source) -> Source:
     """The cursor is a JSON object of JSON values, whose timestamp is the commit time: a source position's repeated
-    names and other values, and a commit time that is not the cursor's timestamp."""
-    losses = []
+    names are left out and its other values written as text, and the commit time is the cursor's timestamp (added
+    where it has none)."""
     cursor = []
     seen = set()
-    for index, (name, value) in enumerate(source.position):
-        path = f"source.position[{index}]"
+    for name, value in source.position:
         if name in seen:
-            losses.append(Loss("source.position", path, None, "the cursor is a JSON object: names are unique"))
             continue
         if type(value) not in SCALAR_TYPES or (type(value) is float and not math.isfinite(value)):
             value = typed_text.render(value)
-            losses.append(Loss("source.position", f"{path}.value", value, "the cursor holds JSON values"))
         cursor.append((name, value))
         seen.add(name)
     if TIMESTAMP not in seen and source.commit_time_us is not None:
         cursor.append(_timestamp_entry(source.commit_time_us))
-        losses.append(Loss("source.position", "source.position", tuple(cursor),
-                           "the cursor holds the commit time as its timestamp"))
-    commit_time = _commit_time(cursor)
-    if commit_time != source.commit_time_us:
-        losses.append(Loss("source.commit_time", "source.commit_time_us", commit_time,
-                           "the commit time is the cursor's timestamp, in milliseconds"))
-    return losses
+    return replace(source, position=tuple(cursor), commit_time_us=_commit_time(cursor))
 
 
 def _commit_time(cursor: Iterable[tuple[str, Value]]) -> int | None:

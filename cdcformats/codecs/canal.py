@@ -85,11 +85,13 @@ import math
 from decimal import Decimal
 from typing import Any
 
-from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, one_row_losses
+from msgspec.structs import replace
+
+from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, with_one_row
 from ..core import time_units, typed_text
 from ..core.typed_text import json_form
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss
+from ..losses import REFUSED, Loss, Refusal
 from ..model import (
     INT64_MAX,
     INT64_MIN,
@@ -100,7 +102,6 @@ from ..model import (
     Image,
     Op,
     Source,
-    Struct,
     Value,
     same_value,
 )
@@ -255,87 +256,58 @@ class CanalJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+    def carried_cell(self, cell: Cell) -> Cell:
         """A row holds text: each value is written as its text and read back typed by the column's ``mysqlType``
         only where that gives the same text, so a value of another kind than its type implies comes back as
-        text (or as the kind its text reads as); bytes as their ISO-8859-1 text; a deleted column as null."""
-        losses: list[Loss] = []
-        value = cell.value
-        if cell.kind is not CellKind.PUT:
-            losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.kind", CellKind.PUT,
-                               "a deleted column is written as the column set to null"))
-            if value is not None:
-                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None,
-                                   "a deleted column is written as the column set to null"))
-            value = None
-        if cell.version is not None:
-            losses.append(Loss("cell.version", f"{path}.version", None, "a Canal row has no cell versions"))
+        text (or as the kind its text reads as); bytes as their ISO-8859-1 text; a deleted column as null; no
+        versions."""
+        value = None if cell.kind is not CellKind.PUT else cell.value
         read_back = _read_back(value, cell.type)
-        if not same_value(read_back, value):
-            feature = {bytes: "value.bytes", tuple: "value.nested", Struct: "value.nested"}.get(type(value),
-                                                                                             "value.off_type")
-            column = "an untyped column" if cell.type is None else f"a {cell.type} column"
-            losses.append(Loss(feature, f"{path}.value", read_back,
-                               f"Canal writes every value as text, which reads back as text in {column}"))
-        return losses
+        if same_value(read_back, value):
+            if cell.kind is CellKind.PUT and cell.version is None:
+                return cell
+            read_back = value
+        return Cell(cell.name, read_back, cell.type)
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT (and a READ, unless ``read_type`` is INIT) is the row as it now is: an INSERT. A row Canal's
         type needs and the event lacks is its key cells (an INSERT or DELETE of a key: Flink and Paimon key the row
         by pkNames); an UPDATE without its before image has an ``old`` entry with no columns (Flink: nothing
         changed); an UPDATE without its after image has no ``data`` row, so no form; a TRUNCATE lists no rows."""
-        losses: list[Loss] = []
         op = event.op
         if op is Op.UPSERT or (op is Op.READ and "op.READ" not in self.carries):
-            losses.append(Loss(f"op.{op.value}", "op", Op.INSERT, "Canal writes the row as it now is as an INSERT"))
             op = Op.INSERT
         if op is Op.UPDATE:
             if event.after is None:
-                return [Loss("op.UPDATE", "after", REFUSED,
-                             "Canal writes an UPDATE's new row as its data, and this UPDATE has none")]
-            if event.before is None:
-                losses.append(Loss("before", "before", event.after,
-                                   "an UPDATE whose old entry has no columns changed nothing"))
-            return losses
+                raise Refusal(Loss("op.UPDATE", "after", REFUSED,
+                                   "Canal writes an UPDATE's new row as its data, and this UPDATE has none"))
+            return event if event.before is not None else replace(event, before=event.after)
         if op is Op.TRUNCATE:
-            for image_name in ("before", "after"):
-                if getattr(event, image_name) is not None:
-                    losses.append(Loss(image_name, image_name, None, "a TRUNCATE lists no rows"))
-            return losses
-        type_name = _TYPE_OF_OP[op]
-        return losses + one_row_losses(event, op, f"Canal writes an {type_name} with its row: the key cells are all "
-                                                  "it has", f"Canal writes an {type_name} with one row")
+            return replace(event, before=None, after=None)
+        return with_one_row(event, op)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        losses: list[Loss] = []
-        if event.op is Op.TRUNCATE:
-            if event.key:
-                losses.append(Loss("key", "key", (), "a TRUNCATE lists no rows, and so no key"))
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        """Canal reads the key out of the row by pkNames, so the key cells the row lacks go into it (a TRUNCATE
+        lists no rows, and so no key); ``mysqlType`` types a column once, for its row and its old value, and an
+        update's ``old`` holds the changed columns of the row, then the columns the row lacks; the position is
+        Canal's id, then its gtid, each a JSON scalar; Canal's own attributes as decoding gives them."""
+        written = super().normal_form(event)
+        changed: dict[str, Any] = {}
+        if written.op is Op.TRUNCATE:
+            changed["key"] = ()
         else:
-            row_name = "before" if event.op is Op.DELETE else "after"
-            row = getattr(event, row_name)
-            missing = key_cells_outside(event.key, row)
-            if missing:  # the key is read out of the row by pkNames: its cells go into the row
-                row = missing + row
-                losses.append(Loss("key", row_name, row, "Canal reads the key out of the row by pkNames"))
-            if event.op is Op.UPDATE:
-                assert event.before is not None  # dropped() asks only about an event some shape admits
-                after, before = _update_as_decoded(row, event.before)
-                losses += _image_losses("cell.type", "after", row, after,
-                                        "Canal's mysqlType types a column once, for its row and its old value")
-                losses += _image_losses("before", "before", event.before, before,
-                                        "Canal writes an update's before image as the changed columns of the after "
-                                        "image, then the columns the after image lacks")
-                row = after
-            key = _key(tuple(cell.name for cell in event.key), row)
-            if key != event.key:
-                losses.append(Loss("key", "key", key, "Canal reads the key out of the row by pkNames"))
-        position = _position_as_decoded(event.source.position)
-        if position != event.source.position:
-            losses.append(Loss("source.position", "source.position", position,
-                               "Canal's position is its id, then its gtid, each a JSON scalar"))
-        losses += _attribute_losses(event.attributes)
-        return losses
+            row_name = "before" if written.op is Op.DELETE else "after"
+            row = getattr(written, row_name)
+            row = key_cells_outside(written.key, row) + row
+            if written.op is Op.UPDATE:
+                assert written.before is not None  # reshaped() gives every UPDATE a before image
+                row, changed["before"] = _update_as_decoded(row, written.before)
+            changed[row_name] = row
+            changed["key"] = _key(tuple(cell.name for cell in written.key), row)
+        source = written.source
+        changed["source"] = replace(source, position=_position_as_decoded(source.position))
+        changed["attributes"] = kept_fields.as_decoded(written.attributes, _attribute_group)
+        return replace(written, **changed)
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -511,20 +483,6 @@ def _update_as_decoded(after: Image, before: Image) -> tuple[Image, Image]:
     return _retyped(after, types), _before(_retyped(after, types), _retyped(_changed(after, before), types))
 
 
-def _image_losses(feature: str, image_name: str, image: Image, written: Image, why: str) -> list[Loss]:
-    """Where ``written`` differs from ``image``: cell by cell where it has the same columns in the same order, else
-    the whole image."""
-    if [cell.name for cell in image] != [cell.name for cell in written]:
-        return [Loss(feature, image_name, written, why)]
-    losses = []
-    for index, (cell, new) in enumerate(zip(image, written)):
-        if cell.type != new.type:
-            losses.append(Loss(feature, f"{image_name}[{index}].type", new.type, why))
-        if not same_value(cell.value, new.value):
-            losses.append(Loss(feature, f"{image_name}[{index}].value", new.value, why))
-    return losses
-
-
 def _position_as_decoded(position: Entries) -> Entries:
     """Canal's position: the first ``id``, then the first ``gtid``, as JSON scalars."""
     first: dict[str, Any] = {}
@@ -532,13 +490,6 @@ def _position_as_decoded(position: Entries) -> Entries:
         if name in _POSITION_FIELDS:
             first.setdefault(name, json_form(value))
     return tuple((name, first[name]) for name in _POSITION_FIELDS if name in first)
-
-
-def _attribute_losses(attributes: Entries) -> list[Loss]:
-    """Canal's own attributes that a message holds once each: ``canal.sql`` as non-empty text, ``canal.sqlType``
-    and each ``canal.field.*`` as JSON text (not null, not naming a field of Canal's), decoded in that order."""
-    return kept_fields.losses(attributes, _attribute_group, NAME, f"{SQL_ATTRIBUTE}, {SQL_TYPE_ATTRIBUTE}, "
-                                                                  f"{FIELD_ATTRIBUTE}*")
 
 
 def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:

@@ -61,12 +61,13 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss
-from ..model import Cell, ChangeEvent, Image, Op, Value
+from ..losses import REFUSED, Loss, Refusal
+from ..model import Cell, ChangeEvent, Image, Op, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
@@ -181,41 +182,39 @@ class ConnectJsonCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
-        losses = super().cell_losses(cell, path)
-        return losses + connect_schema.schema_losses(cell, path, losses) if self.schemas else losses
+    def carried_cell(self, cell: Cell) -> Cell:
+        cell = super().carried_cell(cell)
+        return connect_schema.as_read_back(cell) if self.schemas else cell
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """A change that leaves a row is that row put (an UPSERT); a DELETE is a tombstone of its key. A change
         whose row is not known, and a TRUNCATE, have no record."""
         if event.op is Op.DELETE:
-            return [Loss("after", "after", None, "a tombstone holds the key alone")]
+            return replace(event, after=None)
         if event.op is Op.TRUNCATE or event.after is None:
-            return [Loss(f"op.{event.op.value}", "op", REFUSED,
-                         f"{NAME} writes a row or a tombstone, and this {event.op.value} has no row")]
-        return [Loss(f"op.{event.op.value}", "op", Op.UPSERT, "the sink puts the row as it now is")]
+            raise Refusal(Loss(f"op.{event.op.value}", "op", REFUSED,
+                               f"{NAME} writes a row or a tombstone, and this {event.op.value} has no row"))
+        return replace(event, op=Op.UPSERT)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        key = event.key
-        losses = []
-        if not key and self.key_columns and self.key_columns.key_of(None, event.after):
-            key = self.key_columns.key_of(None, event.after)
-            losses.append(Loss("key", "key", key, "a record without a key takes it out of the value by key_columns"))
-        if not self.schemas:  # no struct schemas: the base class reports every attribute
-            return losses
-        written_parts = {"key": bool(key), "value": event.op is not Op.DELETE}
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        """A record without a key takes it out of the value by key_columns; with schemas, the key's and the value's
+        struct schemas that the record writes come back where they are not what writing gives without them."""
+        written = super().normal_form(event)
+        if not written.key and self.key_columns and self.key_columns.key_of(None, written.after):
+            written = replace(written, key=self.key_columns.key_of(None, written.after))
+        if not self.schemas:  # no struct schemas: the base rules keep no attribute
+            return written
+        written_parts = {"key": bool(written.key), "value": written.op is not Op.DELETE}
 
         def struct_written(name: str, value: Value) -> tuple[int, Value] | None:
-            """The struct schema attribute a record gives back: the key's and the value's that are written, as the
-            record writes them, where they are not what writing gives without them."""
             part = name[len(SCHEMA_ATTRIBUTE):]
             if not name.startswith(SCHEMA_ATTRIBUTE) or part not in _PARTS or not written_parts[part]:
                 return None
             struct = self._struct(value, part)
             return None if struct == self._struct(None, part) else (_PARTS.index(part), encode(struct).decode())
 
-        return losses + kept_fields.losses(event.attributes, struct_written, NAME, "the key's struct schema, then "
-                                                                                   "the value's")
+        attributes = kept_fields.as_decoded(written.attributes, struct_written)
+        return written if same_entries(attributes, written.attributes) else replace(written, attributes=attributes)
 
 
 def _kept_struct(text: Value) -> dict[str, Any] | None:

@@ -100,8 +100,19 @@ from ..contract import JvmDecoder, Option, flag
 from ..core import time_units, typed_text
 from ..core.typed_text import json_form
 from ..errors import DecodeError
-from ..losses import Loss, without
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Source, Table, Value, is_nested
+from ..model import (
+    INT64_MAX,
+    INT64_MIN,
+    Cell,
+    ChangeEvent,
+    Entries,
+    Image,
+    Source,
+    Table,
+    Value,
+    is_nested,
+    same_entries,
+)
 from ._kit import connect_schema, kept_fields
 from ._kit.debezium_envelope import (
     CODE_OF_OP,
@@ -115,10 +126,10 @@ from ._kit.debezium_envelope import (
     image_cells,
     image_fields,
     json_struct_schema,
-    op_losses,
-    position_losses,
+    position_as_written,
     read_source,
     read_time,
+    with_op_code,
 )
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
@@ -252,24 +263,21 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
-        losses = super().cell_losses(cell, path)
-        return losses + connect_schema.schema_losses(cell, path, losses) if self.schemas else losses
+    def carried_cell(self, cell: Cell) -> Cell:
+        cell = super().carried_cell(cell)
+        return connect_schema.as_read_back(cell) if self.schemas else cell
 
-    def dropped(self, event: ChangeEvent) -> list[Loss]:
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         if self.schemas and event.attribute(SCHEMALESS_WRAPPER) is True:
-            return self.schemaless.dropped(event)  # written as without schemas, in the wrapper it came in
-        return super().dropped(event)
+            return self.schemaless.normal_form(event)  # written as without schemas, in the wrapper it came in
+        return self.envelope_form(with_op_code(super().normal_form(event), CODE_OF_OP, NAME))
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        return op_losses(event, CODE_OF_OP, NAME) + self.envelope_losses(event)
-
-    def envelope_losses(self, event: ChangeEvent) -> list[Loss]:
-        """What the envelope does not give back, whatever its op: the key read out of the row, the source position
-        and the kept attributes (paimon-log writes its values with this)."""
-        losses = self.dropped_key(event, getattr(event, self.row_image_name(event)))
-        losses += position_losses(event, _reserved(event), self.schemas)
-        own = (self._own_attributes_written(without(event, losses))
+    def envelope_form(self, event: ChangeEvent) -> ChangeEvent:
+        """What the envelope gives back, whatever its op: the key read out of the row, the source position and the
+        kept attributes (paimon-log writes its values with this)."""
+        written = self.with_key_as_read(event, getattr(event, self.row_image_name(event)))
+        written = position_as_written(written, _reserved(written), self.schemas)
+        own = (self._own_attributes_written(written)
                if any(name.startswith(_OWN) for name, _ in event.attributes) else {})
 
         def group(name: str, value: Value) -> tuple[int, Value] | None:
@@ -277,10 +285,8 @@ class DebeziumJsonCodec(KeyedByColumns):
                 return own.get(name)
             return _attribute_group(name, value)
 
-        losses += kept_fields.losses(event.attributes, group, NAME, "debezium.transaction.*, debezium.field.*, "
-                                                                   "debezium-json.fields.*, debezium-json.schema.* "
-                                                                   "(or .schemaless_wrapper)")
-        return losses
+        attributes = kept_fields.as_decoded(event.attributes, group)
+        return written if same_entries(attributes, event.attributes) else replace(written, attributes=attributes)
 
     def _own_attributes_written(self, event: ChangeEvent) -> dict[str, tuple[int, Value]]:
         """The ``debezium-json.fields.*`` and ``.schema.*`` attributes that a message of ``event`` gives back, each

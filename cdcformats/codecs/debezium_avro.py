@@ -105,7 +105,7 @@ from msgspec.structs import replace
 from ..contract import FileWriter, KafkaRecord, Option, as_text, one_of
 from ..core import typed_text
 from ..errors import DecodeError, EncodeError
-from ..losses import REFUSED, Loss, SlotIndex, refused, without
+from ..losses import REFUSED, Loss, Refusal
 from ..model import (
     INT64_MAX,
     INT64_MIN,
@@ -119,6 +119,7 @@ from ..model import (
     Table,
     Value,
     is_nested,
+    same_entries,
     value_key,
 )
 from ..schema_registry.client import address, check_address, connect
@@ -139,9 +140,9 @@ from ._kit.debezium_envelope import (
     OP_OF_CODE,
     SOURCE_FIELDS,
     TRANSACTION_ATTRIBUTE,
-    op_losses,
-    position_losses,
+    position_as_written,
     read_time,
+    with_op_code,
     write_time,
 )
 from ._kit.kafka_records import KafkaRecordCodec
@@ -416,60 +417,53 @@ class DebeziumAvroCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+    def carried_cell(self, cell: Cell) -> Cell:
+        """As the base rules write it, judged by what it holds: a variable-scale decimal by its decimal (the record
+        is written with the struct as it is); a decimal no decimal column holds (NaN, an infinity, -0) as its text;
+        a nested value of no one Avro type as its JSON text."""
         decimal = _variable_scale_decimal(cell)
-        if decimal is not None:  # written as Debezium's record of it, which holds the struct as it is
-            cell = replace(cell, value=decimal)
-        losses = super().cell_losses(cell, path)
-        value = cell.value
+        value = cell.value if decimal is None else decimal
+        written = super().carried_cell(cell if decimal is None else replace(cell, value=decimal))
         if type(value) is Decimal and not _ANY_DECIMAL.fits(value):
-            losses.append(Loss("value.decimal", f"{path}.value", typed_text.render(value),
-                               "a decimal column holds no NaN, infinity or -0: written as text"))
-        written = [loss.written for loss in losses if loss.path == f"{path}.value"]
-        return losses + _untyped_nested_losses(written[-1] if written else value, f"{path}.value")
+            written = replace(written, value=typed_text.render(value))
+        elif decimal is not None:
+            return replace(written, value=cell.value) if written.value is decimal else written
+        nested = _untyped_nested_as_text(written.value)
+        return written if nested is written.value else replace(written, value=nested)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        losses = op_losses(event, CODE_OF_OP, NAME)
-        losses += position_losses(event, frozenset(SOURCE_FIELDS), False)
-        left_out = {loss.path for loss in losses}
-        for index, (_, value) in enumerate(event.source.position):
-            if f"source.position[{index}]" in left_out:
-                continue
-            if value is None or (type(value) is Decimal and not _ANY_DECIMAL.fits(value)):
-                losses.append(Loss("source.position", f"source.position[{index}]",
-                                   why="a null source field is no position entry, and no field holds a decimal NaN"))
-            else:
-                losses += _untyped_nested_losses(value, f"source.position[{index}].value")
-        if _transaction_block(event) is None:
-            losses += [Loss("attributes", f"attributes[{index}]", why="Debezium's transaction block is id (text), "
-                            "total_order and data_collection_order (longs), in that order")
-                       for index, (name, _) in enumerate(event.attributes) if name.startswith(TRANSACTION_ATTRIBUTE)]
-        table = event.table
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        """The envelope's form: its op codes, the source fields that hold the position (no null, no decimal NaN, a
+        nested value of no one Avro type as its JSON text), the transaction block only whole, the catalog as the
+        schema (db) where there is none; then the rows as the table's schema types them. ``Refusal`` for a schema
+        conflict, or a table whose Avro name another table has."""
+        written = with_op_code(super().normal_form(event), CODE_OF_OP, NAME)
+        written = position_as_written(written, frozenset(SOURCE_FIELDS), False)
+        source = written.source
+        position = tuple((name, _untyped_nested_as_text(value)) for name, value in source.position
+                         if value is not None and not (type(value) is Decimal and not _ANY_DECIMAL.fits(value)))
+        changed: dict[str, Any] = {}
+        if not same_entries(position, source.position):
+            changed["source"] = replace(source, position=position)
+        if _transaction_block(written) is None and any(
+                name.startswith(TRANSACTION_ATTRIBUTE) for name, _ in written.attributes):
+            changed["attributes"] = tuple(entry for entry in written.attributes
+                                          if not entry[0].startswith(TRANSACTION_ATTRIBUTE))
+        table = written.table
         if table is not None and table.catalog is not None and table.schema is None:
-            losses.append(Loss("table.catalog", "table", Table(table.name, table.catalog),
-                               "the catalog is written as the schema (db)"))
-        return losses
-
-    def dropped(self, event: ChangeEvent) -> list[Loss]:
-        """The losses of the stages (``Codec.dropped``), then those of typing the rows: the schema conflict that
-        refuses the change, or the rows as the table's schema writes them."""
-        losses = super().dropped(event)
-        if refused(losses) is not None:
-            return losses
-        current = without(event, losses)
-        namesake = self._namesakes.setdefault(_dotted(self.config["topic_prefix"], current.table), current.table)
-        if namesake != current.table:
-            return [*losses, Loss(f"requires {ONE_NAME}", "table", REFUSED,
-                                  f"table {table_name(current.table)} has the Avro name of table "
-                                  f"{table_name(namesake)}, whose records and subjects it would share")]
+            changed["table"] = Table(table.name, table.catalog)
+        if changed:
+            written = replace(written, **changed)
+        namesake = self._namesakes.setdefault(_dotted(self.config["topic_prefix"], written.table), written.table)
+        if namesake != written.table:
+            raise Refusal(Loss(f"requires {ONE_NAME}", "table", REFUSED,
+                               f"table {table_name(written.table)} has the Avro name of table "
+                               f"{table_name(namesake)}, whose records and subjects it would share"))
         try:
-            version = self._current(current.table).evolved(current, self, register=False)
+            version = self._current(written.table).evolved(written, self, register=False)
         except SchemaConflict as conflict:
-            return [*losses, Loss(f"requires {ONE_TYPE}", _path_of(current, conflict.column), REFUSED, str(conflict))]
-        # The rows' losses count the cells of the event as the stages left it (a repeated key cell taken away).
-        slots = SlotIndex(event)
-        slots.counted(losses)
-        return losses + slots.counted(version.row_losses(current))
+            raise Refusal(Loss(f"requires {ONE_TYPE}", _path_of(written, conflict.column), REFUSED,
+                               str(conflict))) from None
+        return version.typed(written)
 
 
 def _path_of(event: ChangeEvent, column: str) -> str:
@@ -481,13 +475,10 @@ def _path_of(event: ChangeEvent, column: str) -> str:
     return "source.position" if column.startswith("source.") else "key"
 
 
-def _untyped_nested_losses(value: Value, path: str) -> list[Loss]:
+def _untyped_nested_as_text(value: Value) -> Value:
     """A nested value that no Avro type holds (``nested_type`` has none, or a struct field's name is none Avro
-    allows) is written as its JSON text."""
-    if is_nested(value) and not _typed_in_avro(value):
-        return [Loss("value.nested", path, as_text(value), "a nested value of no one type, or with a field name "
-                     "Avro does not allow, is written as its JSON text")]
-    return []
+    allows) as the JSON text it is written as; any other value as it is."""
+    return as_text(value) if is_nested(value) and not _typed_in_avro(value) else value
 
 
 def _typed_in_avro(value: Value) -> bool:
@@ -909,12 +900,13 @@ class _TableVersion:
 
     # -- losses -------------------------------------------------------------------------------------------------
 
-    def row_losses(self, event: ChangeEvent) -> list[Loss]:
-        """Where the rows, key and position of ``event`` come back otherwise from a table of this schema."""
+    def typed(self, event: ChangeEvent) -> ChangeEvent:
+        """``event`` as a table of this schema gives it back: each row with every column of the table in its order,
+        the key's cells typed by their columns, and the position in the table's source field order."""
         assert self.schema is not None and self.position is not None
-        losses = []
         columns = {column.name: column for column in self.schema.columns}
         key = {cell.name: cell for cell in event.key}
+        changed: dict[str, Any] = {}
         for image_name in ("before", "after"):
             image = getattr(event, image_name)
             if image is None:
@@ -925,25 +917,20 @@ class _TableVersion:
             written = tuple(_written_cell(row.get(name) or key.get(name) or Cell(name), column)
                             for name, column in columns.items())
             if written != image:
-                losses.append(Loss("image.columns", image_name, written,
-                                   "a typed row holds every column of its table, in the table's order"))
-        for index, cell in enumerate(event.key):
+                changed[image_name] = written
+        typed_key = []
+        for cell in event.key:
             written_cell = _written_cell(cell, columns[cell.name])
-            if written_cell.type != cell.type:
-                losses.append(Loss("cell.type", f"key[{index}].type", written_cell.type,
-                                   "a column has one type name per table version"))
-            if replace(cell, value=written_cell.value) != cell:  # a struct given every field of its type, say
-                losses.append(Loss("image.columns", f"key[{index}].value", written_cell.value,
-                                   "a typed key holds its value as the column's type writes it"))
+            typed_key.append(replace(cell, value=written_cell.value, type=written_cell.type))
+        if typed_key != list(event.key):
+            changed["key"] = tuple(typed_key)
         types = {column.name: column.type for column in self.position.columns}
         order = list(types)
         position = tuple((name, _written_value(value, types[name])) for name, value in sorted(
             event.source.position, key=lambda entry: order.index(entry[0])))
         if position != event.source.position:
-            losses.append(Loss("source.position", "source.position", position,
-                               "the position comes back in the table's source field order, a struct with the "
-                               "fields of its type"))
-        return losses
+            changed["source"] = replace(event.source, position=position)
+        return replace(event, **changed) if changed else event
 
 
 def _written_cell(cell: Cell, column: Column) -> Cell:

@@ -68,7 +68,7 @@ from msgspec.structs import replace
 from ..contract import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
 from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
-from ..losses import REFUSED, Loss, without
+from ..losses import REFUSED, Loss, Refusal
 from ..model import (
     INT64_MAX,
     INT64_MIN,
@@ -82,6 +82,7 @@ from ..model import (
     Table,
     Value,
     is_nested,
+    same_entries,
 )
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
@@ -243,23 +244,24 @@ class LindormCodec(KeyedByColumns):
     def row_image_name(self, event: ChangeEvent) -> str:
         return "before" if event.op is Op.DELETE else "after"
 
-    def keyed_by_row(self, event: ChangeEvent) -> list[Loss]:
+    def keyed_by_row(self, event: ChangeEvent) -> ChangeEvent:
         """As written: the entries that lindorm.blank_ts names move by as many places as key entries are written in
         front of them; also, in an UPDATE that only deletes columns (a Delete or DeleteColumn), the entries of the
         event's key that key_columns does not name are written as row key entries, which read back with the
         mutation's kind: without key_columns naming them, nothing tells them from the deleted columns."""
-        losses = super().keyed_by_row(event)
+        written = super().keyed_by_row(event)
         in_front = len(key_cells_outside(event.key, getattr(event, self.row_image_name(event))))
-        if in_front:
-            for index, (name, value) in enumerate(event.attributes):
+        if in_front and any(name == BLANK_TS_ATTRIBUTE for name, _ in event.attributes):
+            attributes = []
+            for name, value in event.attributes:
                 listed = _listed_positions(value) if name == BLANK_TS_ATTRIBUTE else set()
-                if listed:
-                    moved = sorted(position + in_front for position in listed if position >= 0)
-                    losses.append(Loss("key", f"attributes[{index}].value", _positions_text(moved),
-                                       "the key entries written in front of the row move the entries it names"))
-        after = without(event, losses).after
+                if listed:  # the key entries written in front of the row move the entries it names
+                    value = _positions_text(sorted(position + in_front for position in listed if position >= 0))
+                attributes.append((name, value))
+            written = replace(written, attributes=tuple(attributes))
+        after = written.after
         if event.op is not Op.UPDATE or after is None:
-            return losses
+            return written
         key_columns = self.key_columns.for_table(event.table)
         identifying = {cell.name for cell in event.key}.union(key_columns)
         kinds = {cell.kind for cell in after if cell.name not in identifying}
@@ -268,104 +270,76 @@ class LindormCodec(KeyedByColumns):
         elif kinds == {CellKind.DELETE_ALL_VERSIONS}:
             kind = CellKind.DELETE_ALL_VERSIONS
         else:
-            return losses
-        return losses + [Loss("key", f"after[{index}].kind", kind, "a row key entry that key_columns does not name "
-                                                                   "reads back as a deletion")
-                         for index, cell in enumerate(after)
-                         if cell.name in identifying and cell.name not in key_columns and cell.kind is not kind]
+            return written
+        return replace(written, after=tuple(
+            replace(cell, kind=kind) if cell.name in identifying and cell.name not in key_columns else cell
+            for cell in after))
 
     def read_key(self, table: Table | None, image: Image | None) -> Image:
         """Key entries identify the row, so they read back as PUT cells whatever the mutation."""
         return tuple(cell if cell.kind is CellKind.PUT else replace(cell, kind=CellKind.PUT)
                      for cell in super().read_key(table, image))
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
+    def carried_cell(self, cell: Cell) -> Cell:
         """Every value is written as text and typed back by its entry's type: bytes, whose form is not documented,
         are written as base64 text, a nested value as its JSON text; a text that its type would retype loses the
         type; any other value that its type does not read back is written as its text, typed back as far as the type
         reads it."""
-        losses = []
         value = cell.value
-        if type(value) is bytes:
+        if type(value) is bytes or is_nested(value):
             value = as_text(value)
-            losses.append(Loss("value.bytes", f"{path}.value", value, "lindorm writes bytes as base64 text"))
-        elif is_nested(value):
-            value = as_text(value)
-            losses.append(Loss("value.nested", f"{path}.value", value,
-                               "lindorm writes a nested value as its JSON text"))
         if not typed_text.carries(value, cell.type):
             if type(value) is str:
-                losses.append(Loss("value.off_type", f"{path}.type", None,
-                                   f"lindorm would read the text back as a {cell.type} value"))
-            else:
-                losses.append(Loss("value.off_type", f"{path}.value", typed_text.parse(typed_text.render(value),
-                                                                                        cell.type),
-                                   "lindorm writes the value as text, typed back only by its entry's type"))
-        return losses
+                return replace(cell, value=value, type=None)
+            value = typed_text.parse(typed_text.render(value), cell.type)
+        return cell if value is cell.value else replace(cell, value=value)
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """A change as the Lindorm mutation closest to it: an INSERT, READ or UPDATE that puts values is a Put (an
         UPSERT), a column it deletes written as the column set to null; an UPDATE that only deletes columns is a
-        Delete or DeleteColumn; a DELETE is a DeleteFamily of the before image. A mutation holds one image."""
+        Delete or DeleteColumn; a DELETE is a DeleteFamily of the before image, its entries the row's cells. A
+        mutation holds one image."""
         if event.op is Op.TRUNCATE:
             return super().reshaped(event)
         image_name = self.row_image_name(event)
         image = getattr(event, image_name)
         if image is None:
-            return [Loss(f"op.{event.op.value}", image_name, REFUSED,
-                         f"a Lindorm mutation writes the row's {image_name} image, and this {event.op.value} has none")]
+            raise Refusal(Loss(f"op.{event.op.value}", image_name, REFUSED, f"a Lindorm mutation writes the row's "
+                                                                            f"{image_name} image, and this "
+                                                                            f"{event.op.value} has none"))
         other_image = "after" if image_name == "before" else "before"
-        losses = []
-        if getattr(event, other_image) is not None:
-            losses.append(Loss(other_image, other_image, None, f"a Lindorm {event.op.value} holds its {image_name} "
-                                                               "image only"))
+        changed: dict[str, Any] = {other_image: None} if getattr(event, other_image) is not None else {}
         key_names = {cell.name for cell in event.key}
         if event.op is Op.DELETE:
-            return losses + [Loss(f"cell.kind.{cell.kind.value}", f"before[{index}].kind", CellKind.PUT,
-                                  "a DeleteFamily deletes the row: its entries are the row's cells")
-                             for index, cell in enumerate(image) if cell.kind is not CellKind.PUT]
+            changed["before"] = tuple(cell if cell.kind is CellKind.PUT else replace(cell, kind=CellKind.PUT)
+                                      for cell in image)
+            return replace(event, **changed)
         kinds = {cell.kind for cell in image if cell.name not in key_names}
         if event.op is Op.UPDATE and (kinds <= {CellKind.DELETE_VERSION} or kinds == {CellKind.DELETE_ALL_VERSIONS}):
-            return losses  # a Delete or DeleteColumn, once it holds the after image only
+            return replace(event, **changed) if changed else event  # a Delete or DeleteColumn
         if event.op is not Op.UPSERT:
-            losses.append(Loss(f"op.{event.op.value}", "op", Op.UPSERT,
-                               "a Lindorm Put writes the row whether or not it existed: an upsert"))
-        for index, cell in enumerate(image):
-            if cell.kind is not CellKind.PUT:
-                path = f"after[{index}]"
-                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.kind", CellKind.PUT,
-                                   "a Put writes a deleted column as the column set to null"))
-                if cell.name not in key_names and cell.value is not None:
-                    losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None,
-                                       "a Put writes a deleted column as the column set to null"))
-        return losses
+            changed["op"] = Op.UPSERT
+        changed["after"] = tuple(
+            cell if cell.kind is CellKind.PUT else
+            replace(cell, kind=CellKind.PUT, value=cell.value if cell.name in key_names else None) for cell in image)
+        return replace(event, **changed)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """Entries of key columns read back as PUT cells, every other entry with the mutation's kind; the attributes
         as decoding gives them."""
-        key_columns = self.key_columns.for_table(event.table)
-        attributes = _attributes_as_decoded(event, key_columns, getattr(event, self.row_image_name(event)))
+        written = super().normal_form(event)
+        key_columns = self.key_columns.for_table(written.table)
+        attributes = _attributes_as_decoded(written, key_columns, getattr(written, self.row_image_name(written)))
         op_name = (attributes[0][1] if attributes and attributes[0][0] == OP_ATTRIBUTE
-                   else _derived_op(event, key_columns))
+                   else _derived_op(written, key_columns))
         assert isinstance(op_name, str)  # _attributes_as_decoded keeps lindorm.op only where it names an op (_fits)
         _, image_name, kind = _OPS[op_name]
-        losses = []
         image = []
-        for index, cell in enumerate(getattr(event, image_name)):
-            written_kind = CellKind.PUT if cell.name in key_columns else kind
-            if cell.kind is not written_kind:
-                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{image_name}[{index}].kind", written_kind,
-                                   "a key entry identifies the row" if written_kind is CellKind.PUT else
-                                   f"every entry of a {op_name} other than a key column's is a deletion"))
-                cell = replace(cell, kind=written_kind)
-            image.append(cell)
-        losses += self.dropped_key(event, tuple(image))
-        if event.attributes != attributes:
-            losses.append(Loss("attributes", "attributes", attributes,
-                               "lindorm.op first, only where the op cannot be derived; then lindorm.blank_ts, the "
-                               "positions of entries without a version that are written with a blank ts; then "
-                               "lindorm.field.* once each, as JSON text"))
-        return losses
+        for cell in getattr(written, image_name):
+            written_kind = CellKind.PUT if cell.name in key_columns else kind  # a key entry identifies the row
+            image.append(cell if cell.kind is written_kind else replace(cell, kind=written_kind))
+        written = self.with_key_as_read(replace(written, **{image_name: tuple(image)}), tuple(image))
+        return written if same_entries(written.attributes, attributes) else replace(written, attributes=attributes)
 
 
 def _attributes_as_decoded(event: ChangeEvent, key_columns: tuple[str, ...], image: Image) -> Entries:

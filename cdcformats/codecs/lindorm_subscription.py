@@ -63,11 +63,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from msgspec.structs import replace
+
 from ..contract import JvmDecoder, Option, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss
-from ..model import Cell, ChangeEvent, Op, Source, Table, Value
+from ..model import Cell, ChangeEvent, Op, Source, Table, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.debezium_envelope import (
     FIELD_ATTRIBUTE,
@@ -76,10 +77,10 @@ from ._kit.debezium_envelope import (
     image_cells,
     image_fields,
     json_struct_schema,
-    op_losses,
-    position_losses,
+    position_as_written,
     read_source,
     read_time,
+    with_op_code,
     write_time,
 )
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
@@ -170,18 +171,16 @@ class LindormSubscriptionCodec(KeyedByColumns):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
-        losses = super().cell_losses(cell, path)
-        return losses + connect_schema.schema_losses(cell, path, losses) if self.schemas else losses
+    def carried_cell(self, cell: Cell) -> Cell:
+        cell = super().carried_cell(cell)
+        return connect_schema.as_read_back(cell) if self.schemas else cell
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        losses = op_losses(event, _CODE_OF_OP, NAME)
-        if losses and losses[0].written is REFUSED:
-            return losses
-        losses += self.dropped_key(event, getattr(event, self.row_image_name(event)))
-        losses += position_losses(event, _reserved(event.table), self.schemas)
-        losses += kept_fields.losses(event.attributes, _attribute_group, NAME, "debezium.field.*")
-        return losses
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        written = with_op_code(super().normal_form(event), _CODE_OF_OP, NAME)
+        written = self.with_key_as_read(written, getattr(written, self.row_image_name(written)))
+        written = position_as_written(written, _reserved(written.table), self.schemas)
+        attributes = kept_fields.as_decoded(written.attributes, _attribute_group)
+        return written if same_entries(attributes, written.attributes) else replace(written, attributes=attributes)
 
 
 def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:

@@ -76,12 +76,27 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..contract import PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_row_losses
+from msgspec.structs import replace
+
+from ..contract import PRESENT, Codec, JvmDecoder, Option, Shape, flag, with_one_row
 from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ..losses import REFUSED, Loss, Refusal
+from ..model import (
+    INT64_MAX,
+    INT64_MIN,
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Entries,
+    Image,
+    Op,
+    Source,
+    Table,
+    Value,
+    same_entries,
+)
 from ._kit import kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
@@ -218,64 +233,64 @@ class MaxwellJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
-        """As ``Codec.cell_losses``, but a cell of type JSON holding JSON text keeps its type: it is written as
+    def carried_cell(self, cell: Cell) -> Cell:
+        """As ``Codec.carried_cell``, but a cell of type JSON holding JSON text keeps its type: it is written as
         JSON."""
-        losses = super().cell_losses(cell, path)
-        if _is_json_cell(cell) and cell.kind is CellKind.PUT:
-            return [loss for loss in losses if loss.path != f"{path}.type"]
-        return losses
+        written = super().carried_cell(cell)
+        if _is_json_cell(cell) and cell.kind is CellKind.PUT and written.type != cell.type:
+            return replace(written, type=cell.type)
+        return written
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT is an insert (the row as it now is, as Flink writes upserts). A row the type needs and the
         event lacks is its key cells (none: an empty row); an update without its before image changed nothing (an
         update without ``old``: before equals after). An update without its after image and a TRUNCATE have no
         form."""
-        op = event.op
-        if op is Op.TRUNCATE:
-            return [Loss("op.TRUNCATE", "op", REFUSED, "Maxwell writes no row change for a TRUNCATE")]
-        losses: list[Loss] = []
-        if op is Op.UPSERT:
-            losses.append(Loss("op.UPSERT", "op", Op.INSERT, "Maxwell writes the row as it now is as an insert"))
-            op = Op.INSERT
-        if op is Op.UPDATE:
-            if event.after is None:
-                return [Loss("op.UPDATE", "after", REFUSED,
-                             "Maxwell writes an update's new row as its data, and this update has none")]
-            return [Loss("before", "before", event.after, "an update without old values changed nothing")]
-        return losses + one_row_losses(event, op, f"Maxwell writes a {_TYPE_OF_OP[op]} with its row: the key cells "
-                                                  "are all it has", f"Maxwell writes a {_TYPE_OF_OP[op]} with one row")
-
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        losses: list[Loss] = []
-        commit_time = event.source.commit_time_us
-        if commit_time is not None and commit_time % time_units.SECOND:
-            losses.append(Loss("source.commit_time", "source.commit_time_us",
-                               time_units.floored(commit_time, time_units.SECOND), "Maxwell's ts is in whole seconds"))
-        losses += _position_losses(event.source.position)
-        row_name = "before" if event.op is Op.DELETE else "after"
-        row = getattr(event, row_name)
-        if event.key:
-            missing = key_cells_outside(event.key, row)
-            if missing:  # Paimon reads the key values out of data by primary_key_columns
-                row = missing + row
-                losses.append(Loss("key", row_name, row, "the key columns are columns of the row"))
-        elif self.key_columns.key_of(event.table, row):
-            losses.append(Loss("key", "key", self.key_columns.key_of(event.table, row),
-                               "key_columns reads the key out of the row"))
+        if event.op is Op.TRUNCATE:
+            raise Refusal(Loss("op.TRUNCATE", "op", REFUSED, "Maxwell writes no row change for a TRUNCATE"))
         if event.op is Op.UPDATE:
-            assert event.before is not None  # dropped() asks only about an event some shape admits
+            if event.after is None:
+                raise Refusal(Loss("op.UPDATE", "after", REFUSED,
+                                   "Maxwell writes an update's new row as its data, and this update has none"))
+            return replace(event, before=event.after)
+        return with_one_row(event, Op.INSERT if event.op is Op.UPSERT else event.op)
+
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        """Maxwell's ts is in whole seconds, and its position fields come once each, in its order; the key columns
+        are columns of the row (Paimon reads the key values out of data by primary_key_columns), or key_columns
+        reads the key out of the row; an update's before image is data with old's values put back, then the columns
+        only old has; kept fields as decoding gives them."""
+        written = super().normal_form(event)
+        changed: dict[str, Any] = {}
+        source = written.source
+        commit_time = source.commit_time_us
+        if commit_time is not None and commit_time % time_units.SECOND:
+            source = replace(source, commit_time_us=time_units.floored(commit_time, time_units.SECOND))
+        position = _position_as_written(source.position)
+        if not same_entries(position, source.position):
+            source = replace(source, position=position)
+        if source is not written.source:
+            changed["source"] = source
+        row_name = "before" if written.op is Op.DELETE else "after"
+        row = getattr(written, row_name)
+        if written.key:
+            missing = key_cells_outside(written.key, row)
+            if missing:
+                row = changed[row_name] = missing + row
+        elif self.key_columns.key_of(written.table, row):
+            changed["key"] = self.key_columns.key_of(written.table, row)
+        if written.op is Op.UPDATE:
+            assert written.before is not None  # reshaped() gives every update a before image
             after_by_name = {cell.name: cell for cell in row}
-            before = _merged(row, tuple(cell for cell in event.before if after_by_name.get(cell.name) != cell))
-            if before != event.before:
-                losses.append(Loss("before", "before", before, "an update's before image is data with old's values "
-                                                               "put back, then the columns only old has"))
-        reserved = self._reserved(event)
+            changed["before"] = _merged(row, tuple(cell for cell in written.before
+                                                   if after_by_name.get(cell.name) != cell))
+        reserved = self._reserved(written)
 
         def group_of(name: str, value: Value) -> tuple[int, Value] | None:
             return (0, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, reserved) else None
 
-        return losses + kept_fields.losses(event.attributes, group_of, NAME, f"{FIELD_ATTRIBUTE}*")
+        changed["attributes"] = kept_fields.as_decoded(written.attributes, group_of)
+        return replace(written, **changed)
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
@@ -376,19 +391,10 @@ def _fields(cells: Image) -> dict[str, Any]:
     return {cell.name: _cell_json(cell) for cell in cells}
 
 
-def _position_losses(position: Entries) -> list[Loss]:
-    """Maxwell's position fields, the first of each, read back in Maxwell's order."""
-    kept: dict[str, int] = {}
-    losses = []
-    for index, (name, _) in enumerate(position):
-        if name in POSITION_FIELDS and name not in kept:
-            kept[name] = index
-        else:
-            losses.append(Loss("source.position", f"source.position[{index}]", None,
-                               f"Maxwell's position is {', '.join(POSITION_FIELDS)}, once each"))
-    in_order = [kept[name] for name in POSITION_FIELDS if name in kept]
-    if in_order != sorted(in_order):
-        return [Loss("source.position", "source.position", tuple(position[index] for index in in_order),
-                     f"Maxwell writes its position in the order {', '.join(POSITION_FIELDS)}")]
-    return losses
-
+def _position_as_written(position: Entries) -> Entries:
+    """Maxwell's position fields, the first of each, in Maxwell's order."""
+    first: dict[str, Value] = {}
+    for name, value in position:
+        if name in POSITION_FIELDS:
+            first.setdefault(name, value)
+    return tuple((name, first[name]) for name in POSITION_FIELDS if name in first)

@@ -63,10 +63,12 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from msgspec.structs import replace
+
 from ..contract import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
 from ..core import time_units
 from ..errors import ConfigurationError, DecodeError
-from ..losses import REFUSED, Loss, refused, without
+from ..losses import REFUSED, Loss, Refusal
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load
 
@@ -122,6 +124,7 @@ class OtsCodec(Codec):
         Shape(Op.UPDATE, after=NONEMPTY, kinds=frozenset(CellKind)),
         Shape(Op.DELETE, after=ABSENT),
     )
+    # Its source position is sequence info, of this fixed layout with a commit time (property tests draw it so).
     position_layout = POSITION_LAYOUT
     # A row is written by its primary key; a record holds a column besides it.
     requires: tuple[str, ...] = ("key", "after")
@@ -275,18 +278,10 @@ class OtsCodec(Codec):
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
 
-    def dropped(self, event: ChangeEvent) -> list[Loss]:
-        """The primary key first: the stages after it see the key as Tablestore writes it."""
-        keyed = [] if self.single_version else self.primary_key_losses(event)
-        if not keyed:
-            return super().dropped(event)
-        if refused(keyed) is not None:
-            return keyed
-        return keyed + super().dropped(without(event, keyed))
-
-    def primary_key_losses(self, event: ChangeEvent) -> list[Loss]:
-        """The key as Tablestore writes it: the value of each primary_key column, by name from the key, else from
-        the row image; a value of a type a primary key has no form for (STRING, INTEGER, BINARY) as its text."""
+    def keyed(self, event: ChangeEvent) -> ChangeEvent:
+        """``event`` with its key as Tablestore writes it: the value of each primary_key column, by name from the
+        key, else from the row image; a value of a type a primary key has no form for (STRING, INTEGER, BINARY) as
+        its text. ``Refusal`` where a primary key column has no value."""
         by_name: dict[str, Any] = {}
         for cell in (*event.key, *(event.after or event.before or ())):
             if cell.kind is CellKind.PUT:
@@ -294,32 +289,32 @@ class OtsCodec(Codec):
         key_names = self.primary_key or ()
         missing = [name for name in key_names if by_name.get(name) is None]
         if missing:
-            return [Loss("requires key", "key", REFUSED, f"a Tablestore row is written by its primary key, and the "
-                                                         f"event has no value for {missing[0]!r}")]
+            raise Refusal(Loss("requires key", "key", REFUSED, f"a Tablestore row is written by its primary key, "
+                                                               f"and the event has no value for {missing[0]!r}"))
         key = tuple(Cell(name, by_name[name] if type(by_name[name]) in _KEY_TYPES else as_text(by_name[name]))
                     for name in key_names)
-        if key == event.key:
-            return []
-        return [Loss("key", "key", key, f"the primary key is {', '.join(key_names)}: values only, as STRING, "
-                                        "INTEGER or BINARY")]
+        return event if key == event.key else replace(event, key=key)
 
-    def cell_losses(self, cell: Cell, path: str) -> list[Loss]:
-        """Primary key columns are written as the key, not as columns; a U or DO row has a version and a DA row none
-        (a missing version is the commit time's, see dropped_details); a deletion row has no value."""
-        if path.startswith("key"):
-            return []
-        if self.single_version:
-            return super().cell_losses(cell, path)
-        if cell.name in self._primary_key and path.startswith("after"):
-            return [Loss("key", path, None, "a primary key column is written as the key, not as a column")]
-        losses = super().cell_losses(cell, path)
-        if cell.kind is CellKind.DELETE_ALL_VERSIONS and cell.version is not None:
-            losses.append(Loss("cell.version", f"{path}.version", None, "a DA row deletes every version"))
-        if cell.kind is not CellKind.PUT and cell.value is not None:
-            losses.append(Loss(f"cell.kind.{cell.kind.value}", f"{path}.value", None, "a delete row has no value"))
-        return losses
+    def carried_image(self, image_name: str, image: Image) -> Image:
+        """The key is written as it is (``keyed``); primary key columns of the row are written as the key, not as
+        columns."""
+        if image_name == "key":
+            return image
+        if image_name == "after" and not self.single_version:
+            image = tuple(cell for cell in image if cell.name not in self._primary_key)
+        return super().carried_image(image_name, image)
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def carried_cell(self, cell: Cell) -> Cell:
+        """A U or DO row has a version and a DA row none (a missing version is the commit time's, see
+        normal_form); a deletion row has no value."""
+        written = super().carried_cell(cell)
+        if self.single_version or cell.kind is CellKind.PUT:
+            return written
+        if cell.kind is CellKind.DELETE_ALL_VERSIONS and written.version is not None:
+            written = replace(written, version=None)
+        return written if written.value is None else replace(written, value=None)
+
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An INSERT or READ is a PutRow (an UPSERT, which replaces the row: a column it deletes is one it does not
         write); an UPDATE's after image is an UpdateRow; a DELETE is a DeleteRow. A record without a column besides
         the key has no form (a PutRow of none exports as a DeleteRow, an UpdateRow of none as nothing); nor a
@@ -327,64 +322,46 @@ class OtsCodec(Codec):
         if event.op is Op.TRUNCATE or (self.single_version and event.op is Op.DELETE):
             return super().reshaped(event)
         if event.op is Op.DELETE:
-            return [Loss("after", "after", None, "a DeleteRow deletes the row by its key")]
-        losses = []
-        if event.op is not Op.UPSERT and (event.op is not Op.UPDATE or self.single_version):
-            losses.append(Loss(f"op.{event.op.value}", "op", Op.UPSERT,
-                               "a PutRow writes the row whether or not it existed: an upsert"))
-        kept = 0
-        for index, cell in enumerate(event.after or ()):
-            if event.op is not Op.UPDATE and cell.kind is not CellKind.PUT:
-                losses.append(Loss(f"cell.kind.{cell.kind.value}", f"after[{index}]", None,
-                                   "a PutRow replaces the row: a column it does not write is gone"))
-            else:
-                kept += 1
-        if not kept and not self.single_version:
-            return [Loss("requires after", "after", REFUSED,
-                         f"a Tablestore record of this {event.op.value} would hold no column besides the key")]
-        return losses
+            return replace(event, after=None)
+        op = Op.UPSERT if event.op is not Op.UPDATE or self.single_version else event.op
+        after = event.after or ()
+        if event.op is not Op.UPDATE:
+            after = tuple(cell for cell in after if cell.kind is CellKind.PUT)
+        if not after and not self.single_version:
+            raise Refusal(Loss("requires after", "after", REFUSED, f"a Tablestore record of this {event.op.value} "
+                                                                   "would hold no column besides the key"))
+        return replace(event, op=op, after=after if after or event.after is not None else None)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        """The table is the option table's; a U or DO row without a version is written at the commit time (in
-        milliseconds, as Tablestore stamps a write without one), and refused without one; the source is written
-        only as whole sequence info."""
-        losses = []
-        if event.table != self.table:
-            losses.append(Loss("table", "table", self.table, "the rows do not name the table: the option table does"))
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        """The primary key first, as Tablestore writes it (``keyed``). The table is the option table's; a U or DO row
+        without a version is written at the commit time (in milliseconds, as Tablestore stamps a write without one;
+        without one, see ``_version_of``); the source is written only as whole sequence info. In mode
+        single_version_and_update_only the row holds the option columns, in order, a missing one null."""
+        written = super().normal_form(event if self.single_version else self.keyed(event))
+        changed: dict[str, Any] = {} if written.table == self.table else {"table": self.table}
         if self.single_version:
-            written = _single_version_values(event, self.config["columns"])
-            key, after = _single_version_event(self.config["columns"], self.primary_key or (), written)
-            if key != event.key:
-                losses.append(Loss("key", "key", key, "the key columns among the option columns"))
-            if after != event.after:
-                losses.append(Loss("after", "after", after, "the row holds the option columns, in order, a missing "
-                                                            "one null"))
-            return losses
-        source = event.source
-        version: tuple[int, str] | None = None  # found once, so that every cell of the record has the same
-        for index, cell in enumerate(event.after or ()):
-            if cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS:
-                version = version or self._version_of(source)
-                losses.append(Loss("cell.version", f"after[{index}].version", *version))
+            values = _single_version_values(written, self.config["columns"])
+            changed["key"], changed["after"] = _single_version_event(self.config["columns"], self.primary_key or (),
+                                                                     values)
+            return replace(written, **changed)
+        source = written.source
+        if any(cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS for cell in written.after or ()):
+            version = self._version_of(source)  # found once, so that every cell of the record has the same
+            changed["after"] = tuple(
+                replace(cell, version=version) if cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS
+                else cell for cell in written.after or ())
         if _sequence_prefix(source) is None:
-            if source.position:
-                losses.append(Loss("source.position", "source.position", (),
-                                   "sequence info needs epoch, row_index, shard_id and a commit time"))
-            if source.commit_time_us is not None:
-                losses.append(Loss("source.commit_time", "source.commit_time_us", None,
-                                   "the commit time is written in sequence info only"))
-        return losses
+            changed["source"] = replace(source, position=(), commit_time_us=None)
+        return replace(written, **changed) if changed else written
 
-
-    def _version_of(self, source: Source) -> tuple[int, str]:
-        """The version of a U or DO row whose cell has none, and why: the commit time, else the option
-        default_version, else the time of writing (Tablestore's version of a write that gives none)."""
+    def _version_of(self, source: Source) -> int:
+        """The version of a U or DO row whose cell has none: the commit time, else the option default_version, else
+        the time of writing (Tablestore's version of a write that gives none)."""
         if source.commit_time_us is not None:
-            return (time_units.in_unit(source.commit_time_us, time_units.MILLISECOND),
-                    "a cell without a version is written at the commit time")
+            return time_units.in_unit(source.commit_time_us, time_units.MILLISECOND)
         if self.config["default_version"] is not None:
-            return self.config["default_version"], "a cell that nothing dates is written at the option default_version"
-        return self.clock(), "a cell that nothing dates is written at the time of writing, as Tablestore does"
+            return self.config["default_version"]
+        return self.clock()
 
 
 class OtsJsonCodec(OtsCodec):

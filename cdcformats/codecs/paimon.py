@@ -43,9 +43,9 @@ from msgspec.structs import replace
 from ..contract import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
 from ..core.typed_text import json_form
 from ..errors import DecodeError
-from ..losses import REFUSED, Loss
+from ..losses import REFUSED, Loss, Refusal
 from ..model import Cell, ChangeEvent, Op
-from ._kit.debezium_envelope import CODE_OF_OP, op_losses
+from ._kit.debezium_envelope import CODE_OF_OP, with_op_code
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
 from .debezium import DebeziumJsonCodec  # the format of the values (Paimon's default log.format)
@@ -116,38 +116,23 @@ class PaimonLogCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def reshaped(self, event: ChangeEvent) -> list[Loss]:
+    def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """Upsert mode: a change that leaves a row is the new row (``c``), without the row before; a delete is a
         tombstone of its key. A change whose new row is not known, and a TRUNCATE, have no record there."""
         if event.op is Op.DELETE:
-            return [Loss(image, image, None, "a tombstone holds the key alone")
-                    for image in ("before", "after") if getattr(event, image) is not None]
+            return replace(event, before=None, after=None)
         if event.op is Op.TRUNCATE or event.after is None:
-            return [Loss(f"op.{event.op.value}", "op", REFUSED,
-                         f"an upsert log holds new rows and tombstones, and this {event.op.value} has no row")]
-        losses = [Loss(f"op.{event.op.value}", "op", Op.UPSERT, "an upsert log holds the row as it now is")]
-        if event.before is not None:
-            losses.append(Loss("before", "before", None, "an upsert log has no update-before"))
-        return losses
+            raise Refusal(Loss(f"op.{event.op.value}", "op", REFUSED,
+                               f"an upsert log holds new rows and tombstones, and this {event.op.value} has no row"))
+        return replace(event, op=Op.UPSERT, before=None)
 
-    def dropped_details(self, event: ChangeEvent) -> list[Loss]:
-        if self.upsert and not event.key:
-            return [Loss("requires key", "key", REFUSED, "an upsert log is keyed by the primary key, and this change "
-                                                         "has none")]
-        if self.upsert and event.op is Op.DELETE:
-            return _tombstone_losses(event)
-        return ([] if self.upsert else op_losses(event, CODE_OF_OP, NAME)) + self.values.envelope_losses(event)
-
-
-def _tombstone_losses(event: ChangeEvent) -> list[Loss]:
-    """What a tombstone does not hold: everything but the key."""
-    source = event.source
-    taken = [("table", "table", event.table is not None, None),
-             ("source.system", "source.system", source.system is not None, None),
-             ("source.position", "source.position", bool(source.position), ()),
-             ("source.commit_time", "source.commit_time_us", source.commit_time_us is not None, None),
-             ("source.capture_time", "source.capture_time_us", source.capture_time_us is not None, None),
-             ("key_only", "key_only", event.key_only, False),
-             ("attributes", "attributes", bool(event.attributes), ())]
-    return [Loss(feature, path, written, "a tombstone holds only the key")
-            for feature, path, present, written in taken if present]
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        written = super().normal_form(event)
+        if not self.upsert:
+            return self.values.envelope_form(with_op_code(written, CODE_OF_OP, NAME))
+        if not written.key:
+            raise Refusal(Loss("requires key", "key", REFUSED, "an upsert log is keyed by the primary key, and this "
+                                                               "change has none"))
+        if written.op is Op.DELETE:  # a tombstone holds only the key
+            return ChangeEvent(Op.DELETE, key=written.key, before=written.before, after=written.after)
+        return self.values.envelope_form(written)

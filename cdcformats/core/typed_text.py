@@ -1,6 +1,6 @@
 """Typed values for formats that write every value as text (lindorm and its Arrow decoder, arcion with
 ``column_types``, canal-json); ``render`` is also the text a value is written as where a format has no form for its
-kind (``Codec.cell_losses``, ``json_form``, ``connect_schema``).
+kind (``Codec.carried_cell``, ``json_form``, ``connect_schema``).
 
 A text value becomes a typed value only when its column's type name says which type, *and* writing the typed value
 back gives the same text: "7" in a BIGINT column becomes 7, but "007" stays the text "007", so a round trip never

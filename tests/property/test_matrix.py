@@ -1,10 +1,10 @@
 """The conversion matrix: every format written by every other.
 
 For each source, events are drawn from the source's own native messages (the canonical envelopes' from every event
-the model can hold), and each is written by every target, without ``strict``. The target either writes its closest
-faithful form, which reads back as exactly the event with what ``dropped()`` reports applied (``cf.without``), and
-which it then carries exactly; or it refuses a change it has no form for, which ``cf.loss(source, target)`` declared
-before any data flowed. ``strict`` refuses exactly the events with drops.
+the model can hold), and each is written by every target, without ``strict``. The target either writes its normal
+form of the event, which reads back exactly, which is the event with what ``dropped()`` reports applied
+(``cf.without``), and which it then carries exactly; or it refuses a change it has no form for, which
+``cf.loss(source, target)`` declared before any data flowed. ``strict`` refuses exactly the events with drops.
 """
 
 from __future__ import annotations
@@ -112,7 +112,8 @@ def check_target(source: cf.Codec, target: cf.Codec, target_name: str, event: cf
         return
     assert refused_loss is None, f"{target_name} wrote {event} although it reported {refused_loss}"
     back = list(target.decode(messages))
-    expected = without(event, losses)
+    expected = target.normal_form(event)
+    assert without(event, losses) == expected, f"dropped() does not name each difference: {losses}"
     assert back == [expected], f"{source.name} -> {target_name}: {losses}"
     assert target.dropped(expected) == [], f"{target_name} does not carry its own form of {event}"
 

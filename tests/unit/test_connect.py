@@ -13,7 +13,7 @@ from cdcformats import Cell, CellKind, ChangeEvent, Op, Struct, Table
 from cdcformats.codecs._kit.connect_schema import DECIMAL, SOURCE_TYPE, TIMESTAMP
 from cdcformats.contract import KafkaRecord
 from cdcformats.demo import EXAMPLES
-from cdcformats.losses import Loss, refused
+from cdcformats.losses import refused
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "connect"
 
@@ -111,8 +111,8 @@ def test_lindorm_to_the_tablestore_sink() -> None:
     assert json.loads(codec.encode_event(codec.written(delete_column)).value)["payload"] == {"id": "o-2", "gift": None}
     assert codec.encode_event(delete_row) == KafkaRecord(record.key, None)
     assert json.loads(next(codec.encode([delete_version])).value)["payload"] == {"id": "o-1", "status": None}
-    assert Loss("cell.kind.DELETE_VERSION", "after[1].kind", CellKind.PUT,
-                "a deleted column is written as the column set to null") in codec.dropped(delete_version)
+    assert ("cell.kind.DELETE_VERSION", "after[1].kind", CellKind.PUT) in [
+        loss[:3] for loss in codec.dropped(delete_version)]
     assert "op.UPSERT" not in cf.loss("lindorm", "connect-json") and "before" in cf.loss("arcion", "connect-json")
 
 

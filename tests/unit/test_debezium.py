@@ -97,11 +97,9 @@ def test_lindorm_puts_become_creates_and_deleted_columns_nulls_in_an_update() ->
     assert written[0]["after"] == {"id": "o-1", "amount": "19.90", "status": "NEW", "items": 3}
     assert written[2]["after"] == {"id": "o-1", "status": None}
     assert written[3]["after"] == {"id": "o-2", "gift": None}
-    assert Loss("cell.kind.DELETE_VERSION", "after[1].kind", CellKind.PUT,
-                "a deleted column is written as the column set to null") in codec.dropped(delete)
-    assert Loss("cell.repeated", "after[3]", None, "a row holds each column once: the first is kept") in \
-        codec.dropped(twice)
-    assert Loss("op.UPSERT", "op", Op.INSERT, "written as c, the row as it now is") in codec.dropped(put)
+    assert ("cell.kind.DELETE_VERSION", "after[1].kind", CellKind.PUT) in [loss[:3] for loss in codec.dropped(delete)]
+    assert ("cell.repeated", "after[3]", None) in [loss[:3] for loss in codec.dropped(twice)]
+    assert Loss("op.UPSERT", "op", Op.INSERT, "debezium-json writes INSERT") in codec.dropped(put)
     assert "op.UPSERT" in cf.loss("lindorm", "debezium-json")
     for event in (twice, put, delete, delete_column, delete_family):
         assert list(codec.decode(codec.encode([event]))) == [cf.without(event, codec.dropped(event))]
@@ -149,7 +147,7 @@ def test_without_schemas_decimals_are_text_and_with_them_exact() -> None:
     assert not wrapped.dropped(event) and list(wrapped.decode(wrapped.encode([event]))) == [event]
     not_a_number = ChangeEvent(Op.INSERT, after=row(amount=Decimal("NaN")))
     assert wrapped.dropped(not_a_number) == [Loss("value.decimal", "after[0].value", "NaN",
-                                                  "a Connect Decimal cannot hold it: written as text")]
+                                                  "debezium-json writes 'NaN'")]
     assert json.loads(wrapped.encode_event(wrapped.written(not_a_number)))["payload"]["after"] == {"amount": "NaN"}
 
 

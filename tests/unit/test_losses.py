@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
 import cdcformats as cf
 from cdcformats import Cell, CellKind, ChangeEvent, Loss, Op, Source, Table
+from cdcformats.losses import differences
 
 EVENT = ChangeEvent(
     Op.INSERT, Table("orders", "shop", "main"), key=(Cell("id", 1, "BIGINT", 5),),
@@ -65,29 +67,36 @@ def test_encode_writes_the_closest_form_and_strict_refuses_it() -> None:
         list(cf.convert(cf.codec("avro").encode([versioned]), "avro", "canal-json", strict=True))
 
 
-def test_stages_count_elements_as_without_does() -> None:
-    """A Tablestore PutRow from an event whose row repeats the key column: the key cells leave the row, and the
-    deleted column a PutRow does not write is counted where without() counts it (it was counted in the row left
-    after the key cells, and without() crashed)."""
+def test_losses_count_the_elements_of_the_event_as_given() -> None:
+    """A Tablestore PutRow from an event whose row repeats the key column: the key cells leave the row, and so does
+    the deleted column a PutRow does not write; the others are dated. Every path counts the event as given."""
     after = (Cell("id", None, kind=CellKind.DELETE_ALL_VERSIONS), Cell("id", False), Cell("name", None),
              Cell("gone", None, kind=CellKind.DELETE_ALL_VERSIONS), Cell("name", 1))
     event = ChangeEvent(Op.INSERT, after=after, source=Source(commit_time_us=0))
     ots = cf.codec("ots", primary_key=["id"])
     losses = ots.dropped(event)
     assert [loss.path for loss in losses if loss.path.startswith("after[")] == [
-        "after[0]", "after[1]", "after[3]", "after[2].version", "after[4].version"]
-    assert list(ots.decode(ots.encode([event]))) == [cf.without(event, losses)]
+        "after[0]", "after[1]", "after[2].version", "after[3]", "after[4].version"]
+    assert list(ots.decode(ots.encode([event]))) == [cf.without(event, losses)] == [ots.normal_form(event)]
 
 
-def test_a_stage_counts_paths_after_a_whole_replacement_in_the_new_sequence() -> None:
-    """Canal puts the key cells in front of the row, then types the new row's cells: paths into the new row, found in
-    the same stage, count the new row (an index past the old row's end raised IndexError)."""
-    from cdcformats.losses import SlotIndex
-
-    slots = SlotIndex(EVENT)
-    first = slots.counted([Loss("cell.repeated", "after[2]")])
-    assert first == [Loss("cell.repeated", "after[2]")]
-    new_row = (Cell("pk", 0), Cell("a", 1), Cell("b", 2), Cell("c", 3), Cell("d", 4))
-    later = slots.counted([Loss("cell.type", "after[2].type"), Loss("key", "after", new_row),
-                           Loss("cell.type", "after[4].type")])
-    assert [loss.path for loss in later] == ["after[3].type", "after", "after[4].type"]
+def test_differences_name_each_place_and_what_is_written_there() -> None:
+    """The comparison behind dropped(): an element taken away, a part of a cell changed, an image replaced whole
+    where its cells are not those of the event in order, and fields; without() applies what it finds."""
+    written = ChangeEvent(
+        Op.UPSERT, Table("orders", None, "main"), key=(Cell("id", 1, "BIGINT", 5),),
+        after=(Cell("id", "1", "BIGINT", 5), Cell("name", "a"), Cell("gone", None)),
+        before=(Cell("pk", "k"),), source=Source("mysql", (("file", "binlog.1"), ("pos", "4")), 1_000_000, None),
+        attributes=(("y", "two"),))
+    losses = differences(EVENT, written, "target", frozenset({"cell.type"}))
+    assert [loss[:3] for loss in losses] == [
+        ("op.INSERT", "op", Op.UPSERT), ("table.schema", "table.schema", None), ("before", "before", written.before),
+        ("value.int", "after[0].value", "1"), ("cell.version", "after[1].version", None),
+        ("cell.repeated", "after[2]", None), ("cell.kind.DELETE_ALL_VERSIONS", "after[3].kind", CellKind.PUT),
+        ("value.int", "source.position[1].value", "4"), ("source.time.sub_ms", "source.commit_time_us", 1_000_000),
+        ("source.capture_time", "source.capture_time_us", None), ("key_only", "key_only", False),
+        ("attributes", "attributes[0]", None)]
+    assert cf.without(EVENT, losses) == written
+    reordered = replace(EVENT, after=EVENT.after[::-1])
+    assert [loss[:3] for loss in differences(EVENT, reordered, "target", frozenset())] == [
+        ("image.columns", "after", reordered.after)]

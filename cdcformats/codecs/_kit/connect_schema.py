@@ -54,10 +54,10 @@ from decimal import Decimal
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from ...core import typed_text
 from ...errors import DecodeError
-from ...losses import Loss
 from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Struct, Value, is_nested, same_value
 from .json_message import encode, json_type, value_of
 
@@ -145,7 +145,7 @@ def generated_schema(cell: Cell) -> dict[str, Any]:
     has)."""
     if is_nested(cell.value):
         schema = nested_schema(cell.value)
-        if schema is None:  # Connect has none: the value is written as its JSON text (schema_losses)
+        if schema is None:  # Connect has none: the value is written as its JSON text (as_read_back)
             return generated_schema(Cell(cell.name, typed_text.render(cell.value), cell.type))
         if cell.type is not None:
             schema["parameters"] = {SOURCE_TYPE: cell.type}
@@ -212,38 +212,34 @@ def kept_schema(type_name: str | None) -> dict[str, Any] | None:
     return schema if type(schema) is dict and type(schema.get("type")) is str and "field" not in schema else None
 
 
-def schema_losses(cell: Cell, path: str, losses: list[Loss]) -> list[Loss]:
-    """What of a cell, as ``losses`` leave it, its Connect schema does not give back: a decimal no Connect Decimal
-    holds is written as its text (Debezium's ``decimal.handling.mode=string``); a value that the schema its type
-    keeps does not read back exactly is written with a schema generated from its value, its type taken away; a type
-    that reads back otherwise (JSON text not in the compact form, or a schema generation gives anyway) is written as
-    it reads back."""
-    written: dict[str, Any] = {"value": cell.value, "type": cell.type, "kind": cell.kind}
-    for loss in losses:
-        part = loss.path[len(path) + 1:]
-        if loss.path.startswith(path + ".") and part in written:
-            written[part] = loss.written
-    value, type_name = written["value"], written["type"]
-    if written["kind"] is not CellKind.PUT:
-        return []
+def as_read_back(cell: Cell) -> Cell:
+    """A cell, as the base rules write it, as its Connect schema gives it back: a decimal no Connect Decimal holds
+    as its text (Debezium's ``decimal.handling.mode=string``); a value that the schema its type keeps does not read
+    back exactly with a schema generated from its value, its type taken away; a type that reads back otherwise
+    (JSON text not in the compact form, or a schema generation gives anyway) as it reads back; a nested value no
+    Connect schema holds as its JSON text."""
+    value, type_name = cell.value, cell.type
+    if cell.kind is not CellKind.PUT:
+        return cell
     if type(value) is Decimal and not carries_decimal(value):
-        return [Loss("value.decimal", f"{path}.value", typed_text.render(value),
-                     "a Connect Decimal cannot hold it: written as text")]
-    found = []
+        return replace(cell, value=typed_text.render(value))
     schema = kept_schema(type_name)
     if schema is not None:
         try:
-            read, read_type = read_value(json_value(value), schema, "", path)
+            read, read_type = read_value(json_value(value), schema, "", "")
         except DecodeError:
             read, read_type = None, None
         if read_type is not None and same_value(read, value):
-            if read_type != type_name:
-                return [Loss("cell.type", f"{path}.type", read_type, "the Connect schema reads back as this type")]
-            return []
-        found.append(Loss("value.off_type", f"{path}.type", None, "the value does not read back through the "
-                                                                  "Connect schema its type keeps: written with a "
-                                                                  "schema of its own"))
-    return found + nested_text_losses(value, f"{path}.value")
+            return cell if read_type == type_name else replace(cell, type=read_type)
+        cell = replace(cell, type=None)
+    written = nested_as_read_back(value)
+    return cell if written is value else replace(cell, value=written)
+
+
+def nested_as_read_back(value: Value) -> Value:
+    """A value as Connect gives it back: a nested value that no Connect schema holds (an array whose items differ,
+    a decimal Connect cannot hold) as its JSON text."""
+    return typed_text.render(value) if is_nested(value) and nested_schema(value) is None else value
 
 
 def holds(schema: Any, value: Any) -> bool:
@@ -283,15 +279,6 @@ def holds(schema: Any, value: Any) -> bool:
     except _OffType:
         return False
     return True
-
-
-def nested_text_losses(value: Value, path: str) -> list[Loss]:
-    """A nested value that no Connect schema holds (``nested_schema`` is None) is written as its JSON text."""
-    if is_nested(value) and nested_schema(value) is None:
-        return [Loss("value.nested", path, typed_text.render(value), "no Connect schema holds it (an array whose "
-                                                                     "items differ, a decimal Connect cannot "
-                                                                     "hold): written as JSON text")]
-    return []
 
 
 def json_value(value: Value) -> Any:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from ...core import time_units, typed_text
 from ...core.typed_text import json_form
 from ...errors import DecodeError
-from ...losses import REFUSED, Loss
+from ...losses import REFUSED, Loss, Refusal
 from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
 from . import connect_schema
 from .json_message import encode, json_type, value_of
@@ -32,35 +33,39 @@ OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t":
 CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
 
 
-def op_losses(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> list[Loss]:
+def with_op_code(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> ChangeEvent:
     """An UPSERT is written as a create, the row as it now is, and read back as an INSERT; an op without a code has
-    no form."""
+    no form (``Refusal``)."""
     if event.op is Op.UPSERT:
-        return [Loss("op.UPSERT", "op", Op.INSERT, "written as c, the row as it now is")]
+        return replace(event, op=Op.INSERT)
     if event.op not in code_of_op:
-        return [Loss(f"op.{event.op.value}", "op", REFUSED, f"a {event.op.value} has no op code in {format_name}")]
-    return []
+        raise Refusal(Loss(f"op.{event.op.value}", "op", REFUSED,
+                           f"a {event.op.value} has no op code in {format_name}"))
+    return event
 
 
-def position_losses(event: ChangeEvent, reserved: frozenset[str], schemas: bool) -> list[Loss]:
-    """What of the source position a ``source`` object does not give back: a name that repeats keeps its first
-    entry, one that decoding reads as another source field is left out; with ``schemas``, a value that only a column
-    schema types (``source`` is plain JSON) is written as its text."""
-    losses = []
+def position_as_written(event: ChangeEvent, reserved: frozenset[str], schemas: bool) -> ChangeEvent:
+    """``event`` with the source position a ``source`` object gives back: a name that repeats keeps its first entry,
+    one that decoding reads as another source field is left out; with ``schemas``, a value that only a column
+    schema types (``source`` is plain JSON) is written as its text, and a nested value no Connect schema holds as
+    its JSON text."""
+    position = event.source.position
+    if not position:
+        return event
+    written = []
     seen: set[str] = set()
-    for index, (name, value) in enumerate(event.source.position):
+    for name, value in position:
         if name in seen or name in reserved:
-            losses.append(Loss("source.position", f"source.position[{index}]",
-                               why=f"{name!r} repeats or names another source field"))
             continue
         seen.add(name)
         if schemas:
-            path = f"source.position[{index}]"
-            for feature in connect_schema.schema_only_features(value):
+            if connect_schema.schema_only_features(value):
                 value = typed_text.from_json(json_form(value))
-                losses.append(Loss(feature, f"{path}.value", value, "written as text in source"))
-            losses += connect_schema.nested_text_losses(value, f"{path}.value")
-    return losses
+            value = connect_schema.nested_as_read_back(value)
+        written.append((name, value))
+    if len(written) == len(position) and all(value is given for (_, value), (_, given) in zip(written, position)):
+        return event
+    return replace(event, source=replace(event.source, position=tuple(written)))
 
 
 def canonical_json(value: Value) -> str:

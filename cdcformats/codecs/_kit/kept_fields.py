@@ -2,8 +2,8 @@
 prefix and the field (``canal.field.<name>``) that holds the field's JSON text, and is written back where it was.
 
 Three things are done with them, each here once: reading them out of a message (``read``), writing them back
-(``write``), and telling which of an event's attributes a message gives back, and as what (``losses``, or
-``as_decoded`` for a format that reports its attributes as one whole). A format says how it writes its own
+(``write``), and telling which of an event's attributes a message gives back, and as what (``as_decoded``, which a
+format's normal form holds). A format says how it writes its own
 attributes back with a function ``group_of(name, value)``: the group the attribute is written in (groups read back in
 their order) and the value it reads back as, or None when the format does not write it back; ``is_kept_field``
 is the rule for the kept fields themselves. An attribute name twice keeps its first entry, as a JSON object holds a
@@ -24,8 +24,7 @@ from typing import Any
 import msgspec
 
 from ...errors import EncodeError
-from ...losses import Loss
-from ...model import Entries, Value, same_value
+from ...model import Entries, Value
 from .json_message import encode, is_canonical, raw
 
 GroupOf = Callable[[str, Value], tuple[int, Value] | None]
@@ -56,26 +55,6 @@ def is_kept_field(name: str, value: Value, prefix: str, reserved: Container[str]
     """Whether an attribute is a kept field that a message gives back as it is: one of ``prefix``, not naming a
     ``reserved`` field, holding JSON text as ``read`` writes it."""
     return name.startswith(prefix) and name[len(prefix):] not in reserved and is_canonical(value)
-
-
-def losses(attributes: Entries, group_of: GroupOf, format_name: str, order: str) -> list[Loss]:
-    """The losses of a format's own attributes: each one not written back, or written back as another value; and,
-    where the groups read back in another order than the attributes have, all of them replaced in the order read
-    back (``order`` says it in the format's words)."""
-    kept = _kept(attributes, group_of)
-    written_at = {index: (name, written) for index, _, name, written in kept}
-    found = []
-    for index, (name, value) in enumerate(attributes):
-        if index not in written_at:
-            found.append(Loss("attributes", f"attributes[{index}]",
-                              why=f"{name} has no place of its own in a {format_name} message"))
-        elif not same_value(written_at[index][1], value):
-            found.append(Loss("attributes", f"attributes[{index}].value", written_at[index][1],
-                              f"{name} is written as {written_at[index][1]!r}"))
-    groups = [group for _, group, _, _ in kept]
-    if groups != sorted(groups):
-        return [Loss("attributes", "attributes", _in_order(kept), f"{format_name} writes {order}, in that order")]
-    return found
 
 
 def as_decoded(attributes: Entries, group_of: GroupOf) -> Entries:

@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 from msgspec.structs import replace
 
 from ...contract import Codec, Option
-from ...losses import Loss, without
 from ...model import Cell, ChangeEvent, Image, Op, Table
 from .json_message import encode
 
@@ -129,25 +128,27 @@ class KeyedByColumns(Codec):
         key = self.read_key(event.table, getattr(event, self.row_image_name(event)))
         return replace(event, key=key) if key else event
 
-    def dropped(self, event: ChangeEvent) -> list[Loss]:
-        keyed = self.keyed_by_row(event) if self.key_in_row else []
-        return keyed + super().dropped(without(event, keyed)) if keyed else super().dropped(event)
+    def normal_form(self, event: ChangeEvent) -> ChangeEvent:
+        return super().normal_form(self.keyed_by_row(event) if self.key_in_row else event)
 
-    def keyed_by_row(self, event: ChangeEvent) -> list[Loss]:
+    def keyed_by_row(self, event: ChangeEvent) -> ChangeEvent:
         """The key cells missing from the row image put in front of it, and the key as read back out of the row."""
-        losses = []
         image_name = self.row_image_name(event)
         image = getattr(event, image_name)
+        changed: dict[str, Any] = {}
         missing = key_cells_outside(event.key, image)
         if missing:
-            image = (*missing, *(image or ()))
-            losses.append(Loss("key", image_name, image, f"{self.name} reads the key out of the row"))
-        return losses + self.dropped_key(event, image)
-
-    def dropped_key(self, event: ChangeEvent, image: Image | None) -> list[Loss]:
-        """The key, as lost, when reading it out of ``image`` would not give it back."""
+            image = changed[image_name] = (*missing, *(image or ()))
         if self.key_columns:
             read = self.read_key(event.table, image)
-            if event.key != read:
-                return [Loss("key", "key", read, f"{self.name} reads the key out of the row by key_columns")]
-        return []
+            if read != event.key:
+                changed["key"] = read
+        return replace(event, **changed) if changed else event
+
+    def with_key_as_read(self, event: ChangeEvent, image: Image | None) -> ChangeEvent:
+        """``event`` with the key that reading it back out of ``image`` gives, where ``key_columns`` names one."""
+        if self.key_columns:
+            read = self.read_key(event.table, image)
+            if read != event.key:
+                return replace(event, key=read)
+        return event
