@@ -518,8 +518,8 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
     if errors == "dead-letter" and dead_letter is None:  # before Spark starts, which takes seconds
         raise click.UsageError("--errors dead-letter (the default) needs --dead-letter DIRECTORY; or give --errors "
                                "skip or --errors fail")
-    from .spark import register, session
-    from .spark.job import convert_files
+    from .spark import session
+    from .spark.job import convert_files, summary
 
     given = _format_options(options)
     if registry is not None:
@@ -527,14 +527,12 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
     _reach_registries(given)
     spark = session(master, "cdcformats spark-convert")
     spark.sparkContext.setLogLevel("ERROR")
-    register(spark)
     try:
         counts = convert_files(spark, input_path, source_format, output_path, target_format, input_kind=input_kind,
-                               output_kind=output_kind, errors="null" if errors == "skip" else errors,
-                               dead_letter=dead_letter, options=given)
+                               output_kind=output_kind, errors=errors, dead_letter=dead_letter, options=given)
     finally:
         spark.stop()
-    click.echo(str(counts), err=True)
+    click.echo(summary(counts), err=True)
 
 
 def _given_once(name: str, argument: str | None, option_name: str, option: str | None) -> str | None:
