@@ -11,7 +11,7 @@ mean what they mean there: every change of a record is converted (a Canal messag
 cannot be read, and a record for each of its changes that the target cannot write (or ``strict`` refuses), goes to the
 dead-letter topic unchanged, with the error and its origin in headers (as the Tablestore sink connector's
 ``runtime.error.mode=kafka`` does), while its other changes are written; without a dead-letter topic it stops the
-bridge.
+bridge, unless ``errors="skip"`` leaves it out.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from typing import Any, TextIO
 
 from ..contract import DecodedUnit, KafkaRecord
 from ..convert import refusal
-from ..errors import CdcFormatsError, CodecError, DecodeError
+from ..core.error_modes import error_mode
+from ..errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError
 from ..model import ChangeEvent, Op
 from ..pipeline import ConversionStats, converted, error_handler
 from ..registry import codec
@@ -39,6 +40,7 @@ CLIENT_LOG = logging.getLogger("cdcformats.kafka.client")
 CLIENT_LOG.addHandler(logging.NullHandler())
 # How long the bridge waits for the brokers to answer at start when it has no idle timeout to go by.
 CONNECT_TIMEOUT = 30.0
+ERROR_MODES = ("fail", "skip", "dead-letter")
 
 
 class BridgeError(CdcFormatsError):
@@ -71,6 +73,9 @@ class Bridge:
     progress: TextIO | None = None
     progress_interval: float = 1.0  # seconds between progress lines
     strict: bool = False  # refuse an event the target would write only by dropping something, as an error
+    # What an error does: "fail" (stop the bridge), "skip" or "dead-letter" (to dead_letter_topic); by default
+    # "dead-letter" where there is a dead-letter topic, else "fail".
+    errors: str | None = None
     counts: ConversionStats = field(default_factory=ConversionStats)
 
     def __post_init__(self) -> None:
@@ -86,6 +91,10 @@ class Bridge:
         if not self.keyed_target:
             self.encode = ChangeEventSerializer(self.target_format, self.schema_registry, **self.target_options)
         self.refuse = (lambda event: refusal(self.target_codec, event)) if self.strict else None
+        if self.errors is None:
+            self.errors = "dead-letter" if self.dead_letter_topic else "fail"
+        if error_mode(self.errors, ERROR_MODES) == "dead-letter" and not self.dead_letter_topic:
+            raise ConfigurationError("errors=dead-letter needs a dead-letter topic (--dead-letter-topic)")
         self._stopping = False
 
     def stop(self, *_: Any) -> None:
@@ -123,9 +132,6 @@ class Bridge:
             if error is not None:
                 failures.append(error)
 
-        # No dead-letter topic: an error stops the bridge. Its errors are counted, not kept: it runs for ever.
-        on_error = error_handler(self._dead_letter_sink(producer, delivered) if self.dead_letter_topic else "fail",
-                                 self.counts, keep=False)
         consumer.subscribe([self.source_topic])
         last_input = time.monotonic()
         last_report = 0.0
@@ -138,8 +144,7 @@ class Bridge:
                 messages = [message for message in batch if message.error() is None]
                 if messages:
                     last_input = time.monotonic()
-                    for message in messages:
-                        self._convert(message, producer, delivered, on_error)
+                    self.convert(messages, producer, delivered)
                     producer.flush()
                     if failures:
                         raise BridgeError(f"the broker refused {len(failures)} message(s), first: {failures[0]}; "
@@ -161,6 +166,15 @@ class Bridge:
         if self.progress is not None:
             print(progress_line(self.counts), file=self.progress, flush=True)
         return self.counts
+
+    def convert(self, messages: list[Any], producer: Any, delivered: Callable[[Any, Any], None]) -> None:
+        """Convert a batch of consumed records (confluent-kafka's ``Message``) and produce what they give, in order,
+        with ``producer``'s ``produce``. Without a dead-letter topic an error stops the bridge. The errors are counted,
+        not kept: the bridge runs for ever."""
+        on_error = error_handler(self._dead_letter_sink(producer, delivered) if self.errors == "dead-letter"
+                                 else str(self.errors), self.counts, keep=False)
+        for message in messages:
+            self._convert(message, producer, delivered, on_error)
 
     def _convert(self, message: Any, producer: Any, delivered: Callable[[Any, Any], None],
                  on_error: Callable[[CodecError], None] | None) -> None:
