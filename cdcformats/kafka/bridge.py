@@ -219,7 +219,7 @@ class Bridge:
         """Send the record an error is about to the dead-letter topic unchanged, with the error and the record's
         origin in headers."""
         def send(error: CodecError) -> None:
-            (message,) = error.messages
+            message: Any = error.messages[0]  # a consumed record: the bridge's units hold one each
             origin = f"{message.topic()}/{message.partition()}/{message.offset()}"
             producer.produce(self.dead_letter_topic, key=message.key(), value=message.value(), on_delivery=delivered,
                              headers=[(ERROR_HEADER, str(error).encode()), (ORIGIN_HEADER, origin.encode())])

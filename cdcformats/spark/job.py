@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_type
+from pyspark.sql.types import StructType
 
 from ..contract import DecodedUnit, KafkaRecord
 from ..core.error_modes import error_mode
@@ -41,6 +42,7 @@ JOB_ERROR_MODES = ("fail", "skip", "dead-letter")
 # What each partition gives: a message written (its key, for a format of Kafka records, and value), a dead letter
 # (error), and last its counts (as JSON).
 RESULT = pa.struct([("key", pa.binary()), ("value", pa.binary()), ("error", arrow.ERROR), ("counts", pa.string())])
+RESULT_TYPE = cast(StructType, from_arrow_type(RESULT))  # Spark's type of an Arrow struct is a StructType
 ROWS_PER_BATCH = 10_000
 
 
@@ -92,7 +94,7 @@ def convert_files(spark: SparkSession, input_path: str, source: str, output_path
     # A record format reads a record from its key and value, where the input has a key column.
     keyed = codec_class(source).message_type is KafkaRecord and "key" in messages.columns
     results = messages.select(*(["key"] if keyed else []), "value").mapInArrow(
-        _partition_converter(source, target, given, errors, keyed), from_arrow_type(RESULT))
+        _partition_converter(source, target, given, errors, keyed), RESULT_TYPE)
     results = results.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         written = results.where("counts IS NULL AND error IS NULL").select(
