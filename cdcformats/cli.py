@@ -302,7 +302,8 @@ def convert_command(source: str, target: str, input_path: str, output_path: str 
     """
     import time
 
-    from .convert import ConversionStats, configure, convert_file, dead_letter_writer, output, replaces, same_file
+    from .convert import configure, convert_file, dead_letter_writer, output, replaces, same_file
+    from .pipeline import ConversionStats
 
     asked_for_output = _given_once("OUT", output_path, "--output", output_option)
     output_path = asked_for_output or "-"
