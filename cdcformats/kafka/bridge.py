@@ -169,8 +169,8 @@ class Bridge:
 
     def convert(self, messages: list[Any], producer: Any, delivered: Callable[[Any, Any], None]) -> None:
         """Convert a batch of consumed records (confluent-kafka's ``Message``) and produce what they give, in order,
-        with ``producer``'s ``produce``. Without a dead-letter topic an error stops the bridge. The errors are counted,
-        not kept: the bridge runs for ever."""
+        with ``producer``'s ``produce``; an error does what ``errors`` says. The errors are counted, not kept: the
+        bridge runs for ever."""
         on_error = error_handler(self._dead_letter_sink(producer, delivered) if self.errors == "dead-letter"
                                  else str(self.errors), self.counts, keep=False)
         for message in messages:
