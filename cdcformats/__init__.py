@@ -11,10 +11,11 @@ Importing this package is cheap: formats and adapters (Spark, Kafka) load when f
 """
 
 from .contract import FEATURES, Codec, KafkaRecord, Option
-from .convert import ConversionStats, convert, convert_file, loss
+from .convert import convert, convert_file, loss
 from .errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
 from .losses import REFUSED, Loss, without
 from .model import Cell, CellKind, ChangeEvent, Op, Source, Struct, Table, Value
+from .pipeline import ConversionStats
 from .registry import codec, formats, register
 from .tables import Column, ColumnType, SchemaConflict, TableSchema
 

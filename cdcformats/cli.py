@@ -302,7 +302,8 @@ def convert_command(source: str, target: str, input_path: str, output_path: str 
     """
     import time
 
-    from .convert import ConversionStats, configure, convert_file, dead_letter_writer, output, replaces, same_file
+    from .convert import configure, convert_file, dead_letter_writer, output, replaces, same_file
+    from .pipeline import ConversionStats
 
     asked_for_output = _given_once("OUT", output_path, "--output", output_option)
     output_path = asked_for_output or "-"
@@ -440,7 +441,7 @@ def _summary(source: str, target: str, stats: Any, seconds: float, form: str, st
 @click.option("--group-id", default="cdcformats-bridge", show_default=True, help="Consumer group (its offsets are "
               "committed only after the converted messages are acknowledged).")
 @click.option("--dead-letter-topic", default=None, help="Where messages that cannot be converted go, with the error "
-              "in a header; without it, such a message stops the bridge.")
+              "in a header (--errors dead-letter, implied); without it, such a message stops the bridge.")
 @click.option("--registry", "--schema-registry", "schema_registry", default=None, help="Schema registry URL "
               "(http://, https://) or file (an existing one, or a path ending in .sqlite or .db) for avro, protobuf "
               "and debezium-avro; default: the file 'cdcformats registry where' prints.")
@@ -449,13 +450,20 @@ def _summary(source: str, target: str, stats: Any, seconds: float, form: str, st
 @click.option("--source-option", multiple=True, metavar="NAME=VALUE", help="A source format option (JSON values).")
 @click.option("--target-option", multiple=True, metavar="NAME=VALUE", help="A target format option (JSON values).")
 @click.option("--tombstones", is_flag=True, help="Follow each converted delete with a tombstone.")
+@click.option("--strict", is_flag=True, help="Refuse (as an error) every event the target would write only by "
+              "dropping something.")
+@click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default=None,
+              help="What a message or event that cannot be converted does: stop the bridge (the default), be left "
+              "out and counted (skip), or go to the dead-letter topic (dead-letter, the default with "
+              "--dead-letter-topic).")
 @click.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without input.")
 @click.option("--progress-interval", type=float, default=1.0, show_default=True,
               help="Seconds between progress lines on stderr.")
 def bridge_command(source_topic: str, source_format: str, target_topic: str, target_format: str,
                    bootstrap_servers: str, group_id: str, dead_letter_topic: str | None, schema_registry: str | None,
                    options: tuple[str, ...], source_option: tuple[str, ...], target_option: tuple[str, ...],
-                   tombstones: bool, idle_timeout: float | None, progress_interval: float) -> None:
+                   tombstones: bool, strict: bool, errors: str | None, idle_timeout: float | None,
+                   progress_interval: float) -> None:
     """Convert a topic into another format, at least once, until SIGINT/SIGTERM (or --idle-timeout).
 
     Example: cdcformats bridge -b localhost:9092 --source-topic orders -f canal-json --target-topic orders.dbz
@@ -469,7 +477,8 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
     _reach_registries({"schema_registry": schema_registry}, source_options, target_options)
     bridge = Bridge(source_topic, source_format, target_topic, target_format, bootstrap_servers, group_id,
                     dead_letter_topic, schema_registry, source_options, target_options, tombstones,
-                    idle_timeout=idle_timeout, progress=sys.stderr, progress_interval=progress_interval)
+                    idle_timeout=idle_timeout, progress=sys.stderr, progress_interval=progress_interval, strict=strict,
+                    errors=errors)
     run_until_signalled(bridge)
 
 
@@ -516,8 +525,8 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
     if errors == "dead-letter" and dead_letter is None:  # before Spark starts, which takes seconds
         raise click.UsageError("--errors dead-letter (the default) needs --dead-letter DIRECTORY; or give --errors "
                                "skip or --errors fail")
-    from .spark import register, session
-    from .spark.job import convert_files
+    from .spark import session
+    from .spark.job import convert_files, summary
 
     given = _format_options(options)
     if registry is not None:
@@ -525,14 +534,12 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
     _reach_registries(given)
     spark = session(master, "cdcformats spark-convert")
     spark.sparkContext.setLogLevel("ERROR")
-    register(spark)
     try:
         counts = convert_files(spark, input_path, source_format, output_path, target_format, input_kind=input_kind,
-                               output_kind=output_kind, errors="null" if errors == "skip" else errors,
-                               dead_letter=dead_letter, options=given)
+                               output_kind=output_kind, errors=errors, dead_letter=dead_letter, options=given)
     finally:
         spark.stop()
-    click.echo(str(counts), err=True)
+    click.echo(summary(counts), err=True)
 
 
 def _given_once(name: str, argument: str | None, option_name: str, option: str | None) -> str | None:

@@ -1,9 +1,10 @@
-"""Conversion pipelines, and what a conversion drops.
+"""Conversions of streams and files, and what a conversion drops.
 
-``convert()`` chains a source codec's streaming decode into a target codec's streaming encode: an iterator in, an
-iterator out, one message in flight at a time, so memory stays flat whatever the input size. Each event travels with
-the source message(s) it came from, so that an event the target refuses is dead-lettered as its raw input.
-``convert_file()`` does the same between files, and never leaves a partial output behind.
+``convert()`` runs the conversion pipeline (``pipeline.py``, which the Kafka bridge and the Spark job run too) from
+a source codec's streaming decode into a target codec's streaming encode: an iterator in, an iterator out, one
+message in flight at a time, so memory stays flat whatever the input size. Each event travels with the source
+message(s) it came from, so that an event the target refuses is dead-lettered as its raw input. ``convert_file()``
+does the same between files, and never leaves a partial output behind.
 """
 
 from __future__ import annotations
@@ -18,50 +19,18 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO
 
-from .contract import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute, report
-from .core.error_modes import error_mode
-from .errors import CodecError, ConfigurationError, DecodeError, EncodeError, LossyConversionError
+from .contract import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute
+from .errors import CodecError, ConfigurationError, DecodeError, LossyConversionError
 from .model import ChangeEvent
 from .options import routed
+from .pipeline import ConversionStats, Written, converted, error_handler
 from .registry import codec, codec_class
 
 # The first field of every dead letter, so that a dead-letter file given as input is recognised by its first bytes.
 DEAD_LETTER_MARK = "cdcformats_dead_letter"
 _DEAD_LETTER_START = b'{"' + DEAD_LETTER_MARK.encode() + b'":'
-
-
-@dataclass
-class ConversionStats:
-    """Counts of one conversion, filled in as its stream is consumed. They add up, whatever happened:
-
-    - source messages (lines, Avro records): ``messages_read`` = ``messages_decoded`` + ``messages_failed`` (the
-      source refused them) + ``messages_skipped`` (they hold no change: a control message under ``skip_ddl``,
-      such as a Canal DDL message or a Maxwell bootstrap marker);
-    - events, decoded from those messages (a Canal message holds one per row; the rows of one Tablestore record, or
-      an Aliyun UPDATE_BEFORE and its UPDATE_AFTER, decode together into one): ``events`` = ``events_written`` +
-      ``events_refused`` (the target could not write it, or ``strict`` refused it);
-    - ``messages_written``: the target's messages for the events written (a Tablestore record is several rows).
-
-    ``errors`` holds every error that ``errors="skip"`` or a handler took (the one ``"fail"`` raises is counted, not
-    kept). Under ``"fail"`` a conversion stops at its first error, so only what it got to is counted."""
-
-    messages_read: int = 0
-    messages_decoded: int = 0
-    messages_failed: int = 0
-    messages_skipped: int = 0
-    events: int = 0
-    events_written: int = 0
-    events_refused: int = 0
-    messages_written: int = 0
-    errors: list[CodecError] = field(default_factory=list)
-
-    @property
-    def failed(self) -> int:
-        """Messages the source refused and events the target refused: the errors."""
-        return self.messages_failed + self.events_refused
 
 
 def configure(source: str | Codec, target: str | Codec, *, source_options: dict[str, Any] | None = None,
@@ -107,10 +76,10 @@ def convert(messages: Iterable[Any], source: str | Codec, target: str | Codec, *
     """
     source_codec, target_codec = configure(source, target, **options)
     counts = stats if stats is not None else ConversionStats()
-    on_error = _error_handler(errors, counts)
+    on_error = error_handler(errors, counts)
     # Everything above runs now, so that a bad configuration fails here; the pipeline below runs as it is consumed.
     written = _converted(source_codec.decode_units(enumerate(messages)), target_codec, strict, on_error, counts, None)
-    return (message for messages in written for message in messages)
+    return (message for event in written for message in event.messages)
 
 
 def convert_file(source_file: str | os.PathLike[str] | BinaryIO, target_file: str | os.PathLike[str] | BinaryIO,
@@ -130,7 +99,7 @@ def convert_file(source_file: str | os.PathLike[str] | BinaryIO, target_file: st
     it replays them."""
     source_codec, target_codec = configure(source, target, **options)
     counts = stats if stats is not None else ConversionStats()
-    on_error = _error_handler(errors, counts)
+    on_error = error_handler(errors, counts)
     if same_file(source_file, target_file):
         raise ConfigurationError(f"the output {_name_of(target_file)} is the input file: write to another file")
     with contextlib.ExitStack() as files:
@@ -141,8 +110,8 @@ def convert_file(source_file: str | os.PathLike[str] | BinaryIO, target_file: st
             target_file = files.enter_context(output(target_file))
         writer = target_codec.file_writer(target_file)
         try:
-            for messages in _converted(units, target_codec, strict, on_error, counts, file_unit):
-                writer.write(messages)
+            for event in _converted(units, target_codec, strict, on_error, counts, file_unit):
+                writer.write(event.messages)
         finally:
             writer.close()
     return counts
@@ -150,61 +119,18 @@ def convert_file(source_file: str | os.PathLike[str] | BinaryIO, target_file: st
 
 def _converted(units: Iterable[DecodedUnit], target: Codec, strict: bool,
                on_error: Callable[[CodecError], None] | None, counts: ConversionStats, file_unit: str | None
-               ) -> Iterator[list[Any]]:
-    """The target's messages for each event of ``units`` that it writes, lazily, counted. An error is placed at the
-    source message's position in a file (``file_unit``: lines or records), else at the event's in the stream."""
-    for unit in units:
-        size = len(unit.messages)
-        counts.messages_read += size
-        if unit.error is not None:
-            counts.messages_failed += size
-            unit.error.messages = unit.messages
-            report(unit.error, on_error)
-            continue
-        if not unit.events:
-            counts.messages_skipped += size
-            continue
-        counts.messages_decoded += size
-        for event in unit.events:
-            counts.events += 1
-            error: CodecError | None = refusal(target, event) if strict else None
-            if error is None:
-                try:
-                    # under strict the event was found to lose nothing: it is written as it is, without a second
-                    # dropped()
-                    messages = target.encode_exact(event) if strict else target.encode_messages(event)
-                except EncodeError as encode_error:
-                    error = encode_error
-            if error is not None:
-                counts.events_refused += 1
-                report(_placed(error, unit, event, counts.events - 1, file_unit), on_error)
-                continue
-            counts.events_written += 1
-            counts.messages_written += len(messages)
-            yield messages
-
-
-def _placed(error: CodecError, unit: DecodedUnit, event: ChangeEvent, event_index: int, file_unit: str | None
-            ) -> CodecError:
-    """An error about ``event``, placed and given the source message(s) it came from."""
-    error.messages = unit.messages
-    if file_unit is None:
-        return error.at(event_index, event)
-    if error.raw is None:
-        error.raw = unit.messages[0] if len(unit.messages) == 1 else unit.messages
-    return error.in_file(file_unit, unit.position)
-
-
-def _error_handler(errors: str | Callable[[CodecError], None], counts: ConversionStats
-                   ) -> Callable[[CodecError], None] | None:
-    """What ``errors`` does with an error: "fail" raises it (None); "skip" counts it; a callable (a dead-letter
-    sink) is handed it after it is counted."""
-    if callable(errors):
-        def dead_letter(error: CodecError) -> None:
-            counts.errors.append(error)
-            errors(error)
-        return dead_letter
-    return None if error_mode(errors, ("fail", "skip"), or_else="a callable") == "fail" else counts.errors.append
+               ) -> Iterator[Written]:
+    """The pipeline with ``target`` writing each event. Under strict an event found to lose nothing is written as it
+    is, without a second ``dropped()``. An error is placed at the source message's position in a file
+    (``file_unit``: lines or records), else at the event's in the stream."""
+    def placed(error: CodecError, unit: DecodedUnit, event: ChangeEvent, event_index: int) -> CodecError:
+        if file_unit is None:
+            return error.at(event_index, event)
+        if error.raw is None:
+            error.raw = unit.messages[0] if len(unit.messages) == 1 else unit.messages
+        return error.in_file(file_unit, unit.position)
+    return converted(units, target.encode_exact if strict else target.encode_messages, counts, on_error,
+                     refuse=(lambda event: refusal(target, event)) if strict else None, place=placed)
 
 
 # -- files ------------------------------------------------------------------------------------------------------------

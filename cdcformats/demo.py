@@ -32,9 +32,10 @@ from rich.table import Table as RichTable
 
 from . import samples
 from .contract import Codec, KafkaRecord
-from .convert import ConversionStats, convert
+from .convert import convert
 from .errors import EncodeError
 from .model import ChangeEvent
+from .pipeline import ConversionStats
 from .registry import codec, codec_class, formats, schema_formats
 
 # What the demo runs on: the bundled examples, the generated streams, where converted changes land, and which

@@ -6,9 +6,12 @@ every input message ends up in the target topic or in the dead-letter topic, and
 bytes, with the same event id. Keys are kept as they are, and one producer writes in consumption order with idempotence
 on, so the order per key is kept. Formats whose record key is part of the format (``connect-json``, ``paimon-log``) are
 read from the key and value together and write their own keys; their tombstones are deletes, converted like any other
-change. Every change of a message is converted (a Canal message holds several rows); a message that cannot be converted
-goes to the dead-letter topic unchanged, with the error and its origin in headers (as the Tablestore sink connector's
-``runtime.error.mode=kafka`` does).
+change. Each record runs through the conversion pipeline that ``convert()`` runs (``pipeline.py``), so errors and counts
+mean what they mean there: every change of a record is converted (a Canal message holds several rows); a record that
+cannot be read, and a record for each of its changes that the target cannot write (or ``strict`` refuses), goes to the
+dead-letter topic unchanged, with the error and its origin in headers (as the Tablestore sink connector's
+``runtime.error.mode=kafka`` does), while its other changes are written; without a dead-letter topic it stops the
+bridge, unless ``errors="skip"`` leaves it out.
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..contract import KafkaRecord
-from ..errors import CdcFormatsError, CodecError
-from ..model import Op
+from ..contract import DecodedUnit, KafkaRecord
+from ..convert import refusal
+from ..core.error_modes import error_mode
+from ..errors import CdcFormatsError, CodecError, ConfigurationError, DecodeError
+from ..model import ChangeEvent, Op
+from ..pipeline import ConversionStats, converted, error_handler
 from ..registry import codec
 from .serdes import ChangeEventDeserializer, ChangeEventSerializer, registry_options
 
@@ -34,29 +40,19 @@ CLIENT_LOG = logging.getLogger("cdcformats.kafka.client")
 CLIENT_LOG.addHandler(logging.NullHandler())
 # How long the bridge waits for the brokers to answer at start when it has no idle timeout to go by.
 CONNECT_TIMEOUT = 30.0
+ERROR_MODES = ("fail", "skip", "dead-letter")
 
 
 class BridgeError(CdcFormatsError):
     """The brokers cannot be reached, refused what was produced, or reported a fatal error."""
 
 
-@dataclass
-class BridgeCounts:
-    """``produced`` counts the records of converted changes (a delete that the target writes as a tombstone among
-    them); ``tombstones`` the tombstones passed on from the source or added after deletes (``--tombstones``);
-    ``skipped`` the source's tombstones that a target with keys of its own does not pass on, since their key is not
-    in its form (the delete before them was converted)."""
-
-    consumed: int = 0
-    produced: int = 0
-    tombstones: int = 0
-    skipped: int = 0
-    dead_lettered: int = 0
-    committed_batches: int = 0
-
-    def line(self) -> str:
-        return (f"consumed {self.consumed}  produced {self.produced}  tombstones {self.tombstones}  "
-                f"skipped {self.skipped}  dead-lettered {self.dead_lettered}")
+def progress_line(counts: ConversionStats) -> str:
+    """The bridge's progress line: Kafka records consumed, records produced for converted changes (a delete that the
+    target writes as a tombstone among them), tombstones passed on from the source or added after deletes, records
+    that hold no change (a source tombstone among them, passed on or not) and errors sent to the dead-letter topic."""
+    return (f"consumed {counts.messages_read}  produced {counts.messages_written}  tombstones {counts.tombstones}  "
+            f"skipped {counts.messages_skipped}  dead-lettered {counts.dead_lettered}")
 
 
 @dataclass
@@ -76,24 +72,36 @@ class Bridge:
     idle_timeout: float | None = None  # stop after this many seconds without input (None: run until stopped)
     progress: TextIO | None = None
     progress_interval: float = 1.0  # seconds between progress lines
-    counts: BridgeCounts = field(default_factory=BridgeCounts)
+    strict: bool = False  # refuse an event the target would write only by dropping something, as an error
+    # What an error does: "fail" (stop the bridge), "skip" or "dead-letter" (to dead_letter_topic); by default
+    # "dead-letter" where there is a dead-letter topic, else "fail".
+    errors: str | None = None
+    counts: ConversionStats = field(default_factory=ConversionStats)
 
     def __post_init__(self) -> None:
         self.source_options = registry_options(self.source_format, self.schema_registry, self.source_options)
         self.target_options = registry_options(self.target_format, self.schema_registry, self.target_options)
         self.source_codec = codec(self.source_format, **self.source_options)
         self.target_codec = codec(self.target_format, **self.target_options)
-        if self.source_codec.message_type is not KafkaRecord:
+        # A format whose record key is part of the format reads and writes whole records; the others, a value.
+        self.keyed_source = self.source_codec.message_type is KafkaRecord
+        self.keyed_target = self.target_codec.message_type is KafkaRecord
+        if not self.keyed_source:
             self.decode = ChangeEventDeserializer(self.source_format, self.schema_registry, **self.source_options)
-        if self.target_codec.message_type is not KafkaRecord:
+        if not self.keyed_target:
             self.encode = ChangeEventSerializer(self.target_format, self.schema_registry, **self.target_options)
+        self.refuse = (lambda event: refusal(self.target_codec, event)) if self.strict else None
+        if self.errors is None:
+            self.errors = "dead-letter" if self.dead_letter_topic else "fail"
+        if error_mode(self.errors, ERROR_MODES) == "dead-letter" and not self.dead_letter_topic:
+            raise ConfigurationError("errors=dead-letter needs a dead-letter topic (--dead-letter-topic)")
         self._stopping = False
 
     def stop(self, *_: Any) -> None:
         """Finish the batch in flight, commit it, and return from ``run`` (the SIGINT/SIGTERM handler)."""
         self._stopping = True
 
-    def run(self) -> BridgeCounts:
+    def run(self) -> ConversionStats:
         from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
         fatal: list[Any] = []
@@ -136,73 +144,86 @@ class Bridge:
                 messages = [message for message in batch if message.error() is None]
                 if messages:
                     last_input = time.monotonic()
-                    for message in messages:
-                        self._convert(message, producer, delivered)
+                    self.convert(messages, producer, delivered)
                     producer.flush()
                     if failures:
                         raise BridgeError(f"the broker refused {len(failures)} message(s), first: {failures[0]}; "
                                            "nothing of this batch was committed, so a restart replays it")
                     consumer.commit(offsets=[TopicPartition(message.topic(), message.partition(), message.offset() + 1)
                                              for message in _last_per_partition(messages)], asynchronous=False)
-                    self.counts.committed_batches += 1
                 elif not consumer.assignment():  # still joining the group: not idle yet
                     last_input = time.monotonic()
                 elif self.idle_timeout is not None and time.monotonic() - last_input > self.idle_timeout:
                     break
                 if self.progress is not None and time.monotonic() - last_report >= self.progress_interval and (
-                        self.counts.line() != last_line):
-                    last_line = self.counts.line()
+                        progress_line(self.counts) != last_line):
+                    last_line = progress_line(self.counts)
                     print(last_line, file=self.progress, flush=True)
                     last_report = time.monotonic()
         finally:
             producer.flush()
             consumer.close()
         if self.progress is not None:
-            print(self.counts.line(), file=self.progress, flush=True)
+            print(progress_line(self.counts), file=self.progress, flush=True)
         return self.counts
 
-    def _convert(self, message: Any, producer: Any, delivered: Callable[[Any, Any], None]) -> None:
+    def convert(self, messages: list[Any], producer: Any, delivered: Callable[[Any, Any], None]) -> None:
+        """Convert a batch of consumed records (confluent-kafka's ``Message``) and produce what they give, in order,
+        with ``producer``'s ``produce``; an error does what ``errors`` says. The errors are counted, not kept: the
+        bridge runs for ever."""
+        on_error = error_handler(self._dead_letter_sink(producer, delivered) if self.errors == "dead-letter"
+                                 else str(self.errors), self.counts, keep=False)
+        for message in messages:
+            self._convert(message, producer, delivered, on_error)
+
+    def _convert(self, message: Any, producer: Any, delivered: Callable[[Any, Any], None],
+                 on_error: Callable[[CodecError], None] | None) -> None:
+        """Convert one consumed record through the pipeline and produce what it gives, in order."""
         from confluent_kafka.serialization import MessageField, SerializationContext
 
-        context = SerializationContext(self.target_topic, MessageField.VALUE)
-        self.counts.consumed += 1
-        key = message.key()
-        value = message.value()
-        keyed_source = self.source_codec.message_type is KafkaRecord
-        if value is None and not keyed_source:  # a tombstone deletes the key downstream too, in the source's key form
-            if self.target_codec.message_type is KafkaRecord:
-                self.counts.skipped += 1
-            else:
-                producer.produce(self.target_topic, key=key, value=None, on_delivery=delivered)
+        key, value = message.key(), message.value()
+        if self.keyed_target:
+            encode = self.target_codec.encode_messages
+        else:  # the value in the target's form, under the source's key
+            context = SerializationContext(self.target_topic, MessageField.VALUE)
+
+            def encode(event: ChangeEvent) -> list[KafkaRecord]:
+                return [KafkaRecord(key, self.encode(event, context))]
+        for written in converted((self._unit(message),), encode, self.counts, on_error, refuse=self.refuse):
+            for record in written.messages:
+                producer.produce(self.target_topic, key=record.key, value=record.value, on_delivery=delivered)
+            last = written.messages[-1]
+            if self.tombstones and written.event.op is Op.DELETE and last.value is not None:
+                producer.produce(self.target_topic, key=last.key, value=None, on_delivery=delivered)
                 self.counts.tombstones += 1
-            return
+        if value is None and not self.keyed_source and not self.keyed_target:
+            # A tombstone deletes the key downstream too, in the source's key form. A target with keys of its own does
+            # not pass it on: its key is not in that form (the delete before it was converted).
+            producer.produce(self.target_topic, key=key, value=None, on_delivery=delivered)
+            self.counts.tombstones += 1
+
+    def _unit(self, message: Any) -> DecodedUnit:
+        """What a consumed record decoded to: every change it holds (a Canal message holds several rows), none for a
+        tombstone of a format whose key is not part of it, or the error that refused it."""
+        key, value = message.key(), message.value()
         try:
-            if keyed_source:  # the key is part of the message, and a tombstone is a delete
-                events = [self.source_codec.decode_message(KafkaRecord(key, value))]
+            if self.keyed_source:  # the key is part of the message, and a tombstone is a delete
+                events = self.source_codec.decode_messages(KafkaRecord(key, value))
             else:
-                events = self.decode.events(value)
-            records, added_tombstones = [], 0
-            for event in events:
-                if self.target_codec.message_type is KafkaRecord:
-                    converted = self.target_codec.encode_messages(event)
-                else:
-                    converted = [KafkaRecord(key, self.encode(event, context))]
-                records += converted
-                if self.tombstones and event.op is Op.DELETE and converted[-1].value is not None:
-                    added_tombstones += 1
-                    records.append(KafkaRecord(converted[-1].key, None))
-        except CodecError as error:
-            if self.dead_letter_topic is None:
-                raise
+                events = [] if value is None else self.decode.events(value)
+        except DecodeError as error:
+            return DecodedUnit(message.offset(), (message,), [], error)
+        return DecodedUnit(message.offset(), (message,), events)
+
+    def _dead_letter_sink(self, producer: Any, delivered: Callable[[Any, Any], None]) -> Callable[[CodecError], None]:
+        """Send the record an error is about to the dead-letter topic unchanged, with the error and the record's
+        origin in headers."""
+        def send(error: CodecError) -> None:
+            message: Any = error.messages[0]  # a consumed record: the bridge's units hold one each
             origin = f"{message.topic()}/{message.partition()}/{message.offset()}"
-            producer.produce(self.dead_letter_topic, key=key, value=value, on_delivery=delivered,
+            producer.produce(self.dead_letter_topic, key=message.key(), value=message.value(), on_delivery=delivered,
                              headers=[(ERROR_HEADER, str(error).encode()), (ORIGIN_HEADER, origin.encode())])
-            self.counts.dead_lettered += 1
-            return
-        for record in records:
-            producer.produce(self.target_topic, key=record.key, value=record.value, on_delivery=delivered)
-        self.counts.produced += len(records) - added_tombstones
-        self.counts.tombstones += added_tombstones
+        return send
 
 
 def _last_per_partition(messages: list[Any]) -> list[Any]:
@@ -212,7 +233,7 @@ def _last_per_partition(messages: list[Any]) -> list[Any]:
     return list(last.values())
 
 
-def run_until_signalled(bridge: Bridge) -> BridgeCounts:
+def run_until_signalled(bridge: Bridge) -> ConversionStats:
     """Run ``bridge``, stopping cleanly on SIGINT or SIGTERM."""
     signal.signal(signal.SIGINT, bridge.stop)
     signal.signal(signal.SIGTERM, bridge.stop)

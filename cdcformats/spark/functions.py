@@ -110,12 +110,17 @@ class _Context:
 
 @dataclass(frozen=True)
 class _Call:
-    """What one call needs, built once per worker process for each distinct (formats, options)."""
+    """What one call needs, built once per worker process for each distinct (formats, options). ``read`` and
+    ``write`` are the column functions' (one row in, one row out); ``read_all``, ``write_exact`` and ``refuse``, the
+    conversion pipeline's that ``spark-convert`` runs (every change of a message; ``strict``'s check apart)."""
 
     errors: str
     read: Callable[[Any], ChangeEvent | None] | None = None
+    read_all: Callable[[Any], list[ChangeEvent]] | None = None
     read_batch: arrow.BatchDecoder | None = None
     write: Callable[[ChangeEvent], bytes | KafkaRecord | None] | None = None
+    write_exact: Callable[[ChangeEvent], bytes | KafkaRecord | None] | None = None
+    refuse: Callable[[ChangeEvent], CodecError | None] | None = None
     target: str = ""
     writes_records: bool = False
 
@@ -149,8 +154,9 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     source_options, target_options = shares.get(source, {}), shares.get(target, {})
     call = _Call(errors, target=target or "")
     if source is not None and codec_class(source).message_type is KafkaRecord:
-        call = replace(call, read=_record_reader(codec(source, **registry_options(source, schema_registry,
-                                                                                  source_options))))
+        record_codec = codec(source, **registry_options(source, schema_registry, source_options))
+        read_all = _record_reader(record_codec)
+        call = replace(call, read=_one_change(read_all, record_codec.name), read_all=read_all)
     elif source is not None:
         reader = ChangeEventDeserializer(source, schema_registry, framing=framing == "confluent", **source_options)
 
@@ -158,9 +164,12 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
             event = reader(message.encode("utf-8") if isinstance(message, str) else message, context)
             assert event is not None  # only a null message reads as None, and decode_rows keeps those to itself
             return event
+
+        def read_all(message: Any) -> list[ChangeEvent]:
+            return reader.events(message.encode("utf-8") if isinstance(message, str) else message, context)
         # The batch decoder reads a codec's own bytes, not Confluent's framing.
         read_batch = reader.codec.batch_decoder() if reader.framing is None else None
-        call = replace(call, read=read, read_batch=read_batch)
+        call = replace(call, read=read, read_all=read_all, read_batch=read_batch)
     if target is not None:
         if strategy is None and codec_class(target).writer_schema() is not None:
             strategy = "topic" if topic else "record"  # an envelope's subject: a row has no topic unless given one
@@ -169,22 +178,52 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
         writes_records = writer.codec.message_type is KafkaRecord
         encode = writer.record if writes_records else writer
 
+        def write_exact(event: ChangeEvent) -> bytes | KafkaRecord | None:
+            return encode(event, context)
+
+        def refuse(event: ChangeEvent) -> CodecError | None:
+            return refusal(writer.codec, event)
+
         def write(event: ChangeEvent) -> bytes | KafkaRecord | None:
-            lossy = refusal(writer.codec, event) if strict else None
+            lossy = refuse(event) if strict else None
             if lossy is not None:
                 raise lossy
             return encode(event, context)
-        call = replace(call, write=write, writes_records=writes_records)
+        call = replace(call, write=write, write_exact=write_exact, refuse=refuse if strict else None,
+                       writes_records=writes_records)
     return call
 
 
-def _record_reader(record_codec: Codec) -> Callable[[Any], ChangeEvent | None]:
+def pipeline_ends(source: str, target: str, given: Options
+                  ) -> tuple[Callable[[Any], list[ChangeEvent]], Callable[[ChangeEvent], bytes | KafkaRecord | None],
+                             Callable[[ChangeEvent], CodecError | None] | None]:
+    """The ends of the conversion pipeline that ``spark-convert`` runs in each partition, for the options ``given``
+    (as text, as a SQL map has them): how a message is read (every change it holds), how an event is written, and
+    ``strict``'s check (None without ``strict``). Built once per worker process, as a call's reader and writer are."""
+    call = _call(source, target, given, (), "fail")
+    assert call.read_all is not None and call.write_exact is not None  # a call with a source and a target has both
+    return call.read_all, call.write_exact, call.refuse
+
+
+def _one_change(read_all: Callable[[Any], list[ChangeEvent]], format_name: str
+                ) -> Callable[[Any], ChangeEvent | None]:
+    """A column function's reader of records, which gives one row for one: the one change of a record, None where it
+    holds none (``debezium-avro``'s tombstone), and an error where it holds several."""
+    def read(message: Any) -> ChangeEvent | None:
+        events = read_all(message)
+        if len(events) > 1:
+            raise DecodeError(format_name, f"a record holds one change, this one {len(events)}")
+        return events[0] if events else None
+    return read
+
+
+def _record_reader(record_codec: Codec) -> Callable[[Any], list[ChangeEvent]]:
     """How a format whose messages are Kafka records reads one: a struct of its ``key`` and ``value`` (Spark's Kafka
     source has both), or a line of its file form. A record that holds no change (a tombstone after a delete, in
-    ``debezium-avro``) reads as null. A record that cannot be read is kept as its file form's line, key and value."""
+    ``debezium-avro``) reads as none. A record that cannot be read is kept as its file form's line, key and value."""
     record_of_line = getattr(record_codec, "record_of_line", None)
 
-    def read(message: Any) -> ChangeEvent | None:
+    def read(message: Any) -> list[ChangeEvent]:
         if isinstance(message, dict):
             record = KafkaRecord(message.get("key"), message.get("value"))
         elif record_of_line is None:
@@ -199,9 +238,7 @@ def _record_reader(record_codec: Codec) -> Callable[[Any], ChangeEvent | None]:
                 record_codec.file_writer(line).write([record])
                 error.raw = line.getvalue().rstrip(b"\n")
             raise
-        if len(events) > 1:
-            raise DecodeError(record_codec.name, f"a record holds one change, this one {len(events)}")
-        return events[0] if events else None
+        return events
     return read
 
 

@@ -268,7 +268,7 @@ def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bo
                     idle_timeout=3)
     counts = to_log.run()
     # Deletes are the log's tombstones; the source's own tombstone has no key in the log's form, so it is skipped.
-    assert (counts.consumed, counts.produced, counts.tombstones, counts.skipped) == (31, 30, 0, 1)
+    assert (counts.messages_read, counts.messages_written, counts.tombstones, counts.messages_skipped) == (31, 30, 0, 1)
 
     log = [KafkaRecord(message.key(), message.value()) for message in consume_all(bootstrap, f"log-{run}")]
     events = list(cf.codec("paimon-log", changelog_mode="upsert").decode(log))
@@ -281,7 +281,7 @@ def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bo
 
     back = Bridge(f"log-{run}", "paimon-log", f"back-{run}", "lindorm", bootstrap, group_id=f"b-{run}",
                   source_options={"changelog_mode": "upsert"}, idle_timeout=3).run()
-    assert (back.consumed, back.produced, back.tombstones) == (30, 30, 0)  # each tombstone became a delete
+    assert (back.messages_read, back.messages_written, back.tombstones) == (30, 30, 0)  # each tombstone: a delete
 
 
 def test_the_bridge_converts_every_row_of_a_canal_message(bootstrap: str, tmp_path: Path) -> None:
@@ -297,4 +297,4 @@ def test_the_bridge_converts_every_row_of_a_canal_message(bootstrap: str, tmp_pa
                     schema_registry=tmp_path / "registry.sqlite", source_options={"skip_ddl": True},
                     idle_timeout=3).run()
     rows = list(cf.codec("canal-json", skip_ddl=True).decode(lines))
-    assert counts.consumed == len(lines) and counts.produced == len(rows) > len(lines)
+    assert counts.messages_read == len(lines) and counts.messages_written == len(rows) > len(lines)

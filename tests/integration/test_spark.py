@@ -295,7 +295,7 @@ def test_spark_convert_job_writes_output_and_dead_letters(spark, tmp_path: Path)
     source.write_bytes(b"\n".join(message.replace(b"\n", b" ") for message in messages) + b"\n")
     counts = convert_files(spark, str(source), "lindorm", str(tmp_path / "out"), "avro",
                            dead_letter=str(tmp_path / "dead"), options={"framing": "none"})
-    assert (counts.rows_in, counts.written, counts.dead_letters) == (1_000, 990, 10)
+    assert (counts.messages_read, counts.messages_written, counts.dead_lettered) == (1_000, 990, 10)
     written = spark.read.parquet(str(tmp_path / "out")).toArrow().column("value").to_pylist()
     avro = codec("avro")
     assert sorted(map(repr, (avro.decode_message(value) for value in written))) == sorted(map(repr, codec(
@@ -344,16 +344,16 @@ def test_spark_convert_writes_and_reads_kafka_records_with_their_keys(spark, reg
     """A format whose messages are Kafka records (debezium-avro) is written as Parquet key and value columns, and
     read from them; a tombstone holds no change and is counted as such."""
     from cdcformats.contract import KafkaRecord
-    from cdcformats.spark.job import convert_files
+    from cdcformats.spark.job import convert_files, summary
 
     lindorm = EXAMPLES[0]
     source = tmp_path / "in.jsonl"
     source.write_bytes(b"\n".join(lindorm.messages()) + b"\n")
     options = {"key_columns": lindorm.options["key_columns"]}
     counts = convert_files(spark, str(source), "lindorm", str(tmp_path / "typed"), "debezium-avro",
-                           dead_letter=str(tmp_path / "dead"), options=options)
+                           dead_letter=str(tmp_path / "dead"), options={**options, "schema_registry": registry_file})
     events = list(codec("lindorm", **options).decode(lindorm.messages()))
-    assert (counts.rows_in, counts.written, counts.dead_letters) == (len(events), len(events), 0)
+    assert (counts.messages_read, counts.messages_written, counts.dead_lettered) == (len(events), len(events), 0)
     typed = spark.read.parquet(str(tmp_path / "typed"))
     assert typed.columns == ["key", "value"]
     records = [KafkaRecord(row["key"], row["value"]) for row in typed.toArrow().to_pylist()]
@@ -374,10 +374,11 @@ def test_spark_convert_writes_and_reads_kafka_records_with_their_keys(spark, reg
                                     "value": [None, broken.value, *(record.value for record in records)]}).to_pandas()
                           ).write.parquet(str(dump))
     counts = convert_files(spark, str(dump), "debezium-avro", str(tmp_path / "json"), "debezium-json",
-                           output_kind="text", dead_letter=str(tmp_path / "dead2"))
-    assert (counts.rows_in, counts.written, counts.no_change, counts.dead_letters) == (
+                           output_kind="text", dead_letter=str(tmp_path / "dead2"),
+                           options={"schema_registry": registry_file})
+    assert (counts.messages_read, counts.messages_written, counts.messages_skipped, counts.dead_lettered) == (
         len(records) + 2, len(records), 1, 1)
-    assert "1 without a change" in str(counts)
+    assert "1 without a change" in summary(counts)
     (dead,) = spark.read.parquet(str(tmp_path / "dead2")).toArrow().to_pylist()
     assert dead["format"] == "debezium-avro" and dead["field"] == "value"
     # The dead letter keeps the whole record, key and value, as a line of the format's file form.

@@ -20,7 +20,7 @@ KIT = "cdcformats.codecs._kit"
 # format's module, is not among them).
 ADAPTERS = sorted([*(PACKAGE / "kafka").glob("*.py"), *(PACKAGE / "spark").glob("*.py"),
                    *(PACKAGE / "schema_registry").glob("*.py"),
-                   *(PACKAGE / name for name in ("cli.py", "convert.py", "demo.py", "options.py"))])
+                   *(PACKAGE / name for name in ("cli.py", "convert.py", "demo.py", "options.py", "pipeline.py"))])
 FORMAT_MODULES = sorted(path for path in (PACKAGE / "codecs").glob("*.py") if path.name != "__init__.py")
 KIT_MODULES = sorted((PACKAGE / "codecs" / "_kit").glob("*.py"))
 # A format's own parts, which only it imports: Lindorm's Arrow batch decoder; and the format a format's messages
@@ -124,8 +124,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Where envelopes get their schema ids: debezium-avro asks it, as the Kafka serializers and the command line do.
     ("schema registry", ("cdcformats.schema_registry",)),
     ("formats", ("cdcformats.codecs", "cdcformats.envelopes")),
-    # What serves every format to users without being one.
-    ("adapters", ("cdcformats.options", "cdcformats.convert", "cdcformats.kafka", "cdcformats.spark")),
+    # What serves every format to users without being one: the conversion pipeline, and what runs it.
+    ("adapters", ("cdcformats.options", "cdcformats.pipeline", "cdcformats.convert", "cdcformats.kafka",
+                  "cdcformats.spark")),
     # The faces: the command line, the demo, and the package's own names.
     ("front", ("cdcformats.cli", "cdcformats.demo", "cdcformats")),
 )
