@@ -64,6 +64,7 @@ def owns_attribute(own_attributes: frozenset[str], name: str) -> bool:
 
 
 ABSENT, PRESENT, OPTIONAL, NONEMPTY = "absent", "present", "optional", "nonempty"
+_LEFT_OUT = object()  # an entry a format does not write
 
 
 @dataclass(frozen=True)
@@ -503,13 +504,18 @@ class Codec:
     def carried_image(self, image_name: str, image: Image) -> Image:
         """An image as this format writes it: each cell as ``carried_cell`` writes it, and, where cells are not
         ``cell.repeated``, one per column (the first)."""
-        cells = tuple(map(self.carried_cell, image))
-        if "cell.repeated" not in self.carries and len({cell.name for cell in cells}) < len(cells):
+        carried_cell = self.carried_cell
+        cells = None  # built only once a cell is written otherwise: most images are written as they are
+        for index, cell in enumerate(image):
+            written = carried_cell(cell)
+            if cells is not None:
+                cells.append(written)
+            elif written is not cell:
+                cells = [*image[:index], written]
+        if "cell.repeated" not in self.carries and len({cell.name for cell in image}) < len(image):
             seen: set[str] = set()
-            cells = tuple(cell for cell in cells if cell.name not in seen and not seen.add(cell.name))  # type: ignore[func-returns-value]
-        if len(cells) == len(image) and all(cell is given for cell, given in zip(cells, image)):
-            return image
-        return cells
+            cells = [cell for cell in cells or image if cell.name not in seen and not seen.add(cell.name)]  # type: ignore[func-returns-value]
+        return image if cells is None else tuple(cells)
 
     def _carried_source(self, source: Source) -> Source:
         carries = self.carries
@@ -534,19 +540,30 @@ class Codec:
     def _carried_entries(self, entries: Entries, carried: bool) -> Entries:
         """Named values (a source position, attributes) that are ``carried``: each kept where its kind of value is
         carried, nested values as ``_carried_value`` writes them. Attributes that are not: the format's own kept."""
-        kept: list[tuple[str, Value]] = []
         plain = self._carriage().plain_value_types
-        for name, value in entries:
+        kept: list[tuple[str, Value]] | None = None  # built only once an entry is written otherwise
+        for index, (name, value) in enumerate(entries):
+            written: Any
             if not carried:
-                if owns_attribute(self.own_attributes, name):
-                    kept.append((name, value))
+                written = value if self._owns(name) else _LEFT_OUT
             elif type(value) in plain:
-                kept.append((name, value))
+                written = value
             elif VALUE_FEATURE[type(value)] in self.carries and not (type(value) is float and not math.isfinite(value)):
-                kept.append((name, self._carried_value(value)))
-        if len(kept) == len(entries) and all(value is given for (_, value), (_, given) in zip(kept, entries)):
-            return entries
-        return tuple(kept)
+                written = self._carried_value(value)
+            else:
+                written = _LEFT_OUT
+            if kept is None and written is not value:
+                kept = list(entries[:index])
+            if kept is not None and written is not _LEFT_OUT:
+                kept.append((name, written))
+        return entries if kept is None else tuple(kept)
+
+    def _owns(self, name: str) -> bool:
+        """Whether an attribute is one this format writes back without carrying attributes in general."""
+        owned = self.__dict__.setdefault("_owned", {})
+        if name not in owned:
+            owned[name] = owns_attribute(self.own_attributes, name)
+        return owned[name]
 
     def carried_cell(self, cell: Cell) -> Cell:
         """What this format writes for one cell: a deleted column it has no form for as the column set to null,

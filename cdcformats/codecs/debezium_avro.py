@@ -463,7 +463,11 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         except SchemaConflict as conflict:
             raise Refusal(Loss(f"requires {ONE_TYPE}", _path_of(written, conflict.column), REFUSED,
                                str(conflict))) from None
-        return version.typed(written)
+        typed = version.typed(written)
+        # Writing evolves the table from this form: where that types a column otherwise (a null that only a cell
+        # now written without its type named), the form is the one that table gives.
+        again = self._current(typed.table).evolved(typed, self, register=False)
+        return typed if again.schema == version.schema else again.typed(written)
 
 
 def _path_of(event: ChangeEvent, column: str) -> str:

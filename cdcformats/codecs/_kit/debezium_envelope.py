@@ -50,22 +50,24 @@ def position_as_written(event: ChangeEvent, reserved: frozenset[str], schemas: b
     schema types (``source`` is plain JSON) is written as its text, and a nested value no Connect schema holds as
     its JSON text."""
     position = event.source.position
-    if not position:
-        return event
-    written = []
+    written: list[tuple[str, Value]] | None = None  # built only once an entry is written otherwise
     seen: set[str] = set()
-    for name, value in position:
+    for index, (name, value) in enumerate(position):
         if name in seen or name in reserved:
+            if written is None:
+                written = list(position[:index])
             continue
         seen.add(name)
         if schemas:
-            if connect_schema.schema_only_features(value):
-                value = typed_text.from_json(json_form(value))
-            value = connect_schema.nested_as_read_back(value)
-        written.append((name, value))
-    if len(written) == len(position) and all(value is given for (_, value), (_, given) in zip(written, position)):
-        return event
-    return replace(event, source=replace(event.source, position=tuple(written)))
+            as_written = typed_text.from_json(json_form(value)) if connect_schema.schema_only_features(value) \
+                else value
+            as_written = connect_schema.nested_as_read_back(as_written)
+            if as_written is not value and written is None:
+                written = list(position[:index])
+            value = as_written
+        if written is not None:
+            written.append((name, value))
+    return event if written is None else replace(event, source=replace(event.source, position=tuple(written)))
 
 
 def canonical_json(value: Value) -> str:
