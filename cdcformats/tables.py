@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
+from .core.sql_types import sql_type
 from .errors import CdcFormatsError
 from .model import ChangeEvent, Struct, Table, Value
 
@@ -282,30 +283,10 @@ _CONNECT_NAMES = {
     "io.debezium.data.Json": ColumnType("json"),
     "io.debezium.data.VariableScaleDecimal": ColumnType("decimal"),
 }
-# SQL type names (MySQL, PostgreSQL, Oracle, Lindorm, DataWorks, Tablestore), matched without regard to case.
-_SQL_NAMES = {
-    **dict.fromkeys(["TINYINT", "INT1", "BYTE"], "int8"),
-    **dict.fromkeys(["SMALLINT", "INT2", "SHORT", "SMALLSERIAL"], "int16"),
-    **dict.fromkeys(["MEDIUMINT", "INT", "INTEGER", "INT4", "SERIAL"], "int32"),
-    **dict.fromkeys(["BIGINT", "INT8", "LONG", "BIGSERIAL"], "int64"),
-    **dict.fromkeys(["FLOAT", "REAL", "FLOAT4"], "float"),
-    **dict.fromkeys(["DOUBLE", "DOUBLE PRECISION", "FLOAT8"], "double"),
-    **dict.fromkeys(["DECIMAL", "NUMERIC", "NUMBER", "DEC"], "decimal"),
-    **dict.fromkeys(["BOOLEAN", "BOOL"], "boolean"),
-    **dict.fromkeys(["CHAR", "VARCHAR", "NCHAR", "NVARCHAR", "VARCHAR2", "NVARCHAR2", "TEXT", "TINYTEXT",
-                     "MEDIUMTEXT", "LONGTEXT", "STRING", "CLOB", "ENUM", "UUID", "CHARACTER",
-                     "CHARACTER VARYING"], "string"),
-    **dict.fromkeys(["BINARY", "VARBINARY", "BLOB", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB", "BYTEA", "BYTES",
-                     "RAW"], "bytes"),
-    **dict.fromkeys(["JSON", "JSONB"], "json"),
-    "DATE": "date", "TIME": "time", "DATETIME": "timestamp", "TIMESTAMP": "timestamp",
-}
 # Debezium's parameter of a Connect field schema that names the source's own type (column.propagate.source.type).
 _SOURCE_COLUMN_TYPE = "__debezium.source.column.type"
 # Unsigned integers need the next width up.
 _UNSIGNED_WIDER = {"int8": "int16", "int16": "int32", "int32": "int64"}
-_SQL_NAME = re.compile(r"\s*([A-Za-z][A-Za-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?\))?\s*(UNSIGNED)?"
-                       r"(?:\s+ZEROFILL)?\s*", re.IGNORECASE)
 
 
 def declared_type(type_name: str | None) -> ColumnType | None:
@@ -317,22 +298,20 @@ def declared_type(type_name: str | None) -> ColumnType | None:
         return connect
     if type_name.startswith("{"):  # a Connect schema of no type this module knows: its source's SQL type, if any
         return _source_column_type(type_name)
-    match = _SQL_NAME.fullmatch(type_name)
-    if match is None:
+    sql = sql_type(type_name)
+    if sql is None or sql.parameters is None:
         return None
-    base, first, second, unsigned = match.groups()
-    name = _SQL_NAMES.get(" ".join(base.upper().split()))
-    if name is None:
-        return None
-    if name in _UNSIGNED_WIDER and unsigned:
+    name = sql.column
+    if name in _UNSIGNED_WIDER and sql.unsigned:
         return ColumnType(_UNSIGNED_WIDER[name])
     if name == "decimal":
-        if first is None:
+        if not sql.parameters:
             return ColumnType("decimal")
-        precision, scale = int(first), int(second or 0)
-        return ColumnType("decimal", precision, scale) if 0 <= scale <= precision else None
+        precision, scale = sql.parameters[0], sql.parameters[1] if len(sql.parameters) > 1 else 0
+        # DECIMAL(0) declares a decimal of no digits, which no column holds: the values decide its type.
+        return ColumnType("decimal", precision, scale) if 0 <= scale <= precision and precision > 0 else None
     if name in ("time", "timestamp"):
-        digits = 0 if first is None else int(first)
+        digits = sql.parameters[0] if sql.parameters else 0
         return ColumnType(name, 3 if digits <= 3 else 6 if digits <= 6 else 9)
     return ColumnType(name)
 

@@ -4,8 +4,9 @@ kind (``Codec.carried_cell``, ``json_form``, ``connect_schema``).
 
 A text value becomes a typed value only when its column's type name says which type, *and* writing the typed value
 back gives the same text: "7" in a BIGINT column becomes 7, but "007" stays the text "007", so a round trip never
-changes a byte. Type names are SQL names, matched without regard to case, parameters or MySQL's attributes
-("decimal(10,2)" is DECIMAL, "int unsigned" and "int(10) unsigned zerofill" are INT).
+changes a byte. Type names are the SQL names of ``sql_types``, whose column types say which kind of value: integers
+(INT8 and BIGINT alike), floats (FLOAT8, DOUBLE PRECISION), booleans and decimals (NUMBER, DECIMAL(10,2)); any other
+name (VARCHAR, DATE) keeps its text.
 
 A nested value (an array or a ``Struct``) has no SQL type here: its text is its JSON (``json_form``), which is also
 how the JSON formats without a schema write it.
@@ -23,28 +24,20 @@ from typing import Any
 import msgspec
 
 from ..model import INT64_MAX, INT64_MIN, MAX_NESTING, Struct, Value, check_value
+from . import sql_types
 
-_KIND_OF_TYPE: dict[str, type] = {
-    **dict.fromkeys(["TINYINT", "SMALLINT", "MEDIUMINT", "INT", "INTEGER", "BIGINT", "LONG"], int),
-    **dict.fromkeys(["FLOAT", "DOUBLE", "REAL"], float),
-    **dict.fromkeys(["BOOLEAN", "BOOL"], bool),
-    **dict.fromkeys(["DECIMAL", "NUMERIC"], Decimal),
-}
-TYPED_NAMES = tuple(_KIND_OF_TYPE)
-# MySQL's attributes of a number type, written after its name and parameters: "int unsigned" (as Canal's table-meta
-# history writes a column's type), "bigint(20) unsigned zerofill" (as MySQL's DESC does). The name says the kind.
-ATTRIBUTES = ("UNSIGNED", "SIGNED", "ZEROFILL")
+# The kind of value a column of each type that ``sql_types`` declares holds, where its text is typed.
+_KIND_OF_COLUMN: dict[str, type] = {**dict.fromkeys(["int8", "int16", "int32", "int64"], int),
+                                    **dict.fromkeys(["float", "double"], float), "boolean": bool, "decimal": Decimal}
+# The SQL type names whose text is typed.
+TYPED_NAMES = tuple(name for name, column in sql_types.COLUMN_TYPES.items() if column in _KIND_OF_COLUMN)
 
 
 @functools.lru_cache(maxsize=4096)  # a stream has few type names, and every value it reads or writes asks
 def kind_of(type_name: str | None) -> type | None:
     """The Python type a column of this SQL type holds, or None when its values stay text."""
-    if not type_name:
-        return None
-    words = type_name.split("(", 1)[0].strip().upper().split()
-    while len(words) > 1 and words[-1] in ATTRIBUTES:
-        words.pop()
-    return _KIND_OF_TYPE.get(words[0]) if len(words) == 1 else None
+    declared = sql_types.sql_type(type_name)
+    return None if declared is None else _KIND_OF_COLUMN.get(declared.column)
 
 
 def json_form(value: Value) -> Any:

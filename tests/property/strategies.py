@@ -84,9 +84,10 @@ def _typed_values(type_name: str | None, carries: frozenset[str]) -> st.SearchSt
     return st.one_of(*strategies) if strategies else st.nothing()
 
 
-# With MySQL's attributes as Canal's table-meta history and MySQL's DESC write them.
+# With MySQL's attributes as Canal's table-meta history and MySQL's DESC write them, PostgreSQL's names of two words
+# in its own case, Oracle's NUMBER with parameters, and a DECIMAL of no digits, which declares no column type.
 TYPE_NAMES = ["VARCHAR", "x", *typed_text.TYPED_NAMES, "decimal(10,2)", "bigint", "int unsigned",
-              "bigint(20) unsigned zerofill"]
+              "bigint(20) unsigned zerofill", "double precision", "number(10,2)", "decimal(0)"]
 
 
 def cells(carries: frozenset[str] = ALL_FEATURES, kinds: frozenset[CellKind] | None = None

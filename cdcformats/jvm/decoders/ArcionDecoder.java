@@ -13,7 +13,7 @@ import java.util.Set;
  * {@code key_columns}/{@code key_columns_per_table} and {@code column_types}/{@code column_types_per_table} (see
  * {@link PerTable}).
  */
-public final class ArcionDecoder implements MessageDecoder {
+public final class ArcionDecoder extends JsonDecoder {
     private static final String NAMESPACE_HASH = "arcion.namespace_hash";
     private static final String TABLE_HASH = "arcion.table_hash";
     private static final String CURSOR_JSON = "arcion.cursor.json";
@@ -22,14 +22,12 @@ public final class ArcionDecoder implements MessageDecoder {
     private static final String TIMESTAMP = "timestamp"; // the cursor's entry that holds the commit time
     private static final long MILLISECOND = 1_000;
 
-    private final long maxMessageBytes;
     private final String mode;
     private final String[] snapshotTable; // catalog, schema, name; null without the option
-    private final PerTable keyColumns;
     private final PerTable columnTypes;
 
     public ArcionDecoder(Map<String, String> settings) throws DecodeException {
-        this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
+        super(settings);
         this.mode = settings.get("mode");
         String table = settings.get("table");
         if (table == null) {
@@ -41,27 +39,18 @@ public final class ArcionDecoder implements MessageDecoder {
                 this.snapshotTable[i] = parts.get(i) instanceof String ? (String) parts.get(i) : null;
             }
         }
-        this.keyColumns = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"), List.of());
-        this.columnTypes = new PerTable(settings.get("column_types"), settings.get("column_types_per_table"),
-            Map.of());
+        this.columnTypes = new PerTable(settings, "column_types", Map.of());
     }
 
     @Override
-    public Events.Event decode(byte[] message) throws DecodeException {
-        Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
+    protected Events.Event decode(Map<String, Object> document) throws DecodeException {
         if (mode.equals("snapshot") || (mode.equals("auto") && !document.containsKey("opType"))) {
             String[] table = snapshotTable == null ? new String[3] : snapshotTable;
-            List<String> names = new ArrayList<>();
-            List<Events.Cell> after = cells(document, table, "", names);
+            List<Events.Cell> after = cells(document, table, "");
             return Events.event("READ", snapshotTable == null ? null : Events.table(table[0], table[1], table[2]),
-                Messages.keyOf(keys(table), names, after), null, after, null, List.of(), null, null, false,
-                List.of());
+                keyOf(table, after), null, after, null, List.of(), null, null, false, List.of());
         }
         return realtime(document);
-    }
-
-    private List<?> keys(String[] table) {
-        return (List<?>) keyColumns.forTable(table[0], table[1], table[2]);
     }
 
     private Events.Event realtime(Map<String, Object> document) throws DecodeException {
@@ -94,13 +83,9 @@ public final class ArcionDecoder implements MessageDecoder {
             position.add(Messages.pair(name, value));
         }
         attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, ENVELOPE_FIELDS));
-        List<String> beforeNames = new ArrayList<>();
-        List<String> afterNames = new ArrayList<>();
-        List<Events.Cell> before = image(document, "before", table, beforeNames);
-        List<Events.Cell> after = image(document, "after", table, afterNames);
-        boolean keyFromBefore = op.equals("DELETE") || after == null;
-        List<Events.Cell> key = Messages.keyOf(keys(table), keyFromBefore ? beforeNames : afterNames,
-            keyFromBefore ? before : after);
+        List<Events.Cell> before = image(document, "before", table);
+        List<Events.Cell> after = image(document, "after", table);
+        List<Events.Cell> key = keyRead(table, op, before, after);
         return Events.event(op, Events.table(table[0], table[1], table[2]), key, before, after, null, position,
             commitTimeUs, null, false, attributes);
     }
@@ -151,7 +136,7 @@ public final class ArcionDecoder implements MessageDecoder {
         return (String) part;
     }
 
-    private List<Events.Cell> image(Map<String, Object> document, String name, String[] table, List<String> names)
+    private List<Events.Cell> image(Map<String, Object> document, String name, String[] table)
             throws DecodeException {
         Object row = document.get(name);
         if (Json.isNull(row)) {
@@ -162,12 +147,11 @@ public final class ArcionDecoder implements MessageDecoder {
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> columns = (Map<String, Object>) row;
-        return cells(columns, table, name + ".", names);
+        return cells(columns, table, name + ".");
     }
 
-    private List<Events.Cell> cells(Map<String, Object> row, String[] table, String path, List<String> names)
-            throws DecodeException {
-        Map<?, ?> types = (Map<?, ?>) columnTypes.forTable(table[0], table[1], table[2]);
+    private List<Events.Cell> cells(Map<String, Object> row, String[] table, String path) throws DecodeException {
+        Map<?, ?> types = (Map<?, ?>) columnTypes.forTable(table);
         List<Events.Cell> cells = new ArrayList<>(row.size());
         for (Map.Entry<String, Object> column : row.entrySet()) {
             Object value = column.getValue();
@@ -176,7 +160,6 @@ public final class ArcionDecoder implements MessageDecoder {
                 value = TypedText.parse((String) value, typeName);
             }
             value = Messages.valueOf(value, path + column.getKey());
-            names.add(column.getKey());
             cells.add(Events.cell(column.getKey(), value, typeName, null, Events.PUT));
         }
         return cells;

@@ -15,7 +15,7 @@ import java.util.Set;
  * message with {@code ChangeEventDeserializer}, which refuses any message that is not exactly one event, and so
  * does this. Settings: {@code skip_ddl} ("true" or "false") and {@code max_message_bytes}.
  */
-public final class CanalDecoder implements MessageDecoder {
+public final class CanalDecoder extends JsonDecoder {
     private static final String SQL_ATTRIBUTE = "canal.sql";
     private static final String SQL_TYPE_ATTRIBUTE = "canal.sqlType";
     private static final String FIELD_PREFIX = "canal.field.";
@@ -32,16 +32,14 @@ public final class CanalDecoder implements MessageDecoder {
     private static final long MILLISECOND = 1_000;
 
     private final boolean skipDdl;
-    private final long maxMessageBytes;
 
-    public CanalDecoder(Map<String, String> settings) {
+    public CanalDecoder(Map<String, String> settings) throws DecodeException {
+        super(settings);
         this.skipDdl = Boolean.parseBoolean(settings.get("skip_ddl"));
-        this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
     }
 
     @Override
-    public Events.Event decode(byte[] message) throws DecodeException {
-        Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
+    protected Events.Event decode(Map<String, Object> document) throws DecodeException {
         Object typeName = document.get("type");
         String op = typeName instanceof String ? OP_OF_TYPE.get(typeName) : null;
         if (op == null) {
@@ -106,18 +104,7 @@ public final class CanalDecoder implements MessageDecoder {
 
     /** {@code _position}: {@code id}, then {@code gtid}, where the message has them, each a JSON scalar. */
     private static List<Map.Entry<String, Object>> position(Map<String, Object> document) throws DecodeException {
-        List<Map.Entry<String, Object>> position = new ArrayList<>();
-        for (String field : POSITION_FIELDS) {
-            if (document.containsKey(field)) {
-                Object value = document.get(field);
-                // A parsed double is always finite; an integer beyond 64 bits would not read back as itself.
-                if (value instanceof Map || value instanceof List || value instanceof BigInteger) {
-                    throw new DecodeException("expected a JSON scalar, got " + Json.typeName(value), field);
-                }
-                position.add(Messages.pair(field, value));
-            }
-        }
-        return position;
+        return Messages.scalarFields(document, POSITION_FIELDS, "a JSON scalar", Json::typeName);
     }
 
     /** {@code _time}: microseconds of a millisecond field; null or absent is none. */

@@ -41,6 +41,9 @@ public final class ConnectSchema {
         Map.entry("NUMERIC", DECIMAL), Map.entry("VARCHAR", "string"), Map.entry("CHAR", "string"),
         Map.entry("TEXT", "string"), Map.entry("BINARY", "bytes"), Map.entry("VARBINARY", "bytes"));
     private static final Pattern SCALE = Pattern.compile("-?[0-9]{1,10}");
+    // _DEFAULT_OF_KIND by a value's class (each final, so its class is its kind); any other value is a decimal.
+    private static final Map<Class<?>, String> DEFAULT_OF_KIND = Map.of(Boolean.class, "boolean", Long.class, "int64",
+        Double.class, "double", String.class, "string", byte[].class, "bytes");
 
     /** A read value and its cell's type name. */
     public static final class Read {
@@ -348,26 +351,9 @@ public final class ConnectSchema {
         return defaultOfKind(value).equals(kind);
     }
 
+    /** {@code _DEFAULT_OF_KIND}: the Connect type of a value whose type name asks for none; a null's is string. */
     private static String defaultOfKind(Object value) {
-        if (value == null) {
-            return "string";
-        }
-        if (value instanceof Boolean) {
-            return "boolean";
-        }
-        if (value instanceof Long) {
-            return "int64";
-        }
-        if (value instanceof Double) {
-            return "double";
-        }
-        if (value instanceof String) {
-            return "string";
-        }
-        if (value instanceof byte[]) {
-            return "bytes";
-        }
-        return DECIMAL;
+        return value == null ? "string" : DEFAULT_OF_KIND.getOrDefault(value.getClass(), DECIMAL);
     }
 
     private static String impliedType(String kind, Object value) {

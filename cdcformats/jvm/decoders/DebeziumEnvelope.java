@@ -19,10 +19,10 @@ public final class DebeziumEnvelope {
 
     /**
      * {@code image_cells}: an image's cells, typed by their column schemas where the wrapper gives them (null:
-     * none); null for an absent image. The cells' names are added to {@code names}.
+     * none); null for an absent image.
      */
-    public static List<Events.Cell> imageCells(Object data, String imageName, Map<String, Map<?, ?>> columns,
-                                               List<String> names) throws DecodeException {
+    public static List<Events.Cell> imageCells(Object data, String imageName, Map<String, Map<?, ?>> columns)
+            throws DecodeException {
         if (Json.isNull(data)) {
             return null;
         }
@@ -42,7 +42,6 @@ public final class DebeziumEnvelope {
             } else {
                 value = Messages.valueOf(value, path);
             }
-            names.add(name);
             cells.add(Events.cell(name, value, typeName, null, Events.PUT));
         }
         return cells;

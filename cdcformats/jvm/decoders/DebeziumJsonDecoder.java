@@ -13,9 +13,9 @@ import java.util.Set;
  * inside Spark's JVM, rule for rule as {@code DebeziumJsonCodec.decode_messages}, for a message that gives exactly one
  * event: a message that changes no row, skipped with {@code skip_control}, gives none, which Spark's Arrow path
  * refuses, and so does this. Settings: {@code max_message_bytes}, {@code skip_control} ("true" or "false") and
- * {@code key_columns}/{@code key_columns_per_table} (see {@link PerTable}).
+ * {@code key_columns}/{@code key_columns_per_table} (see {@link JsonDecoder}).
  */
-public final class DebeziumJsonDecoder implements MessageDecoder {
+public final class DebeziumJsonDecoder extends JsonDecoder {
     private static final String FIELD_PREFIX = "debezium.field.";
     private static final String TRANSACTION_PREFIX = "debezium.transaction.";
     private static final String ENVELOPE_SCHEMA = "debezium-json.schema.envelope";
@@ -28,20 +28,16 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
     private static final Map<String, String> OP_OF_CODE =
         Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE", "r", "READ", "t", "TRUNCATE");
 
-    private final long maxMessageBytes;
     private final boolean skipControl;
-    private final PerTable keyColumns;
 
     public DebeziumJsonDecoder(Map<String, String> settings) throws DecodeException {
-        this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
+        super(settings);
         this.skipControl = Boolean.parseBoolean(settings.get("skip_control"));
-        this.keyColumns = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"), List.of());
     }
 
     @Override
     @SuppressWarnings("unchecked")
-    public Events.Event decode(byte[] message) throws DecodeException {
-        Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
+    protected Events.Event decode(Map<String, Object> document) throws DecodeException {
         Map<String, Map<String, Map<?, ?>>> columns = Map.of();
         Object schema = null;
         boolean wrapped = document.containsKey("payload") && document.containsKey("schema")
@@ -68,21 +64,13 @@ public final class DebeziumJsonDecoder implements MessageDecoder {
             throw new DecodeException("op " + Python.repr(code) + " is not a row change; expected one of c, u, d, r, t",
                 "op");
         }
-        List<String> beforeNames = new ArrayList<>();
-        List<String> afterNames = new ArrayList<>();
-        List<Events.Cell> before = DebeziumEnvelope.imageCells(document.get("before"), "before",
-            columns.get("before"), beforeNames);
-        List<Events.Cell> after = DebeziumEnvelope.imageCells(document.get("after"), "after", columns.get("after"),
-            afterNames);
+        List<Events.Cell> before = DebeziumEnvelope.imageCells(document.get("before"), "before", columns.get("before"));
+        List<Events.Cell> after = DebeziumEnvelope.imageCells(document.get("after"), "after", columns.get("after"));
         DebeziumEnvelope.Source source = new DebeziumEnvelope.Source(document.get("source"));
         Long captureTimeUs = DebeziumEnvelope.readTime(document, "");
         List<Map.Entry<String, Object>> attributes = transaction(document.get("transaction"));
         attributes.addAll(Messages.keptFields(FIELD_PREFIX, document, ENVELOPE_FIELDS_READ));
-        boolean keyFromBefore = op.equals("DELETE") || after == null;
-        List<?> keys = source.table == null ? (List<?>) keyColumns.forTable(null, null, null)
-            : (List<?>) keyColumns.forTable(source.table[0], source.table[1], source.table[2]);
-        List<Events.Cell> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
-            keyFromBefore ? before : after);
+        List<Events.Cell> key = keyRead(source.table, op, before, after);
         boolean transactionWritten = document.get("transaction") instanceof Map
             && !((Map<?, ?>) document.get("transaction")).isEmpty();
         List<String> envelopeNames = new ArrayList<>(document.keySet());

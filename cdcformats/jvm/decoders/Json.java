@@ -29,6 +29,11 @@ public final class Json {
 
     /** Deeper nesting is refused (Python refuses it when its stack runs out, at about this depth). */
     static final int MAX_DEPTH = 900;
+    // JSON's escapes of one letter after the backslash, and the characters they stand for: all are read, and all but
+    // the last are written (a solidus is written as it is).
+    private static final String ESCAPE_LETTERS = "\"\\bfnrt/";
+    private static final String ESCAPED = "\"\\\b\f\n\r\t/";
+    private static final int WRITTEN_ESCAPES = ESCAPED.length() - 1;
 
     private final byte[] text;
     private int at;
@@ -115,16 +120,11 @@ public final class Json {
     }
 
     private Map<String, Object> object() throws DecodeException {
-        enter();
-        at++; // {
         Map<String, Object> fields = new LinkedHashMap<>();
-        skipSpace();
-        if (at < text.length && text[at] == '}') {
-            at++;
-            depth--;
+        if (opened('}')) {
             return fields;
         }
-        while (true) {
+        do {
             skipSpace();
             if (at >= text.length) {
                 throw truncated();
@@ -137,49 +137,51 @@ public final class Json {
             expect(':');
             skipSpace();
             fields.put(name, value());
-            skipSpace();
-            if (at >= text.length) {
-                throw truncated();
-            }
-            byte b = text[at++];
-            if (b == '}') {
-                depth--;
-                return fields;
-            }
-            if (b != ',') {
-                at--;
-                throw malformed("expected ',' or '}'");
-            }
-        }
+        } while (!closed('}'));
+        return fields;
     }
 
     private List<Object> array() throws DecodeException {
-        enter();
-        at++; // [
         List<Object> items = new ArrayList<>();
-        skipSpace();
-        if (at < text.length && text[at] == ']') {
-            at++;
-            depth--;
+        if (opened(']')) {
             return items;
         }
-        while (true) {
+        do {
             skipSpace();
             items.add(value());
-            skipSpace();
-            if (at >= text.length) {
-                throw truncated();
-            }
-            byte b = text[at++];
-            if (b == ']') {
-                depth--;
-                return items;
-            }
-            if (b != ',') {
-                at--;
-                throw malformed("expected ',' or ']'");
-            }
+        } while (!closed(']'));
+        return items;
+    }
+
+    /** At an object's or array's first byte: enters it, and whether {@code close} ends it at once (then left). */
+    private boolean opened(char close) throws DecodeException {
+        enter();
+        at++; // { or [
+        skipSpace();
+        if (at < text.length && text[at] == close) {
+            at++;
+            depth--;
+            return true;
         }
+        return false;
+    }
+
+    /** After a member: whether {@code close} ends the object or array (then left), else a comma goes on to the next. */
+    private boolean closed(char close) throws DecodeException {
+        skipSpace();
+        if (at >= text.length) {
+            throw truncated();
+        }
+        byte b = text[at++];
+        if (b == close) {
+            depth--;
+            return true;
+        }
+        if (b != ',') {
+            at--;
+            throw malformed("expected ',' or '" + close + "'");
+        }
+        return false;
     }
 
     private void expect(char c) throws DecodeException {
@@ -301,40 +303,33 @@ public final class Json {
             throw truncated();
         }
         byte b = text[at++];
-        switch (b) {
-            case '"': value.append('"'); break;
-            case '\\': value.append('\\'); break;
-            case '/': value.append('/'); break;
-            case 'b': value.append('\b'); break;
-            case 'f': value.append('\f'); break;
-            case 'n': value.append('\n'); break;
-            case 'r': value.append('\r'); break;
-            case 't': value.append('\t'); break;
-            case 'u': {
-                int unit = hex4();
-                if (unit >= 0xD800 && unit <= 0xDBFF) {
-                    if (at + 6 > text.length) {
-                        throw truncated();
-                    }
-                    if (text[at] != '\\' || text[at + 1] != 'u') {
-                        throw malformed("invalid utf-16 surrogate pair");
-                    }
-                    at += 2;
-                    int low = hex4();
-                    if (low < 0xDC00 || low > 0xDFFF) {
-                        throw malformed("invalid utf-16 surrogate pair");
-                    }
-                    value.append((char) unit).append((char) low);
-                } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
-                    throw malformed("invalid utf-16 surrogate pair");
-                } else {
-                    value.append((char) unit);
-                }
-                break;
+        int letter = ESCAPE_LETTERS.indexOf(b);
+        if (letter >= 0) {
+            value.append(ESCAPED.charAt(letter));
+            return;
+        }
+        if (b != 'u') {
+            at--;
+            throw malformed("invalid escape character in string");
+        }
+        int unit = hex4();
+        if (unit >= 0xD800 && unit <= 0xDBFF) {
+            if (at + 6 > text.length) {
+                throw truncated();
             }
-            default:
-                at--;
-                throw malformed("invalid escape character in string");
+            if (text[at] != '\\' || text[at + 1] != 'u') {
+                throw malformed("invalid utf-16 surrogate pair");
+            }
+            at += 2;
+            int low = hex4();
+            if (low < 0xDC00 || low > 0xDFFF) {
+                throw malformed("invalid utf-16 surrogate pair");
+            }
+            value.append((char) unit).append((char) low);
+        } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
+            throw malformed("invalid utf-16 surrogate pair");
+        } else {
+            value.append((char) unit);
         }
     }
 
@@ -443,20 +438,13 @@ public final class Json {
         out.append('"');
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            switch (c) {
-                case '"': out.append("\\\""); break;
-                case '\\': out.append("\\\\"); break;
-                case '\b': out.append("\\b"); break;
-                case '\f': out.append("\\f"); break;
-                case '\n': out.append("\\n"); break;
-                case '\r': out.append("\\r"); break;
-                case '\t': out.append("\\t"); break;
-                default:
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
+            int escape = ESCAPED.indexOf(c);
+            if (escape >= 0 && escape < WRITTEN_ESCAPES) {
+                out.append('\\').append(ESCAPE_LETTERS.charAt(escape));
+            } else if (c < 0x20) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
             }
         }
         out.append('"');

@@ -12,9 +12,9 @@ import java.util.regex.Pattern;
 /**
  * Lindorm Streams JSON ({@code lindorm.py}, whose docstring is the format's description) decoded inside Spark's JVM,
  * rule for rule as {@code LindormCodec.decode_message}. Settings: {@code max_message_bytes}, and
- * {@code key_columns} and {@code key_columns_per_table} (see {@link PerTable}).
+ * {@code key_columns} and {@code key_columns_per_table} (see {@link JsonDecoder}).
  */
-public final class LindormDecoder implements MessageDecoder {
+public final class LindormDecoder extends JsonDecoder {
     private static final String OP_ATTRIBUTE = "lindorm.op";
     private static final String BLANK_TS_ATTRIBUTE = "lindorm.blank_ts";
     private static final String FIELD_PREFIX = "lindorm.field.";
@@ -27,18 +27,12 @@ public final class LindormDecoder implements MessageDecoder {
         {Events.PUT, Events.DELETE_VERSION, Events.DELETE_ALL_VERSIONS, Events.PUT, Events.DELETE_VERSION};
     private static final Pattern INTEGER_TEXT = Pattern.compile("-?[0-9]{1,19}");
 
-    private final long maxMessageBytes;
-    private final PerTable keyColumnsOfTable;
-
     public LindormDecoder(Map<String, String> settings) throws DecodeException {
-        this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
-        this.keyColumnsOfTable = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"),
-            List.of());
+        super(settings);
     }
 
     @Override
-    public Events.Event decode(byte[] message) throws DecodeException {
-        Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
+    protected Events.Event decode(Map<String, Object> document) throws DecodeException {
         Object opName = document.get("op");
         int op = opName instanceof String ? OP_NAMES.indexOf(opName) : -1;
         if (op < 0) {
@@ -50,8 +44,8 @@ public final class LindormDecoder implements MessageDecoder {
             throw new DecodeException("expected a string, got " + Json.typeName(tableName), "table");
         }
         Events.Table table = tableName instanceof String ? Events.table(null, null, (String) tableName) : null;
-        List<?> keyColumns = (List<?>) keyColumnsOfTable.forTable(null, null,
-            tableName instanceof String ? (String) tableName : null);
+        String[] bareTable = tableName instanceof String ? new String[] {null, null, (String) tableName} : null;
+        List<?> keyColumns = keyColumns(bareTable);
         Long defaultVersion = version(document.get("ts"), "ts");
         Long commitTimeUs = null;
         if (defaultVersion != null) {
@@ -79,7 +73,7 @@ public final class LindormDecoder implements MessageDecoder {
             attributes.add(0, Messages.pair(OP_ATTRIBUTE, opName));
         }
         boolean isBefore = canonicalOp.equals("DELETE");
-        return Events.event(canonicalOp, table, Messages.keyOf(keyColumns, names, image),
+        return Events.event(canonicalOp, table, keyOf(bareTable, image),
             isBefore ? image : null, isBefore ? null : image, null, List.of(), commitTimeUs, null, keyOnly,
             attributes);
     }

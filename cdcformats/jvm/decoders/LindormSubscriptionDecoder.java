@@ -1,6 +1,5 @@
 package cdcformats.jvm.decoders;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,26 +10,21 @@ import java.util.Set;
  * the format's description), with or without Kafka Connect's schema wrapper, decoded inside Spark's JVM, rule for
  * rule as {@code LindormSubscriptionCodec.decode_message}; the envelope is read as debezium-json reads it
  * ({@link DebeziumEnvelope}) where Lindorm does not differ. Settings: {@code max_message_bytes} and
- * {@code key_columns}/{@code key_columns_per_table} (see {@link PerTable}).
+ * {@code key_columns}/{@code key_columns_per_table} (see {@link JsonDecoder}).
  */
-public final class LindormSubscriptionDecoder implements MessageDecoder {
+public final class LindormSubscriptionDecoder extends JsonDecoder {
     private static final String FIELD_PREFIX = "debezium.field.";
     private static final Set<String> ENVELOPE_FIELDS = Set.of("op", "ts_ms", "ts_us", "before", "after", "source");
     private static final List<String> TABLE_FIELDS = List.of("db", "namespace", "table");
     private static final Map<String, String> OP_OF_CODE = Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE",
         "r", "READ");
 
-    private final long maxMessageBytes;
-    private final PerTable keyColumns;
-
     public LindormSubscriptionDecoder(Map<String, String> settings) throws DecodeException {
-        this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
-        this.keyColumns = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"), List.of());
+        super(settings);
     }
 
     @Override
-    public Events.Event decode(byte[] message) throws DecodeException {
-        Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
+    protected Events.Event decode(Map<String, Object> document) throws DecodeException {
         if (document.containsKey("payload") && document.containsKey("schema") && !document.containsKey("op")) {
             Map<String, Map<String, Map<?, ?>>> columns = ConnectSchema.columnSchemas(document.get("schema"));
             return event(document.get("payload"), columns, "payload.");
@@ -62,23 +56,15 @@ public final class LindormSubscriptionDecoder implements MessageDecoder {
             throw new DecodeException("op " + Python.repr(code) + " is not a Lindorm row change; expected one of "
                 + "c, u, d, r", "op");
         }
-        List<String> beforeNames = new ArrayList<>();
-        List<String> afterNames = new ArrayList<>();
-        List<Events.Cell> before = DebeziumEnvelope.imageCells(envelope.get("before"), "before",
-            columns.get("before"), beforeNames);
-        List<Events.Cell> after = DebeziumEnvelope.imageCells(envelope.get("after"), "after", columns.get("after"),
-            afterNames);
+        List<Events.Cell> before = DebeziumEnvelope.imageCells(envelope.get("before"), "before", columns.get("before"));
+        List<Events.Cell> after = DebeziumEnvelope.imageCells(envelope.get("after"), "after", columns.get("after"));
         Object sourceField = envelope.get("source");
         String[] table = table(sourceField);
         DebeziumEnvelope.Source source =
             new DebeziumEnvelope.Source(table == null ? sourceField : withoutTableFields(sourceField));
         Long captureTimeUs = DebeziumEnvelope.readTime(envelope, "");
         List<Map.Entry<String, Object>> attributes = Messages.keptFields(FIELD_PREFIX, envelope, ENVELOPE_FIELDS);
-        boolean keyFromBefore = op.equals("DELETE") || after == null;
-        List<?> keys = table == null ? (List<?>) keyColumns.forTable(null, null, null)
-            : (List<?>) keyColumns.forTable(table[0], table[1], table[2]);
-        List<Events.Cell> key = Messages.keyOf(keys, keyFromBefore ? beforeNames : afterNames,
-            keyFromBefore ? before : after);
+        List<Events.Cell> key = keyRead(table, op, before, after);
         return Events.event(op, table == null ? null : Events.table(table[0], table[1], table[2]), key, before,
             after, source.system, source.position, source.commitTimeUs, captureTimeUs, false, attributes);
     }

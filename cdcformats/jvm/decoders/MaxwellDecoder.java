@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
  * rule for rule as {@code MaxwellJsonCodec.decode_messages}, for a message that gives exactly one event: a message
  * that changes no row, skipped with {@code skip_ddl}, gives none, which Spark's Arrow path refuses, and so does this.
  * Settings: {@code max_message_bytes}, {@code skip_ddl} ("true" or "false"), and {@code key_columns} and
- * {@code key_columns_per_table} (see {@link PerTable}).
+ * {@code key_columns_per_table} (see {@link JsonDecoder}).
  */
-public final class MaxwellDecoder implements MessageDecoder {
+public final class MaxwellDecoder extends JsonDecoder {
     private static final String FIELD_PREFIX = "maxwell.field.";
     private static final String JSON_TYPE = "JSON";
     private static final List<String> POSITION_FIELDS =
@@ -31,14 +31,11 @@ public final class MaxwellDecoder implements MessageDecoder {
     private static final Pattern DDL_TYPE = Pattern.compile("(database|table)-(create|alter|drop)");
     private static final long SECOND = 1_000_000;
 
-    private final long maxMessageBytes;
     private final boolean skipDdl;
-    private final PerTable keyColumns;
 
     public MaxwellDecoder(Map<String, String> settings) throws DecodeException {
-        this.maxMessageBytes = Long.parseLong(settings.get("max_message_bytes"));
+        super(settings);
         this.skipDdl = Boolean.parseBoolean(settings.get("skip_ddl"));
-        this.keyColumns = new PerTable(settings.get("key_columns"), settings.get("key_columns_per_table"), List.of());
     }
 
     private static Set<String> withPrimaryKey() {
@@ -48,8 +45,7 @@ public final class MaxwellDecoder implements MessageDecoder {
     }
 
     @Override
-    public Events.Event decode(byte[] message) throws DecodeException {
-        Map<String, Object> document = Messages.loadObject(message, maxMessageBytes);
+    protected Events.Event decode(Map<String, Object> document) throws DecodeException {
         Object rowType = document.get("type");
         if (skipDdl && changesNoRow(rowType)) {
             throw Messages.notOneEvent(0); // skipped: no event
@@ -74,12 +70,12 @@ public final class MaxwellDecoder implements MessageDecoder {
         List<Events.Cell> key;
         List<String> names = keyNames(document.containsKey("primary_key_columns")
             ? document.get("primary_key_columns") : List.of());
-        List<?> columns = table == null ? (List<?>) keyColumns.forTable(null, null, null)
-            : (List<?>) keyColumns.forTable(null, table[0], table[1]);
+        String[] schemaTable = table == null ? null : new String[] {null, table[0], table[1]};
+        List<?> columns = keyColumns(schemaTable);
         // A message that names no key columns takes them from key_columns; primary_key holds their values where
         // there are key columns to pair them with, and is otherwise just another kept field.
         if (names.isEmpty() && !document.containsKey("primary_key")) {
-            key = Messages.keyOf(columns, dataNames, data);
+            key = keyOf(schemaTable, data);
         } else {
             List<?> keyColumnNames = names.isEmpty() ? columns : names;
             if (document.containsKey("primary_key") && !keyColumnNames.isEmpty()) {
@@ -235,16 +231,6 @@ public final class MaxwellDecoder implements MessageDecoder {
 
     /** The position fields the message has, in Maxwell's order, each a scalar kept verbatim. */
     private static List<Map.Entry<String, Object>> position(Map<String, Object> document) throws DecodeException {
-        List<Map.Entry<String, Object>> position = new ArrayList<>();
-        for (String field : POSITION_FIELDS) {
-            if (document.containsKey(field)) {
-                Object value = document.get(field);
-                if (value instanceof Map || value instanceof List || value instanceof BigInteger) {
-                    throw new DecodeException("expected a scalar, got " + excerpt(value), field);
-                }
-                position.add(Messages.pair(field, value));
-            }
-        }
-        return position;
+        return Messages.scalarFields(document, POSITION_FIELDS, "a scalar", MaxwellDecoder::excerpt);
     }
 }

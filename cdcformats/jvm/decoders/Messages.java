@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /** What the JVM decoders of the JSON formats share, each the counterpart of a piece of {@code _kit}. */
 public final class Messages {
@@ -141,18 +142,24 @@ public final class Messages {
         }
     }
 
-    /** {@code KeyColumns.key_of}: the first cell of each key column the image has, in key order. */
-    public static List<Events.Cell> keyOf(List<?> keyColumns, List<String> cellNames, List<Events.Cell> image) {
-        List<Events.Cell> key = new ArrayList<>();
-        if (image == null) {
-            return key;
-        }
-        for (Object column : keyColumns) {
-            int index = cellNames.indexOf(column);
-            if (index >= 0) {
-                key.add(image.get(index));
+    /**
+     * The fields of {@code fields} that a message has, in that order, each a JSON scalar kept verbatim as a position
+     * entry (a parsed double is always finite; an integer beyond 64 bits would not read back as itself). Any other
+     * value is refused: "expected {@code expected}, got" what {@code described} calls it.
+     */
+    public static List<Map.Entry<String, Object>> scalarFields(Map<String, Object> document, List<String> fields,
+                                                               String expected, Function<Object, String> described)
+            throws DecodeException {
+        List<Map.Entry<String, Object>> scalars = new ArrayList<>();
+        for (String field : fields) {
+            if (document.containsKey(field)) {
+                Object value = document.get(field);
+                if (value instanceof Map || value instanceof List || value instanceof BigInteger) {
+                    throw new DecodeException("expected " + expected + ", got " + described.apply(value), field);
+                }
+                scalars.add(pair(field, value));
             }
         }
-        return key;
+        return scalars;
     }
 }

@@ -147,16 +147,23 @@ public final class Python {
     private static void escaped(int c, char quote, StringBuilder out) {
         if (c == quote || c == '\\') {
             out.append('\\').append((char) c);
-        } else if (c == '\n') {
-            out.append("\\n");
-        } else if (c == '\r') {
-            out.append("\\r");
-        } else if (c == '\t') {
-            out.append("\\t");
         } else if (c < 0x20 || c == 0x7f) {
-            out.append(String.format("\\x%02x", c));
+            appendEscape(c, out);
         } else {
             out.append((char) c);
+        }
+    }
+
+    /**
+     * A character as Python's {@code repr} escapes it: {@code \\n}, {@code \\r}, {@code \\t}, else its number,
+     * {@code \\xNN} or {@code \\uNNNN}.
+     */
+    private static void appendEscape(int c, StringBuilder out) {
+        switch (c) {
+            case '\n': out.append("\\n"); break;
+            case '\r': out.append("\\r"); break;
+            case '\t': out.append("\\t"); break;
+            default: out.append(String.format(c < 0x100 ? "\\x%02x" : "\\u%04x", c));
         }
     }
 
@@ -191,18 +198,10 @@ public final class Python {
     private static void appendShown(int point, StringBuilder out) {
         // errors._breaks_lines: control characters and line separators, the same in every Unicode version
         boolean breaksLines = point < 0x20 || (point >= 0x7f && point <= 0x9f) || point == 0x2028 || point == 0x2029;
-        if (!breaksLines) {
-            out.appendCodePoint(point);
-        } else if (point == '\n') {
-            out.append("\\n");
-        } else if (point == '\r') {
-            out.append("\\r");
-        } else if (point == '\t') {
-            out.append("\\t");
-        } else if (point < 0x100) {
-            out.append(String.format("\\x%02x", point));
+        if (breaksLines) {
+            appendEscape(point, out);
         } else {
-            out.append(String.format("\\u%04x", point));
+            out.appendCodePoint(point);
         }
     }
 }

@@ -1,7 +1,12 @@
 package cdcformats.jvm.decoders;
 
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.DoubleFunction;
 import java.util.regex.Pattern;
 
@@ -16,30 +21,48 @@ public final class TypedText {
 
     private enum Kind { INTEGER, FLOAT, BOOLEAN, DECIMAL }
 
+    // MySQL's attributes of a number type, written after its name (sql_types.ATTRIBUTES).
+    private static final Set<String> ATTRIBUTES = Set.of("UNSIGNED", "SIGNED", "ZEROFILL");
+
     private static final Pattern INTEGER = Pattern.compile("0|-?[1-9][0-9]*");
     // canal.MOST_DECIMAL_PLACES: the most places of a decimal written in plain digits.
     private static final int MOST_DECIMAL_PLACES = 38;
     private static final Pattern DECIMAL_NAN = Pattern.compile("-?s?NaN([1-9][0-9]*)?");
 
+    // core/sql_types.py's names of the SQL types whose text is typed, by the kind of value their column type holds
+    // (tests/unit/test_sql_types.py holds them to that table).
+    private static final Map<String, Kind> KINDS = new HashMap<>();
+
+    static {
+        kinds(Kind.INTEGER, "TINYINT", "INT1", "BYTE", "SMALLINT", "INT2", "SHORT", "SMALLSERIAL", "MEDIUMINT",
+            "MIDDLEINT", "INT3", "INT", "INTEGER", "INT4", "SERIAL", "BIGINT", "INT8", "LONG", "BIGSERIAL");
+        kinds(Kind.FLOAT, "FLOAT", "REAL", "FLOAT4", "DOUBLE", "DOUBLE PRECISION", "FLOAT8");
+        kinds(Kind.DECIMAL, "DECIMAL", "NUMERIC", "NUMBER", "DEC");
+        kinds(Kind.BOOLEAN, "BOOLEAN", "BOOL");
+    }
+
+    private static void kinds(Kind kind, String... names) {
+        for (String name : names) {
+            KINDS.put(name, kind);
+        }
+    }
+
+    /**
+     * {@code sql_types.sql_type}'s reading of a name, as {@code typed_text.kind_of} uses it: the words before any
+     * parenthesis, upper case, without MySQL's attributes of a number type after them ("INT UNSIGNED ZEROFILL" is
+     * "INT"), joined by one space.
+     */
     private static Kind kindOf(String typeName) {
         if (typeName == null || typeName.isEmpty()) {
             return null;
         }
         int parenthesis = typeName.indexOf('(');
-        String base = withoutAttributes(pythonStrip(parenthesis < 0 ? typeName : typeName.substring(0, parenthesis))
+        List<String> words = pythonSplit((parenthesis < 0 ? typeName : typeName.substring(0, parenthesis))
             .toUpperCase(Locale.ROOT));
-        switch (base) {
-            case "TINYINT": case "SMALLINT": case "MEDIUMINT": case "INT": case "INTEGER": case "BIGINT": case "LONG":
-                return Kind.INTEGER;
-            case "FLOAT": case "DOUBLE": case "REAL":
-                return Kind.FLOAT;
-            case "BOOLEAN": case "BOOL":
-                return Kind.BOOLEAN;
-            case "DECIMAL": case "NUMERIC":
-                return Kind.DECIMAL;
-            default:
-                return null;
+        while (words.size() > 1 && ATTRIBUTES.contains(words.get(words.size() - 1))) {
+            words.remove(words.size() - 1);
         }
+        return KINDS.get(String.join(" ", words));
     }
 
     /** The typed value of {@code text} in a column of {@code typeName}, or {@code text} itself. */
@@ -157,26 +180,20 @@ public final class TypedText {
         return true;
     }
 
-    /**
-     * A stripped type name without MySQL's attributes of a number type after it ("INT UNSIGNED ZEROFILL" is "INT"),
-     * as {@code kind_of} drops them: trailing words, each after whitespace, while another word is left.
-     */
-    private static String withoutAttributes(String name) {
-        int end = name.length();
-        while (true) {
-            int start = end;
-            while (start > 0 && !isPythonSpace(name.charAt(start - 1))) {
-                start--;
-            }
-            String word = name.substring(start, end);
-            if (start == 0 || !(word.equals("UNSIGNED") || word.equals("SIGNED") || word.equals("ZEROFILL"))) {
-                return name.substring(0, end);
-            }
-            end = start;
-            while (end > 0 && isPythonSpace(name.charAt(end - 1))) {
-                end--;
+    /** Python's {@code str.split()}: the words between runs of what {@code str.isspace} calls whitespace. */
+    private static List<String> pythonSplit(String text) {
+        List<String> words = new ArrayList<>();
+        int start = -1;
+        for (int i = 0; i <= text.length(); i++) {
+            boolean space = i == text.length() || isPythonSpace(text.charAt(i));
+            if (space && start >= 0) {
+                words.add(text.substring(start, i));
+                start = -1;
+            } else if (!space && start < 0) {
+                start = i;
             }
         }
+        return words;
     }
 
     /** Python's {@code str.strip()}: every character {@code str.isspace} calls whitespace. */
