@@ -53,7 +53,7 @@ peers: $(PEER_CLASSES) $(PEER_CANAL_CLASSES)
 
 # Two processes; the integration tests keep to one of them (tests/conftest.py). CI runs this one.
 test: $(INSTALLED) $(JAR) peers
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=25
 
 # The same tests with 50 Hypothesis examples per property instead of 500 (the dev profile), for quick local runs.
 test-fast: $(INSTALLED) $(JAR) peers
