@@ -703,12 +703,19 @@ def median_seconds(work: Callable[[], Any], runs: int = RUNS) -> float:
     return statistics.median(times)
 
 
+def _parse_each(parse: Callable[[Message], Document], messages: list[Message]) -> None:
+    """The decode floor drops each document once parsed, as both codecs do (they keep the event): holding 20,000
+    parsed documents at once (a Kafka Connect schema in each) costs more in allocation than parsing them."""
+    for message in messages:
+        parse(message)
+
+
 def measure(name: str, changes: list[ChangeEvent]) -> tuple[float, ...]:
     """Microseconds per event: decode floor, by hand, codec; encode floor, by hand, codec."""
     s = sample(name, changes)
     codec, messages, events, by_hand = s.codec, s.messages, s.events, s.by_hand
     documents = [by_hand.parse(message) for message in messages]
-    works = (lambda: [by_hand.parse(message) for message in messages],
+    works = (lambda: _parse_each(by_hand.parse, messages),
              lambda: by_hand.decode(messages),
              lambda: list(codec.decode(messages)),
              lambda: [by_hand.write(document) for document in documents],
