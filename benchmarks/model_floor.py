@@ -23,11 +23,9 @@ of one key group into fewer records than the changes written), the median of 5 r
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import json
 import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,10 +33,13 @@ from typing import Any
 
 import fastavro
 import msgspec
+from codec_throughput import timed
 
 import cdcformats as cf
 from cdcformats import samples
 from cdcformats.contract import KafkaRecord
+from cdcformats.envelopes.avro import event_from_record, record_from_event
+from cdcformats.envelopes.protobuf import event_from_proto, proto_from_event
 from cdcformats.model import Cell, CellKind, ChangeEvent, Op, Source, Table
 from cdcformats.schemas import avro_schema
 from cdcformats.schemas import change_event_pb2 as pb
@@ -451,54 +452,15 @@ OTS_JSON = ByHand(decode=lambda messages: _ots_events([_parse(message) for messa
                   encode=lambda events: [_write(row) for row in _ots_rows(events)], parse=_parse, write=_write)
 
 
-# -- avro and protobuf: the canonical envelopes -----------------------------------------------------------------------
+# -- avro and protobuf: the canonical envelopes, through fastavro and the generated classes --------------------------
+# The record or message of an event, and the event of one, are each envelope's reference mapping (what its own
+# faster body reader and writer are checked against): building, with no check but the model's.
 
 _CANONICAL_AVRO = fastavro.parse_schema(avro_schema())
 
 
-def _avro_cells(cells: list[dict[str, Any]]) -> tuple[Cell, ...]:
-    return tuple(Cell(cell["name"], cell["value"], cell["type"], cell["version"], CellKind(cell["kind"]))
-                 for cell in cells)
-
-
-def _avro_entries(entries: list[dict[str, Any]]) -> tuple[tuple[str, Any], ...]:
-    return tuple((entry["name"], entry["value"]) for entry in entries)
-
-
-def _avro_event(message: bytes) -> ChangeEvent:
-    record: Any = fastavro.schemaless_reader(io.BytesIO(message), _CANONICAL_AVRO, None)
-    table, source, before, after = record["table"], record["source"], record["before"], record["after"]
-    return ChangeEvent(Op(record["op"]), None if table is None else Table(table["name"], table["schema"],
-                                                                           table["catalog"]),
-                       _avro_cells(record["key"]), None if before is None else _avro_cells(before),
-                       None if after is None else _avro_cells(after),
-                       Source(source["system"], _avro_entries(source["position"]), source["commit_time_us"],
-                              source["capture_time_us"]),
-                       record["key_only"], _avro_entries(record["attributes"]))
-
-
-def _avro_cell_records(cells: tuple[Cell, ...]) -> list[dict[str, Any]]:
-    return [{"name": cell.name, "value": cell.value, "type": cell.type, "version": cell.version,
-             "kind": cell.kind.value} for cell in cells]
-
-
-def _avro_entry_records(entries: tuple[tuple[str, Any], ...]) -> list[dict[str, Any]]:
-    return [{"name": name, "value": value} for name, value in entries]
-
-
-def _avro_message(event: ChangeEvent) -> bytes:
-    table, source = event.table, event.source
-    out = io.BytesIO()
-    fastavro.schemaless_writer(out, _CANONICAL_AVRO, {
-        "op": event.op.value,
-        "table": None if table is None else {"catalog": table.catalog, "schema": table.schema, "name": table.name},
-        "key": _avro_cell_records(event.key),
-        "before": None if event.before is None else _avro_cell_records(event.before),
-        "after": None if event.after is None else _avro_cell_records(event.after),
-        "source": {"system": source.system, "position": _avro_entry_records(source.position),
-                   "commit_time_us": source.commit_time_us, "capture_time_us": source.capture_time_us},
-        "key_only": event.key_only, "attributes": _avro_entry_records(event.attributes)})
-    return out.getvalue()
+def _avro_read(message: bytes) -> Any:
+    return fastavro.schemaless_reader(io.BytesIO(message), _CANONICAL_AVRO, None)
 
 
 def _avro_write(record: dict[str, Any]) -> bytes:
@@ -507,75 +469,12 @@ def _avro_write(record: dict[str, Any]) -> bytes:
     return out.getvalue()
 
 
-AVRO = ByHand(decode=_each(_avro_event), encode=_each_written(_avro_message),
-              parse=lambda message: fastavro.schemaless_reader(io.BytesIO(message), _CANONICAL_AVRO, None),
-              write=_avro_write)
+AVRO = ByHand(decode=_each(lambda message: event_from_record(_avro_read(message))),
+              encode=_each_written(lambda event: _avro_write(record_from_event(event))),
+              parse=_avro_read, write=_avro_write)
 
-_PROTO_OPS = {pb.Op.Value(f"OP_{op.value}"): op for op in Op}
-_PROTO_OP_NUMBERS = {op: number for number, op in _PROTO_OPS.items()}
-_PROTO_KINDS = {pb.CellKind.Value(f"CELL_KIND_{kind.value}"): kind for kind in CellKind}
-_PROTO_KIND_NUMBERS = {kind: number for number, kind in _PROTO_KINDS.items()}
-
-
-def _proto_value(value: Any) -> Any:
-    kind = value.WhichOneof("kind")
-    return None if kind is None else getattr(value, kind)
-
-
-def _proto_cells(cells: Any) -> tuple[Cell, ...]:
-    return tuple(Cell(cell.name, _proto_value(cell.value), cell.type if cell.HasField("type") else None,
-                      cell.version if cell.HasField("version") else None, _PROTO_KINDS[cell.kind]) for cell in cells)
-
-
-def _proto_entries(entries: Any) -> tuple[tuple[str, Any], ...]:
-    return tuple((entry.name, _proto_value(entry.value)) for entry in entries)
-
-
-def _proto_event(message: bytes) -> ChangeEvent:
-    proto = pb.ChangeEvent.FromString(message)
-    table, source = proto.table, proto.source
-    return ChangeEvent(
-        _PROTO_OPS[proto.op],
-        Table(table.name, table.schema if table.HasField("schema") else None,
-              table.catalog if table.HasField("catalog") else None) if proto.HasField("table") else None,
-        _proto_cells(proto.key), _proto_cells(proto.before.cells) if proto.HasField("before") else None,
-        _proto_cells(proto.after.cells) if proto.HasField("after") else None,
-        Source(source.system if source.HasField("system") else None, _proto_entries(source.position),
-               source.commit_time_us if source.HasField("commit_time_us") else None,
-               source.capture_time_us if source.HasField("capture_time_us") else None),
-        proto.key_only, _proto_entries(proto.attributes))
-
-
-_PROTO_VALUE_FIELDS = {str: "string_value", int: "int_value"}
-
-
-def _proto_value_of(value: Any) -> Any:
-    return None if value is None else pb.Value(**{_PROTO_VALUE_FIELDS[type(value)]: value})
-
-
-def _proto_cell_messages(cells: tuple[Cell, ...]) -> list[Any]:
-    return [pb.Cell(name=cell.name, value=_proto_value_of(cell.value), type=cell.type, version=cell.version,
-                    kind=_PROTO_KIND_NUMBERS[cell.kind]) for cell in cells]
-
-
-def _proto_entry_messages(entries: tuple[tuple[str, Any], ...]) -> list[Any]:
-    return [pb.Entry(name=name, value=_proto_value_of(value)) for name, value in entries]
-
-
-def _proto_message(event: ChangeEvent) -> bytes:
-    table, source = event.table, event.source
-    return pb.ChangeEvent(
-        op=_PROTO_OP_NUMBERS[event.op],
-        table=None if table is None else pb.Table(catalog=table.catalog, schema=table.schema, name=table.name),
-        key=_proto_cell_messages(event.key),
-        before=None if event.before is None else pb.Image(cells=_proto_cell_messages(event.before)),
-        after=None if event.after is None else pb.Image(cells=_proto_cell_messages(event.after)),
-        source=pb.Source(system=source.system, position=_proto_entry_messages(source.position),
-                         commit_time_us=source.commit_time_us, capture_time_us=source.capture_time_us),
-        key_only=event.key_only, attributes=_proto_entry_messages(event.attributes)).SerializeToString()
-
-
-PROTOBUF = ByHand(decode=_each(_proto_event), encode=_each_written(_proto_message),
+PROTOBUF = ByHand(decode=_each(lambda message: event_from_proto(pb.ChangeEvent.FromString(message))),
+                  encode=_each_written(lambda event: proto_from_event(event).SerializeToString()),
                   parse=pb.ChangeEvent.FromString, write=lambda proto: proto.SerializeToString())
 
 
@@ -689,18 +588,8 @@ def region_changes(count: int) -> list[ChangeEvent]:
 
 
 def median_seconds(work: Callable[[], Any], runs: int = RUNS) -> float:
-    """The median of ``runs`` runs, with the garbage collector off (as ``codec_throughput.timed`` says why)."""
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            work()
-            times.append(time.perf_counter() - start)
-        finally:
-            gc.enable()
-    return statistics.median(times)
+    """The median of ``runs`` runs, each timed as ``codec_throughput.timed`` times (garbage collector off)."""
+    return statistics.median(timed(work, repeat=1) for _ in range(runs))
 
 
 def _parse_each(parse: Callable[[Message], Document], messages: list[Message]) -> None:
