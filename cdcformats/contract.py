@@ -38,7 +38,8 @@ FEATURES: tuple[str, ...] = (
     *OP_FEATURES,
     "table", "table.schema", "table.catalog",
     "key", "before", "after",
-    # An image that holds every column of its table in the table's order, which is all a typed row can write.
+    # An image as it comes, its columns and no others, in its order: every format with images writes them so, but for
+    # one of typed rows, which holds every column of its table in the table's order.
     "image.columns",
     "cell.type", "cell.version", "cell.repeated",
     "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
@@ -219,9 +220,6 @@ class Codec:
     # "requires <what>" that cf.loss() lists.
     requires: tuple[str, ...] = ()
     options: ClassVar[tuple[Option, ...]] = ()
-    # Whether its images are typed rows, every column of their table in the table's order: then it does not carry
-    # ``image.columns``, which every other format with images does without naming it.
-    typed_rows: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         known = {option.name: option for option in self.options}
@@ -445,9 +443,7 @@ class Codec:
             written = self.normal_form(event)
         except Refusal as refusal:
             return [refusal.loss]
-        # Every format but those of typed rows writes an image as it comes, which cf.loss() names image.columns.
-        carries = self.carries if self.typed_rows else self.carries | {"image.columns"}
-        return differences(event, written, self.name, carries)
+        return differences(event, written, self.carries)
 
     def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """The event this format writes for ``event``, which is what decoding its messages gives back; ``Refusal``

@@ -375,16 +375,8 @@ def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:
     return _lost(carrier_of_source, carrier_of_target)
 
 
-def _carried(codec: type[Codec] | Codec) -> frozenset[str]:
-    """What a format carries, with ``image.columns`` for every format that writes images as they are (all but those
-    with ``typed_rows``), so that the formats need not each name a feature that only typed rows lack."""
-    if not codec.typed_rows and {"before", "after"} & codec.carries:
-        return codec.carries | {"image.columns"}
-    return codec.carries
-
-
 def _lost(source: type[Codec] | Codec, target: type[Codec] | Codec) -> list[str]:
-    lost = [feature for feature in FEATURES if feature in _carried(source) and feature not in _carried(target)]
+    lost = [feature for feature in FEATURES if feature in source.carries and feature not in target.carries]
     if "attributes" not in target.carries:
         lost.extend(f"attributes.{name}{'*' if name.endswith('.') else ''}" for name in sorted(source.own_attributes)
                     if not owns_attribute(target.own_attributes, name))

@@ -164,15 +164,15 @@ class Refusal(Exception):
         self.loss = loss
 
 
-def differences(event: ChangeEvent, written: ChangeEvent, target: str, carries: frozenset[str]) -> list[Loss]:
+def differences(event: ChangeEvent, written: ChangeEvent, carries: frozenset[str]) -> list[Loss]:
     """Each place where ``written``, a target's normal form of ``event``, differs from it, as a ``Loss`` whose path
     counts the elements of ``event`` and whose ``written`` is what is there instead, so that
-    ``without(event, differences(event, written, ...)) == written``. What the target ``carries`` names the features:
+    ``without(event, differences(event, written, carries)) == written``. What the target ``carries`` names the features:
     a type it cannot write (``cell.type``) or cannot write with this value (``value.off_type``), a row it writes in
     another form because its rows are typed (``image.columns``) or because of what it does with that image."""
     if written is event or written == event:
         return []
-    found = _Found(target)
+    found = _Found()
     if written.op is not event.op:
         found.replaced(f"op.{event.op.value}", "op", written.op)
     if written.table != event.table:
@@ -207,17 +207,15 @@ def differences(event: ChangeEvent, written: ChangeEvent, target: str, carries: 
 class _Found:
     """The losses ``differences`` finds, each with a few words on what the target writes instead."""
 
-    def __init__(self, target: str) -> None:
-        self.target = target
+    def __init__(self) -> None:
         self.losses: list[Loss] = []
 
     def replaced(self, feature: str, path: str, written: Any) -> None:
-        why = f"{self.target} does not write it" if written is None or written == () else \
-            f"{self.target} writes {_shown(written)}"
+        why = "not written" if written is None or written == () else f"written as {_shown(written)}"
         self.losses.append(Loss(feature, path, written, why))
 
     def taken(self, feature: str, path: str) -> None:
-        self.losses.append(Loss(feature, path, None, f"{self.target} does not write it"))
+        self.losses.append(Loss(feature, path, None, "not written"))
 
     def image(self, name: str, image: Image | None, written: Image | None, carries: frozenset[str]) -> None:
         """An image of cells: compared cell by cell where ``written`` is ``image`` with cells taken away or changed
@@ -262,8 +260,7 @@ class _Found:
             return
         for index, (entry, written_entry) in enumerate(pairs):
             if written_entry is None:
-                self.losses.append(Loss(name, f"{name}[{index}]", None,
-                                        f"{self.target} has no place for {entry[0]}"))
+                self.losses.append(Loss(name, f"{name}[{index}]", None, f"no place for {entry[0]}"))
             elif not same_value(entry[1], written_entry[1]):
                 feature = name if type(entry[1]) is type(written_entry[1]) else _value_feature(entry[1],
                                                                                                written_entry[1])

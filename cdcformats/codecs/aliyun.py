@@ -161,6 +161,7 @@ class AliyunJsonCodec(Codec):
     description = "Alibaba Cloud DataWorks change messages for Kafka, as Paimon reads them (aliyun-json)"
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "table", "table.schema", "table.catalog", "key", "before", "after",
+        "image.columns",
         "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.bytes",
         "value.off_type", "source.system", "source.position", "source.commit_time", "source.capture_time",
     })

@@ -154,7 +154,7 @@ class ArcionCodec(KeyedByColumns):
     description = "Arcion Replicant NATIVE JSON (realtime envelope with cursor, or snapshot rows)"
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
-        "key", "before", "after", "cell.type",
+        "key", "before", "after", "image.columns", "cell.type",
         "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal", "value.off_type",
         "value.nested", "source.position", "source.commit_time",
     })

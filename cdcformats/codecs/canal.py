@@ -151,6 +151,7 @@ class CanalJsonCodec(Codec):
     description = "Alibaba Canal flat messages (canal-json), as Flink and Paimon read them"
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.TRUNCATE", "table", "table.schema", "key", "before", "after",
+        "image.columns",
         "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.decimal",
         "value.float_nonfinite", "source.position", "source.commit_time", "source.capture_time",
     })

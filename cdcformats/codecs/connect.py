@@ -104,7 +104,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
     name = NAME
     description = "rows as Kafka Connect JsonConverter records (key and value), for sinks such as Tablestore's"
     carries = frozenset({
-        "op.UPSERT", "op.DELETE", "key", "after", "cell.type", "value.null", "value.bool", "value.int",
+        "op.UPSERT", "op.DELETE", "key", "after", "image.columns", "cell.type", "value.null", "value.bool", "value.int",
         "value.float", "value.str", "value.bytes", "value.decimal", "value.float_nonfinite", "value.off_type",
         "value.nested", "value.nested_non_json",
     })

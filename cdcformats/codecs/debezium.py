@@ -171,7 +171,8 @@ class DebeziumJsonCodec(KeyedByColumns):
     description = "Debezium change events as Kafka Connect JSON (with or without the schema wrapper)"
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
-        "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
+        "key", "before", "after", "image.columns",
+        "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time",
         "source.time.sub_ms",
     })

@@ -235,7 +235,6 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     })
     requires = (ONE_TYPE, ONE_NAME)
     own_attributes = frozenset({TRANSACTION_ATTRIBUTE})
-    typed_rows = True
     options = OPTIONS
 
     def __init__(self, **options: Any) -> None:

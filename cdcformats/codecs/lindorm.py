@@ -137,7 +137,7 @@ class LindormCodec(KeyedByColumns):
     name = NAME
     description = "Lindorm Streams JSON (HBase mutations with typed, versioned cells)"
     carries = frozenset({
-        "op.UPSERT", "op.UPDATE", "op.DELETE", "table", "key", "before", "after",
+        "op.UPSERT", "op.UPDATE", "op.DELETE", "table", "key", "before", "after", "image.columns",
         "cell.type", "cell.version", "cell.repeated", "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
         "value.null", "value.bool", "value.int", "value.float", "value.float_nonfinite", "value.str",
         "value.decimal", "source.commit_time", "key_only",

@@ -103,7 +103,8 @@ class LindormSubscriptionCodec(KeyedByColumns):
     description = "LindormTable data subscription: Debezium-style change records in Kafka Connect's schema wrapper"
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "table.catalog",
-        "key", "before", "after", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
+        "key", "before", "after", "image.columns",
+        "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time",
         "source.time.sub_ms", *connect_schema.TYPED_FEATURES,
     })

@@ -131,6 +131,7 @@ class MaxwellJsonCodec(Codec):
     description = "Maxwell's daemon JSON (MySQL binlog rows), as Flink's and Paimon's maxwell-json read it"
     carries = frozenset({
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "table", "table.schema", "key", "before", "after",
+        "image.columns",
         "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "source.position", "source.commit_time",
     })

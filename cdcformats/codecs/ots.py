@@ -114,7 +114,7 @@ class OtsCodec(Codec):
     description = "Tablestore stream records as DataX otsstreamreader tuples (U/DO/DA/DR rows)"
     message_type: ClassVar[type] = tuple
     carries = frozenset({
-        "op.UPSERT", "op.UPDATE", "op.DELETE", "key", "after",
+        "op.UPSERT", "op.UPDATE", "op.DELETE", "key", "after", "image.columns",
         "cell.version", "cell.repeated", "cell.kind.DELETE_VERSION", "cell.kind.DELETE_ALL_VERSIONS",
         "value.null", "value.bool", "value.int", "value.float", "value.float_nonfinite", "value.str",
         "value.bytes", "value.off_type", "source.position", "source.commit_time", "source.time.sub_ms",
@@ -152,8 +152,9 @@ class OtsCodec(Codec):
         if self.single_version:
             if self.config["columns"] is None:
                 raise _configuration(f"mode {SINGLE_VERSION} needs the option columns")
-            self.carries = frozenset({"op.UPSERT", "key", "after", "value.bool", "value.int", "value.float",
-                                      "value.float_nonfinite", "value.str", "value.bytes", "value.off_type"})
+            self.carries = frozenset({"op.UPSERT", "key", "after", "image.columns", "value.bool", "value.int",
+                                      "value.float", "value.float_nonfinite", "value.str", "value.bytes",
+                                      "value.off_type"})
             self.shapes = (Shape(Op.UPSERT, after=NONEMPTY),)
             self.requires = ()
         elif self.primary_key is None:

@@ -174,7 +174,7 @@ def test_unknown_times_are_written_as_minus_one() -> None:
     assert json.loads(message)["payload"]["timestamp"] == {"eventTime": -1, "systemTime": -1}
     assert cf.codec("aliyun-json").dropped(
         ChangeEvent(Op.INSERT, after=(), source=Source(commit_time_us=-1000))) == [
-        cf.Loss("source.commit_time", "source.commit_time_us", None, "aliyun-json does not write it")]
+        cf.Loss("source.commit_time", "source.commit_time_us", None, "not written")]
 
 
 @pytest.mark.parametrize("event, code, row", [
@@ -250,7 +250,7 @@ def test_a_key_column_the_row_lacks_is_kept_and_written_back() -> None:
 def test_other_formats_lose_the_names_of_key_columns_the_row_lacks_and_say_so() -> None:
     [event] = cf.codec("aliyun-json").decode([_message(schema__primaryKey=["region", "id"])])
     assert "attributes.aliyun.primaryKey" in cf.loss("aliyun-json", "debezium-json")
-    assert cf.Loss("attributes", "attributes[0]", None, "debezium-json has no place for aliyun.primaryKey") in (
+    assert cf.Loss("attributes", "attributes[0]", None, "no place for aliyun.primaryKey") in (
         cf.codec("debezium-json").dropped(event))
 
 
@@ -266,7 +266,7 @@ def test_an_aliyun_primary_key_that_is_not_the_key_read_back_is_dropped(value: o
     [message], back = written(event)
     assert message["schema"]["primaryKey"] == ["id"] and back.attributes == ()
     assert cf.codec("aliyun-json").dropped(event) == [cf.Loss(
-        "attributes", "attributes[0]", None, "aliyun-json has no place for aliyun.primaryKey")]
+        "attributes", "attributes[0]", None, "no place for aliyun.primaryKey")]
 
 
 def test_an_aliyun_primary_key_in_another_form_is_written_as_json_text() -> None:

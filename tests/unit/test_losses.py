@@ -88,7 +88,7 @@ def test_differences_name_each_place_and_what_is_written_there() -> None:
         after=(Cell("id", "1", "BIGINT", 5), Cell("name", "a"), Cell("gone", None)),
         before=(Cell("pk", "k"),), source=Source("mysql", (("file", "binlog.1"), ("pos", "4")), 1_000_000, None),
         attributes=(("y", "two"),))
-    losses = differences(EVENT, written, "target", frozenset({"cell.type"}))
+    losses = differences(EVENT, written, frozenset({"cell.type"}))
     assert [loss[:3] for loss in losses] == [
         ("op.INSERT", "op", Op.UPSERT), ("table.schema", "table.schema", None), ("before", "before", written.before),
         ("value.int", "after[0].value", "1"), ("cell.version", "after[1].version", None),
@@ -98,5 +98,5 @@ def test_differences_name_each_place_and_what_is_written_there() -> None:
         ("attributes", "attributes[0]", None)]
     assert cf.without(EVENT, losses) == written
     reordered = replace(EVENT, after=EVENT.after[::-1])
-    assert [loss[:3] for loss in differences(EVENT, reordered, "target", frozenset())] == [
+    assert [loss[:3] for loss in differences(EVENT, reordered, frozenset())] == [
         ("image.columns", "after", reordered.after)]
