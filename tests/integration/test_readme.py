@@ -302,7 +302,7 @@ def test_command_line(tmp_path: Path) -> None:
         assert len(lines_of(tmp_path / "exact.jsonl")) == 1
         refused = [json.loads(line) for line in lines_of(tmp_path / "refused.jsonl")]
         assert len(refused) == 3
-        assert "maxwell-json cannot carry attributes: no place for arcion.namespace_hash" in \
+        assert "maxwell-json cannot carry source.position: no place for extractorId" in \
             refused[0]["reason"]
         assert [json.loads(line)["type"] for line in lines_of(tmp_path / "rest.jsonl")] == \
             ["insert", "update", "delete"]
