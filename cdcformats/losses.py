@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 from msgspec.structs import replace
 
+from .core.time_units import MILLISECOND, floored
 from .model import (
     Cell,
     CellKind,
@@ -191,12 +192,12 @@ def differences(event: ChangeEvent, written: ChangeEvent, carries: frozenset[str
         found.replaced("source.system", "source.system", written_source.system)
     if not same_entries(source.position, written_source.position):
         found.entries("source.position", source.position, written_source.position)
-    for feature, path in (("source.commit_time", "source.commit_time_us"),
-                          ("source.capture_time", "source.capture_time_us")):
-        time_us, written_time_us = getattr(source, path[7:]), getattr(written_source, path[7:])
+    for feature, field in (("source.commit_time", "commit_time_us"), ("source.capture_time", "capture_time_us")):
+        time_us, written_time_us = getattr(source, field), getattr(written_source, field)
         if written_time_us != time_us:
-            to_the_millisecond = time_us is not None and written_time_us == time_us - time_us % 1000
-            found.replaced("source.time.sub_ms" if to_the_millisecond else feature, path, written_time_us)
+            to_the_millisecond = time_us is not None and written_time_us == floored(time_us, MILLISECOND)
+            found.replaced("source.time.sub_ms" if to_the_millisecond else feature, f"source.{field}",
+                           written_time_us)
     if written.key_only is not event.key_only:
         found.replaced("key_only", "key_only", written.key_only)
     if not same_entries(event.attributes, written.attributes):
@@ -224,7 +225,7 @@ class _Found:
         if pairs is None:
             assert image is not None or written is not None
             # A row of other columns, or in another order: a typed row, unless the target writes rows as they come.
-            typed = image and written and name != "key" and "image.columns" not in carries
+            typed = bool(image) and bool(written) and name != "key" and "image.columns" not in carries
             whole = "image.columns" if typed else name
             self.replaced(whole, name, written)
             return
