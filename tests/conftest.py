@@ -46,9 +46,13 @@ INTEGRATION = Path(__file__).parent / "integration"
 # ineffective, pytest-xdist issue #1386, so pyproject.toml keeps pytest below 9.2.)
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Integration tests share services, so each file stays on one worker; the Spark files, each with a session of its
+    # own, go to one worker and the others (Kafka, the command line, the demo, the README) to the other, so that the
+    # two halves run side by side rather than one after the other.
     for item in items:
         if INTEGRATION in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("integration"))
+            group = "integration-spark" if "spark" in item.path.stem else "integration"
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 settings.register_profile("ci", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
