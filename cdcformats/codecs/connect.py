@@ -200,8 +200,9 @@ class ConnectJsonCodec(KafkaRecordCodec):
         """A record without a key takes it out of the value by key_columns; with schemas, the key's and the value's
         struct schemas that the record writes come back where they are not what writing gives without them."""
         written = super().normal_form(event)
-        if not written.key and self.key_columns and self.key_columns.key_of(None, written.after):
-            written = replace(written, key=self.key_columns.key_of(None, written.after))
+        key = () if written.key or not self.key_columns else self.key_columns.key_of(None, written.after)
+        if key:
+            written = replace(written, key=key)
         if not self.schemas:  # no struct schemas: the base rules keep no attribute
             return written
         written_parts = {"key": bool(written.key), "value": written.op is not Op.DELETE}

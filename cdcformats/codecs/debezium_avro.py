@@ -389,8 +389,10 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             raise Refusal(Loss(f"requires {ONE_TYPE}", _path_of(written, conflict.column), REFUSED,
                                str(conflict))) from None
         typed = version.typed(written)
-        # Writing evolves the table from this form: where that types a column otherwise (a null that only a cell
-        # now written without its type named), the form is the one that table gives.
+        if typed is written:  # writing evolves the table from this very event: to this version
+            return typed
+        # Writing evolves the table from this form: where that types a column otherwise (a null whose type only a
+        # cell now written without it named), the form is the one that table gives.
         again = self._current(typed.table).evolved(typed, self, register=False)
         return typed if again.schema == version.schema else again.typed(written)
 

@@ -182,8 +182,8 @@ class Bridge:
         from confluent_kafka.serialization import MessageField, SerializationContext
 
         key, value = message.key(), message.value()
-        if self.keyed_target:
-            encode = self.target_codec.encode_messages
+        if self.keyed_target:  # under strict an event found to lose nothing is its own normal form: written as it is
+            encode = self.target_codec.encode_exact if self.strict else self.target_codec.encode_messages
         else:  # the value in the target's form, under the source's key
             context = SerializationContext(self.target_topic, MessageField.VALUE)
 
