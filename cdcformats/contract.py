@@ -422,10 +422,18 @@ class Codec:
         return (self.carries is ALL_FEATURES or self.carries == ALL_FEATURES) and self.shapes is None \
             and not self._has_loss_rules
 
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """Whether this format's normal form of ``event`` is ``event`` itself, found without building the normal
+        form: the fast path of encode and ``dropped()`` for an event that holds nothing this format lacks, as the
+        events decoded from its own messages mostly do. A format states it, cheaply, for the events it writes most:
+        it may say False of an event it writes whole (whose normal form is then built and found the same), never True
+        of one it does not, which the conversion matrix checks for every format."""
+        return self._writes_every_event()
+
     def written(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` as this format writes it (its ``normal_form``); ``EncodeError`` when the change has no form
         here at all."""
-        if self._writes_every_event():  # nothing to find, and finding it would walk every cell
+        if self.writes_whole(event):  # nothing to find, and finding it would walk every cell
             return event
         try:
             return self.normal_form(event)
@@ -437,7 +445,7 @@ class Codec:
         list is a promise, checked by the property tests, that ``decode(encode(event)) == event``; otherwise they
         check that ``decode(encode(event)) == normal_form(event) == without(event, dropped(event))``. A change with
         no form here gives one loss, written ``REFUSED``."""
-        if self._writes_every_event():
+        if self.writes_whole(event):
             return []
         try:
             written = self.normal_form(event)
@@ -637,6 +645,14 @@ def as_text(value: Value) -> str:
     if type(value) is bytes:
         return base64.b64encode(value).decode("ascii")
     return typed_text.render(value)
+
+
+def commit_time_alone(source: Source) -> bool:
+    """Whether ``source`` says nothing but, perhaps, a commit time to the millisecond: what a format that carries a
+    commit time and nothing else of the source writes whole (a check of ``Codec.writes_whole``)."""
+    commit_time_us = source.commit_time_us
+    return (source.system is None and not source.position and source.capture_time_us is None
+            and (commit_time_us is None or commit_time_us % time_units.MILLISECOND == 0))
 
 
 def with_one_row(event: ChangeEvent, op: Op) -> ChangeEvent:

@@ -65,7 +65,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..contract import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
+from ..contract import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text, commit_time_alone
 from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, Refusal
@@ -102,6 +102,7 @@ _OPS: dict[str, tuple[Op, str, CellKind]] = {
     "DeleteFamilyVersion": (Op.UPDATE, "after", CellKind.DELETE_VERSION),
 }
 _DOCUMENTED_FIELDS = ("op", "table", "ts", "keyOnly", "data")
+_WRITTEN_AS_IS = frozenset({str, type(None)})  # values an entry without a type holds as they read back
 _ENTRY_FIELDS = frozenset({"type", "name", "ts", "value"})
 
 
@@ -221,7 +222,9 @@ class LindormCodec(KeyedByColumns):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        op_name = event.attribute(OP_ATTRIBUTE) or _derived_op(event, self.key_columns.for_table(event.table))
+        attributes = event.attributes
+        op_name = (attributes and event.attribute(OP_ATTRIBUTE)
+                   or _derived_op(event, self.key_columns.for_table(event.table)))
         if not isinstance(op_name, str) or op_name not in _OPS or _OPS[op_name][0] is not event.op:
             raise EncodeError(NAME, f"lindorm has no mutation for this {event.op.value}", field="op")
         image_name = _OPS[op_name][1]
@@ -232,12 +235,34 @@ class LindormCodec(KeyedByColumns):
             document["ts"] = str(time_units.in_unit(event.source.commit_time_us, time_units.MILLISECOND))
         document["keyOnly"] = "true" if event.key_only else "false"
         image = getattr(event, image_name)
-        blank_ts = set(_blank_ts(event.attribute(BLANK_TS_ATTRIBUTE), image))
+        blank_ts = _blank_ts(event.attribute(BLANK_TS_ATTRIBUTE), image) if attributes else ()
         document["data"] = [_entry(cell, index in blank_ts) for index, cell in enumerate(image)]
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS))
+        if attributes:
+            document.update(kept_fields.write(NAME, attributes, FIELD_ATTRIBUTE, _DOCUMENTED_FIELDS))
         return encode(document)
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """A Put of an UPSERT's after image, or a DeleteFamily of a DELETE's before image, of untyped text or null
+        entries, with no attributes, an unqualified table, a commit time to the millisecond and nothing else in its
+        source, and the key that decoding reads out of its entries."""
+        op = event.op
+        if op is Op.UPSERT:
+            image, other_image = event.after, event.before
+        elif op is Op.DELETE:
+            image, other_image = event.before, event.after
+        else:
+            return False
+        if image is None or other_image is not None or event.attributes or not commit_time_alone(event.source):
+            return False
+        table = event.table
+        if table is not None and (table.schema is not None or table.catalog is not None):
+            return False
+        for cell in image:
+            if cell.kind is not CellKind.PUT or cell.type is not None or type(cell.value) not in _WRITTEN_AS_IS:
+                return False
+        return self.holds_key_as_read(event, image)
 
     key_in_row = True
 
@@ -494,6 +519,9 @@ def _cell(index: int, name: str, type_name: str | None, ts: Any, value: Any, kin
 
 
 def _entry(cell: Cell, blank_ts: bool) -> dict[str, Any]:
+    value = cell.value
+    if cell.type is None and cell.version is None and type(value) is str and not blank_ts:
+        return {"name": cell.name, "value": value}  # most entries: found without building the entry field by field
     entry: dict[str, Any] = {}
     if cell.type is not None:
         entry["type"] = cell.type
@@ -502,6 +530,6 @@ def _entry(cell: Cell, blank_ts: bool) -> dict[str, Any]:
         entry["ts"] = str(cell.version)
     elif blank_ts:
         entry["ts"] = ""
-    if cell.value is not None:
-        entry["value"] = typed_text.render(cell.value)
+    if value is not None:
+        entry["value"] = typed_text.render(value)
     return entry
