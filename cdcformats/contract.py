@@ -10,6 +10,7 @@ can carry and the target cannot. A target states what it writes once, as the nor
 from __future__ import annotations
 
 import base64
+import itertools
 import math
 from codecs import BOM_UTF8
 from collections.abc import Callable, Iterable, Iterator
@@ -250,20 +251,22 @@ class Codec:
                ) -> Iterator[ChangeEvent]:
         """Decode a stream of messages lazily. A bad message raises ``DecodeError``, or, when ``on_error`` is given,
         is handed to it and decoding goes on with the next message."""
+        if type(self.incremental_decoder()) is IncrementalDecoder:  # each message alone: no unit to keep for each
+            return _decoded_one_by_one(self, messages, on_error)
         return decoded_events(self.decode_units(enumerate(messages)), on_error)
 
     def encode(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
                ) -> Iterator[Any]:
         """Encode a stream of events lazily; errors are handled as in ``decode``."""
-        for messages in self.encoded(events, on_error):
-            yield from messages
+        return itertools.chain.from_iterable(self.encoded(events, on_error))
 
     def encoded(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
                 ) -> Iterator[list[Any]]:
         """The messages of each event, lazily, one list per event written; errors are handled as in ``decode``."""
+        encode_messages = self.encode_messages
         for position, event in enumerate(events):
             try:
-                messages = self.encode_messages(event)
+                messages = encode_messages(event)
             except EncodeError as error:
                 report(error.at(position, event), on_error)
                 continue
@@ -725,6 +728,19 @@ def decoded_events(units: Iterable[DecodedUnit], on_error: Callable[[DecodeError
             report(unit.error, on_error)
         else:
             yield from unit.events
+
+
+def _decoded_one_by_one(codec: Codec, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None
+                        ) -> Iterator[ChangeEvent]:
+    """What ``decoded_events`` gives for the units of the default ``IncrementalDecoder``, without building them."""
+    decode_messages = codec.decode_messages
+    for position, message in enumerate(messages):
+        try:
+            events = decode_messages(message)
+        except DecodeError as error:
+            report(error.at(position, message), on_error)
+        else:
+            yield from events
 
 
 def numbered_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:

@@ -86,7 +86,7 @@ from ..model import (
 )
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
-from ._kit.keys import KEY_COLUMNS, KeyedByColumns, key_cells_outside
+from ._kit.keys import KEY_COLUMNS, KeyedByColumns, key_cells, key_cells_outside
 
 NAME = "lindorm"
 OP_ATTRIBUTE = "lindorm.op"
@@ -186,11 +186,11 @@ class LindormCodec(KeyedByColumns):
             raise DecodeError(NAME, f"expected \"true\" or \"false\", got {key_only_given!r}", field="keyOnly")
         table_key = self.key_columns.for_table(table)
         image, blank_ts = read_cells(data, kind, table_key)
-        attributes = kept_fields.read(FIELD_ATTRIBUTE, fields, _DOCUMENTED_FIELDS)
+        attributes = kept_fields.read(FIELD_ATTRIBUTE, fields, _DOCUMENTED_FIELDS) if fields else []
         if blank_ts:
             attributes.insert(0, (BLANK_TS_ATTRIBUTE, _positions_text(blank_ts)))
         event = ChangeEvent(
-            op=op, table=table, key=self.key_columns.key_of(table, image),
+            op=op, table=table, key=key_cells(table_key, image),
             before=image if image_name == "before" else None, after=image if image_name == "after" else None,
             source=Source(commit_time_us=commit_time_us), key_only=key_only, attributes=tuple(attributes))
         if _derived_op(event, table_key) != op_name:
@@ -495,8 +495,14 @@ def _cells(data: Any, kind: CellKind, key_columns: tuple[str, ...]) -> tuple[Ima
 def _entry_cells(entries: list[_Entry], kind: CellKind, key_columns: tuple[str, ...]) -> tuple[Image, list[int]]:
     """``_cells`` of entries that msgspec has checked already, as it read them."""
     blank_ts: list[int] = []
-    return tuple(_cell(index, entry.name, entry.type, entry.ts, entry.value, kind, key_columns, blank_ts)
-                 for index, entry in enumerate(entries)), blank_ts
+    cells = []
+    for index, entry in enumerate(entries):
+        name, value = entry.name, entry.value
+        if entry.type is None and entry.ts is None and type(value) is not int:  # most entries: nothing to read
+            cells.append(Cell(name, value, None, None, CellKind.PUT if name in key_columns else kind))
+        else:
+            cells.append(_cell(index, name, entry.type, entry.ts, value, kind, key_columns, blank_ts))
+    return tuple(cells), blank_ts
 
 
 def _cell(index: int, name: str, type_name: str | None, ts: Any, value: Any, kind: CellKind,

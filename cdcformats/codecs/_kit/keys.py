@@ -60,13 +60,24 @@ class KeyColumns:
 
     def key_of(self, table: Table | None, image: Image | None) -> Image:
         """The key cells of ``image``, in key order; a key column missing from the image is left out."""
-        names = self.for_table(table)
-        if not names or not image:
-            return ()
-        first_by_name: dict[str, Any] = {}
+        return key_cells(self.for_table(table), image)
+
+
+def key_cells(names: tuple[str, ...], image: Image | None) -> Image:
+    """The cells of the key columns ``names`` in ``image``, the first of each name, in key order; a key column
+    missing from the image is left out."""
+    if not names or not image:
+        return ()
+    if len(names) == 1:  # most keys: found without a mapping of the row
+        name = names[0]
         for cell in image:
-            first_by_name.setdefault(cell.name, cell)
-        return tuple(first_by_name[name] for name in names if name in first_by_name)
+            if cell.name == name:
+                return (cell,)
+        return ()
+    first_by_name: dict[str, Any] = {}
+    for cell in image:
+        first_by_name.setdefault(cell.name, cell)
+    return tuple(first_by_name[name] for name in names if name in first_by_name)
 
 
 def _names(names: Any) -> tuple[str, ...]:
