@@ -67,6 +67,7 @@ demo: $(INSTALLED) $(JAR)
 benchmark: $(INSTALLED) $(JAR)
 	$(BIN)/python benchmarks/codec_throughput.py
 	$(BIN)/python benchmarks/model_floor.py
+	$(BIN)/python benchmarks/kafka_serdes.py
 	$(BIN)/python benchmarks/convert_memory.py
 	$(BIN)/python benchmarks/spark_decode.py
 
