@@ -732,15 +732,20 @@ def decoded_events(units: Iterable[DecodedUnit], on_error: Callable[[DecodeError
 
 def _decoded_one_by_one(codec: Codec, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None
                         ) -> Iterator[ChangeEvent]:
-    """What ``decoded_events`` gives for the units of the default ``IncrementalDecoder``, without building them."""
-    decode_messages = codec.decode_messages
+    """What ``decoded_events`` gives for the units of the default ``IncrementalDecoder``, without building them (nor,
+    for a format of one event per message, a list for each)."""
+    one_each = type(codec).decode_messages is Codec.decode_messages
+    decode = codec.decode_message if one_each else codec.decode_messages
     for position, message in enumerate(messages):
         try:
-            events = decode_messages(message)
+            decoded = decode(message)
         except DecodeError as error:
             report(error.at(position, message), on_error)
         else:
-            yield from events
+            if one_each:
+                yield decoded
+            else:
+                yield from decoded
 
 
 def numbered_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
