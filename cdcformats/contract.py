@@ -735,7 +735,7 @@ def _decoded_one_by_one(codec: Codec, messages: Iterable[Any], on_error: Callabl
     """What ``decoded_events`` gives for the units of the default ``IncrementalDecoder``, without building them (nor,
     for a format of one event per message, a list for each)."""
     one_each = type(codec).decode_messages is Codec.decode_messages
-    decode = codec.decode_message if one_each else codec.decode_messages
+    decode: Callable[[Any], Any] = codec.decode_message if one_each else codec.decode_messages
     for position, message in enumerate(messages):
         try:
             decoded = decode(message)
