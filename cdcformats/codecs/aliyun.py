@@ -120,6 +120,7 @@ from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
+from ._kit.plain_rows import key_of_row, plain_cells, same_columns
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
@@ -141,8 +142,13 @@ _PAYLOAD_FIELDS = ("before", "after", "sequenceId", "timestamp", "op")
 _TABLE_FIELDS = ("dbName", "schemaName", "tableName")
 _TIMES = ("eventTime", "systemTime")  # in payload.timestamp; its other fields belong to the position
 _UNKNOWN_TIME = -1
+_UNKNOWN_TIME_US = _UNKNOWN_TIME * time_units.MILLISECOND
 _SEQUENCE_ID = "sequenceId"
 _BYTES_TYPE = "BYTES"
+# The values a JSON scalar holds as it reads back, in an untyped column (a float may be NaN, which JSON has no number
+# for).
+_JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+_POSITION_VALUE_TYPES = (str, int, bool, type(None))  # the position values that read back as they are
 
 
 SPLIT_UPDATES = Option(
@@ -208,6 +214,37 @@ class AliyunJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An INSERT, an UPDATE or a DELETE of the images its op reads, of untyped JSON scalars, each column once, an
+        UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
+        a position of sequenceId and timestamp fields other than the times, each once, and times to the
+        millisecond."""
+        op, before, after = event.op, event.before, event.after
+        if op is Op.UPDATE:
+            if after is None:
+                if before is None:
+                    return False
+                row = before
+            else:
+                if before is not None and (not same_columns(before, after)
+                                           or not plain_cells(before, _JSON_SCALAR_TYPES)):
+                    return False
+                row = after
+        elif op is Op.INSERT:
+            if after is None or before is not None:
+                return False
+            row = after
+        elif op is Op.DELETE:
+            if before is None or after is not None:
+                return False
+            row = before
+        else:
+            return False
+        if event.attributes or event.key_only or not _whole_known_milliseconds(event.source) \
+                or not _is_aliyun_position(event.source.position):
+            return False
+        return plain_cells(row, _JSON_SCALAR_TYPES) and key_of_row(event.key, row)
+
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT or a READ is an INSERT (a snapshot row is an insert to Paimon). An INSERT or DELETE without the
         row its op is read from writes its key cells as that row (none: an empty row), and drops the image its op
@@ -236,7 +273,7 @@ class AliyunJsonCodec(Codec):
         row = written_images[row_name]
         source = written.source
         times = {field: None for field in ("commit_time_us", "capture_time_us")
-                 if getattr(source, field) == _UNKNOWN_TIME * time_units.MILLISECOND}
+                 if getattr(source, field) == _UNKNOWN_TIME_US}
         return replace(written, **written_images, key=_key_of(written.key, row),
                        source=replace(source, position=_position_as_decoded(source.position), **times),
                        attributes=_attributes_as_decoded(written, {cell.name for cell in row}))
@@ -545,6 +582,22 @@ def _primary_key_kept(value: Value, key_names: list[str], row_names: set[str]) -
 def _has_key(image: Image, key: Image) -> bool:
     names = {cell.name for cell in image}
     return all(cell.name in names for cell in key)
+
+
+def _whole_known_milliseconds(source: Source) -> bool:
+    """Whether the times are whole milliseconds, and none is -1 ms, which reads back as an unknown time."""
+    for time_us in (source.commit_time_us, source.capture_time_us):
+        if time_us is not None and (time_us % time_units.MILLISECOND or time_us == _UNKNOWN_TIME_US):
+            return False
+    return True
+
+
+def _is_aliyun_position(position: Entries) -> bool:
+    """Whether a position reads back as it is: JSON scalars, each name once, none a time's."""
+    for name, value in position:
+        if name in _TIMES or type(value) not in _POSITION_VALUE_TYPES:
+            return False
+    return len(position) < 2 or len({name for name, _ in position}) == len(position)
 
 
 # -- what a round trip keeps ------------------------------------------------------------------------------------------

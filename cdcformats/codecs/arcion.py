@@ -86,6 +86,7 @@ from ._kit.json_message import (
     value_of,
 )
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
+from ._kit.plain_rows import plain_cells
 
 NAME = "arcion"
 NAMESPACE_HASH = "arcion.namespace_hash"
@@ -93,6 +94,9 @@ TABLE_HASH = "arcion.table_hash"
 CURSOR_JSON = "arcion.cursor.json"
 FIELD_ATTRIBUTE = "arcion.field."
 TIMESTAMP = "timestamp"  # the cursor's entry that holds the commit time
+# Values that JSON writes as they are and reads back as the same value, whatever the column.
+_JSON_SCALAR_TYPES = frozenset({type(None), bool, int, str})
+_NO_SOURCE = Source()
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
@@ -270,6 +274,37 @@ class ArcionCodec(KeyedByColumns):
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
 
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """A realtime I, U or D message of a named table, or (but in mode realtime) a snapshot row of the option
+        table's, of untyped JSON scalars, each column once, not typed by the option column_types; the key read out
+        of its row by key_columns; attributes none but the hashes, in their order; a cursor of JSON scalars, each
+        name once, whose timestamp is the commit time."""
+        op, table, after = event.op, event.table, event.after
+        mode = self.config["mode"]
+        if op is Op.READ:
+            if mode == "realtime" or event.before is not None or after is None or table != self.config["table"] \
+                    or event.source is not _NO_SOURCE and event.source != _NO_SOURCE or event.attributes:
+                return False
+            if mode == "auto":
+                for cell in after:
+                    if cell.name == "opType":  # a column that would read back as a realtime message's
+                        return False
+        elif op is Op.INSERT or op is Op.UPDATE or op is Op.DELETE:
+            if mode == "snapshot" or table is None or not _holds_hashes_alone(event.attributes) \
+                    or not _is_cursor(event.source):
+                return False
+        else:
+            return False
+        if event.key_only or self.column_types.for_table(table):
+            return False
+        for image in (event.before, after):
+            if image is not None and not plain_cells(image, _JSON_SCALAR_TYPES):
+                return False
+        row = event.before if op is Op.DELETE or after is None else after
+        if not self.key_columns:
+            return not event.key
+        return row is not None and self.holds_key_as_read(event, row)
+
     key_in_row = True
 
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
@@ -330,6 +365,31 @@ def _cursor_as_written(source: Source) -> Source:
     if TIMESTAMP not in seen and source.commit_time_us is not None:
         cursor.append(_timestamp_entry(source.commit_time_us))
     return replace(source, position=tuple(cursor), commit_time_us=_commit_time(cursor))
+
+
+def _is_cursor(source: Source) -> bool:
+    """Whether a source is a cursor as a message gives it back: JSON scalars (no NaN), each name once, and a
+    commit time that is its timestamp (none without one)."""
+    if source.system is not None or source.capture_time_us is not None:
+        return False
+    position = source.position
+    for _, value in position:
+        if type(value) not in _JSON_SCALAR_TYPES:
+            return False
+    if len(position) > 1 and len({name for name, _ in position}) != len(position):
+        return False
+    return source.commit_time_us == _commit_time(position)
+
+
+def _holds_hashes_alone(attributes: Entries) -> bool:
+    """Whether the attributes are no more than the namespace hash, then the table hash, each a 64-bit integer."""
+    last = -1
+    for name, value in attributes:
+        index = 0 if name == NAMESPACE_HASH else 1 if name == TABLE_HASH else -1
+        if index <= last or type(value) is not int:
+            return False
+        last = index
+    return True
 
 
 def _commit_time(cursor: Iterable[tuple[str, Value]]) -> int | None:
@@ -415,8 +475,6 @@ def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
     return tuple(position), nested
 
 
-# Values that JSON writes as they are and reads back as the same value, whatever the column.
-_JSON_SCALAR_TYPES = frozenset({type(None), bool, int, str})
 
 
 def _json_value(cell: Cell) -> Any:

@@ -118,11 +118,14 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import key_cells_outside
+from ._kit.plain_rows import key_of_row, plain_cells, same_columns
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
 SQL_TYPE_ATTRIBUTE = "canal.sqlType"
 FIELD_ATTRIBUTE = "canal.field."
+_TEXT_TYPES = frozenset({str, type(None)})  # the values a row of text holds as they read back, in an untyped column
+_POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they are
 # The fields of Canal's FlatMessage, in the order Canal's JSON writer puts them.
 _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType", "table",
            "ts", "type")
@@ -256,6 +259,33 @@ class CanalJsonCodec(Codec):
         return encode(document)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An INSERT (or, under read_type INIT, a READ), an UPDATE or a DELETE of the images its type reads, of
+        untyped text or null columns, each once, an UPDATE's before image holding the after image's columns in its
+        order; key cells that are the row's; no attributes, no catalog, no system, and a position of Canal's id and
+        gtid, in that order, and times to the millisecond."""
+        op, before, after = event.op, event.before, event.after
+        if op is Op.UPDATE:
+            if before is None or after is None or not same_columns(before, after) \
+                    or not plain_cells(before, _TEXT_TYPES):
+                return False
+            row = after
+        elif op is Op.DELETE:
+            if before is None or after is not None:
+                return False
+            row = before
+        elif op is Op.INSERT or op is Op.READ and "op.READ" in self.carries:
+            if after is None or before is not None:
+                return False
+            row = after
+        else:
+            return False
+        table, source = event.table, event.source
+        if event.attributes or event.key_only or table is not None and table.catalog is not None \
+                or source.system is not None or not _whole_milliseconds(source) or not _is_canal_position(source):
+            return False
+        return plain_cells(row, _TEXT_TYPES) and key_of_row(event.key, row)
 
     def carried_cell(self, cell: Cell) -> Cell:
         """A row holds text: each value is written as its text and read back typed by the column's ``mysqlType``
@@ -458,6 +488,24 @@ def _column_types_of(row: Image, old: Image) -> dict[str, str]:
         if cell.type is not None:
             types.setdefault(cell.name, cell.type)
     return types
+
+
+def _whole_milliseconds(source: Source) -> bool:
+    commit_time, capture_time = source.commit_time_us, source.capture_time_us
+    return (commit_time is None or commit_time % time_units.MILLISECOND == 0) \
+        and (capture_time is None or capture_time % time_units.MILLISECOND == 0)
+
+
+def _is_canal_position(source: Source) -> bool:
+    """Whether a position is Canal's as decoding gives it: an id, a gtid or both, in that order, each text or a
+    number."""
+    last = -1
+    for name, value in source.position:
+        index = 0 if name == "id" else 1 if name == "gtid" else -1
+        if index <= last or type(value) not in _POSITION_VALUE_TYPES:
+            return False
+        last = index
+    return True
 
 
 def _milliseconds(microseconds: int | None) -> int | None:

@@ -109,11 +109,16 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
+from ._kit.plain_rows import columns_in_row, plain_cells, same_columns
 
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."
 JSON_TYPE = "JSON"  # the cell type of a SET or JSON column, whose value is kept as JSON text
 POSITION_FIELDS = ("xid", "xoffset", "commit", "position", "gtid", "server_id", "thread_id")
+_POSITION_ORDER = {name: index for index, name in enumerate(POSITION_FIELDS)}
+# The values a JSON scalar holds as it reads back (a float may be NaN, which JSON has no number for).
+_JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+_POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they are
 _ROW_FIELDS = ("database", "table", "type", "ts", *POSITION_FIELDS, "primary_key_columns", "data", "old")
 
 _OP_OF_TYPE = {"insert": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE, "bootstrap-insert": Op.READ}
@@ -233,6 +238,40 @@ class MaxwellJsonCodec(Codec):
         return frozenset(_ROW_FIELDS)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An insert, bootstrap-insert, update or delete of the images its type reads, of untyped JSON scalars, each
+        column once, an update's before image holding the after image's columns in its order; key cells of the
+        row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of
+        Maxwell's position fields, in its order, and a commit time in whole seconds."""
+        op, before, after = event.op, event.before, event.after
+        if op is Op.UPDATE:
+            if before is None or after is None or not same_columns(before, after) \
+                    or not plain_cells(before, _JSON_SCALAR_TYPES):
+                return False
+            row = after
+        elif op is Op.DELETE:
+            if before is None or after is not None:
+                return False
+            row = before
+        elif op is Op.INSERT or op is Op.READ:
+            if after is None or before is not None:
+                return False
+            row = after
+        else:
+            return False
+        table, source, key = event.table, event.source, event.key
+        commit_time = source.commit_time_us
+        if event.attributes or event.key_only or table is not None and table.catalog is not None \
+                or source.system is not None or source.capture_time_us is not None \
+                or commit_time is not None and commit_time % time_units.SECOND \
+                or not _is_maxwell_position(source.position):
+            return False
+        if not plain_cells(row, _JSON_SCALAR_TYPES):
+            return False
+        if key:
+            return plain_cells(key, _JSON_SCALAR_TYPES) and columns_in_row(key, row)
+        return not self.key_columns.for_table(table)
 
     def carried_cell(self, cell: Cell) -> Cell:
         """As ``Codec.carried_cell``, but a cell of type JSON holding JSON text keeps its type: it is written as
@@ -390,6 +429,17 @@ def _cell_json(cell: Cell) -> Any:
 
 def _fields(cells: Image) -> dict[str, Any]:
     return {cell.name: _cell_json(cell) for cell in cells}
+
+
+def _is_maxwell_position(position: Entries) -> bool:
+    """Whether a position is Maxwell's position fields, each once, in Maxwell's order, each text or a number."""
+    last = -1
+    for name, value in position:
+        index = _POSITION_ORDER.get(name, -1)
+        if index <= last or type(value) not in _POSITION_VALUE_TYPES:
+            return False
+        last = index
+    return True
 
 
 def _position_as_written(position: Entries) -> Entries:

@@ -82,6 +82,7 @@ _OP_OF_KIND = {kind: op for op, kind in _KIND_OF_OP.items()}
 _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
+_CELL_VALUE_TYPES = frozenset({*_VALUE_TYPES, type(None)})  # the values of a U row
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
@@ -161,6 +162,8 @@ class OtsCodec(Codec):
             raise _configuration("the option primary_key is required: its length says where the key ends in a row")
         elif self.config["columns"] is not None:
             raise _configuration(f"the option columns is only for mode {SINGLE_VERSION}")
+        # A primary key that names a column twice keys the row by its first value (keyed): no event is written whole.
+        self._distinct_key = self.primary_key is not None and len(set(self.primary_key)) == len(self.primary_key)
         if self.table is not None:  # the table of every event written is the option's, stamped back on reading
             self.carries = self.carries | {"table"}
 
@@ -278,6 +281,49 @@ class OtsCodec(Codec):
         return rows
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """In a mode with one row per cell change: a PutRow (an UPSERT of puts), an UpdateRow (an UPDATE of puts and
+        deletions) or a DeleteRow (a DELETE of no image) of the option table, its key the primary key's values (of a
+        key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,
+        a DO or DA row's without a value, a DA row's without a version; no attributes, and a source of whole sequence
+        info or none."""
+        if self.single_version:
+            return False
+        op, after = event.op, event.after
+        if op is Op.DELETE:
+            if after is not None:
+                return False
+        elif op is Op.UPSERT or op is Op.UPDATE:
+            if not after:
+                return False
+        else:
+            return False
+        if event.before is not None or event.attributes or event.key_only or event.table != self.table \
+                or not _is_sequence_info(event.source):
+            return False
+        primary_key = self._primary_key
+        key = event.key
+        if len(key) != len(primary_key) or not self._distinct_key:
+            return False
+        for name, cell in zip(primary_key, key):
+            if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
+                    or cell.version is not None or cell.kind is not CellKind.PUT:
+                return False
+        for cell in after or ():
+            kind, value = cell.kind, cell.value
+            if cell.type is not None or cell.name in primary_key:
+                return False
+            if kind is CellKind.PUT:
+                if cell.version is None or type(value) not in _CELL_VALUE_TYPES:
+                    return False
+            elif kind is CellKind.DELETE_VERSION:
+                if op is Op.UPSERT or value is not None or cell.version is None:
+                    return False
+            elif kind is not CellKind.DELETE_ALL_VERSIONS or op is Op.UPSERT or value is not None \
+                    or cell.version is not None:
+                return False
+        return True
 
     def keyed(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` with its key as Tablestore writes it: the value of each primary_key column, by name from the
@@ -524,6 +570,21 @@ def _parse_sequence_info(text: Any) -> tuple[int, int, int, str, int]:
     if not all(INT64_MIN <= number <= INT64_MAX for number in (epoch, timestamp, row_index)):
         raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
     return epoch, timestamp, row_index, match.group(4), column_index
+
+
+def _is_sequence_info(source: Source) -> bool:
+    """Whether a source is whole sequence info (of ``POSITION_LAYOUT``, with a commit time) or nothing."""
+    if source.system is not None or source.capture_time_us is not None:
+        return False
+    position = source.position
+    if not position:
+        return source.commit_time_us is None
+    if len(position) != len(POSITION_LAYOUT) or source.commit_time_us is None:
+        return False
+    for (name, value), (layout_name, layout_type) in zip(position, POSITION_LAYOUT):
+        if name != layout_name or type(value) is not layout_type:
+            return False
+    return True
 
 
 def _sequence_prefix(source: Source) -> str | None:
