@@ -120,7 +120,7 @@ from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
-from ._kit.plain_rows import key_of_row, plain_cells, same_columns
+from ._kit.plain_rows import key_of_row, plain_cells, plain_update
 
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
@@ -148,7 +148,7 @@ _BYTES_TYPE = "BYTES"
 # The values a JSON scalar holds as it reads back, in an untyped column (a float may be NaN, which JSON has no number
 # for).
 _JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
-_POSITION_VALUE_TYPES = (str, int, bool, type(None))  # the position values that read back as they are
+_POSITION_VALUE_TYPES = frozenset({str, int, bool, type(None)})  # the position values that read back as they are
 
 
 SPLIT_UPDATES = Option(
@@ -205,12 +205,11 @@ class AliyunJsonCodec(Codec):
         else:
             codes = [_CODE_OF_OP[event.op]]
         schema = _schema(event)
-        top_fields = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
-        messages = []
-        for code in codes:
-            payload = _payload(event, code, len(codes) == 2)
-            messages.append(encode({"schema": schema, "payload": payload, **top_fields}))
-        return messages
+        if event.attributes:
+            top_fields = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
+            return [encode({"schema": schema, "payload": _payload(event, code, len(codes) == 2), **top_fields})
+                    for code in codes]
+        return [encode({"schema": schema, "payload": _payload(event, code, len(codes) == 2)}) for code in codes]
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
@@ -222,28 +221,36 @@ class AliyunJsonCodec(Codec):
         op, before, after = event.op, event.before, event.after
         if op is Op.UPDATE:
             if after is None:
-                if before is None:
+                if before is None or not plain_cells(before, _JSON_SCALAR_TYPES):
                     return False
                 row = before
+            elif before is None:
+                if not plain_cells(after, _JSON_SCALAR_TYPES):
+                    return False
+                row = after
             else:
-                if before is not None and (not same_columns(before, after)
-                                           or not plain_cells(before, _JSON_SCALAR_TYPES)):
+                if not plain_update(before, after, _JSON_SCALAR_TYPES):
                     return False
                 row = after
         elif op is Op.INSERT:
-            if after is None or before is not None:
+            if after is None or before is not None or not plain_cells(after, _JSON_SCALAR_TYPES):
                 return False
             row = after
         elif op is Op.DELETE:
-            if before is None or after is not None:
+            if before is None or after is not None or not plain_cells(before, _JSON_SCALAR_TYPES):
                 return False
             row = before
         else:
             return False
-        if event.attributes or event.key_only or not _whole_known_milliseconds(event.source) \
-                or not _is_aliyun_position(event.source.position):
+        source = event.source
+        commit_time, capture_time = source.commit_time_us, source.capture_time_us
+        if event.attributes or event.key_only or source.position and not _is_aliyun_position(source.position) \
+                or commit_time is not None and (commit_time % time_units.MILLISECOND
+                                                or commit_time == _UNKNOWN_TIME_US) \
+                or capture_time is not None and (capture_time % time_units.MILLISECOND
+                                                 or capture_time == _UNKNOWN_TIME_US):
             return False
-        return plain_cells(row, _JSON_SCALAR_TYPES) and key_of_row(event.key, row)
+        return key_of_row(event.key, row)
 
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT or a READ is an INSERT (a snapshot row is an insert to Paimon). An INSERT or DELETE without the
@@ -499,10 +506,11 @@ def _scalar(value: Any, path: str) -> Value:
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
 def _schema(event: ChangeEvent) -> dict[str, Any]:
-    columns = []
-    for name, type_name in _columns(event.before, event.after).items():
-        columns.append({"name": name} if type_name is None else {"name": name, "type": type_name})
+    columns = [{"name": name} if type_name is None else {"name": name, "type": type_name}
+               for name, type_name in _columns(event.before, event.after).items()]
     key_names = [cell.name for cell in event.key]
+    if not event.attributes:  # most events: nothing kept to write
+        return {"dataColumn": columns, "primaryKey": key_names, "source": _source_fields(event)}
     row = event.before if event.op is Op.DELETE or event.after is None else event.after
     primary_key = _primary_key_kept(event.attribute(PRIMARY_KEY_ATTRIBUTE), key_names,
                                     {cell.name for cell in row or ()})
@@ -515,8 +523,10 @@ def _columns(before: Image | None, after: Image | None) -> dict[str, str | None]
     """``schema.dataColumn``, column name -> type, for both images: ``before``'s columns, then the ones only
     ``after`` has; the after image's type wins where they differ."""
     types: dict[str, str | None] = {}
-    for cell in (*(before or ()), *(after or ())):
-        types[cell.name] = cell.type
+    for image in (before, after):
+        if image is not None:
+            for cell in image:
+                types[cell.name] = cell.type
     return types
 
 
@@ -531,7 +541,9 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         elif table.schema is not None:
             fields["dbName"] = table.schema
         fields["tableName"] = table.name
-    fields.update(kept_fields.write(NAME, event.attributes, SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)))
+    if event.attributes:
+        fields.update(kept_fields.write(NAME, event.attributes, SOURCE_ATTRIBUTE,
+                                        _reserved_source_fields(event.table)))
     return fields
 
 
@@ -546,17 +558,27 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
     for image_name in image_names:
         image = getattr(event, image_name)
         if image is not None:
-            payload[image_name] = {"dataColumn": {cell.name: json_form(cell.value) for cell in image}}
-    position = list(event.source.position)
+            payload[image_name] = {"dataColumn": _values(image)}
+    source = event.source
+    position = source.position
     if position and position[0][0] == _SEQUENCE_ID:
-        payload[_SEQUENCE_ID] = position.pop(0)[1]
-    timestamp: dict[str, Value] = {time: _milliseconds(getattr(event.source, field))
-                 for time, field in zip(_TIMES, ("commit_time_us", "capture_time_us"))}
-    timestamp.update(position)
+        payload[_SEQUENCE_ID] = position[0][1]
+        position = position[1:]
+    timestamp: dict[str, Value] = {_TIMES[0]: _milliseconds(source.commit_time_us),
+                                   _TIMES[1]: _milliseconds(source.capture_time_us)}
+    if position:
+        timestamp.update(position)
     payload["timestamp"] = timestamp
     payload["op"] = code
-    payload.update(kept_fields.write(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    if event.attributes:
+        payload.update(kept_fields.write(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
     return payload
+
+
+def _values(image: Image) -> dict[str, Any]:
+    """A row's ``dataColumn``: each column's JSON value (a JSON scalar, most of a row, as it is, without a call)."""
+    return {cell.name: value if type(value := cell.value) in _JSON_SCALAR_TYPES else json_form(value)
+            for cell in image}
 
 
 def _milliseconds(microseconds: int | None) -> int:
@@ -584,20 +606,11 @@ def _has_key(image: Image, key: Image) -> bool:
     return all(cell.name in names for cell in key)
 
 
-def _whole_known_milliseconds(source: Source) -> bool:
-    """Whether the times are whole milliseconds, and none is -1 ms, which reads back as an unknown time."""
-    for time_us in (source.commit_time_us, source.capture_time_us):
-        if time_us is not None and (time_us % time_units.MILLISECOND or time_us == _UNKNOWN_TIME_US):
-            return False
-    return True
-
-
 def _is_aliyun_position(position: Entries) -> bool:
     """Whether a position reads back as it is: JSON scalars, each name once, none a time's."""
-    for name, value in position:
-        if name in _TIMES or type(value) not in _POSITION_VALUE_TYPES:
-            return False
-    return len(position) < 2 or len({name for name, _ in position}) == len(position)
+    fields = dict(position)  # each step in C: positions are long
+    return len(fields) == len(position) and _TIMES[0] not in fields and _TIMES[1] not in fields \
+        and _POSITION_VALUE_TYPES.issuperset(map(type, fields.values()))
 
 
 # -- what a round trip keeps ------------------------------------------------------------------------------------------

@@ -256,20 +256,29 @@ class ArcionCodec(KeyedByColumns):
         table = event.table
         if table is None or event.op not in _TYPE_OF_OP:
             raise EncodeError(NAME, "a realtime message has an opType I, U or D and names its table", field="op")
-        cursor_json = {value for name, value in event.attributes if name == CURSOR_JSON}
+        attributes = event.attributes
+        namespace: dict[str, Any] = {"catalog": table.catalog, "schema": table.schema}
+        table_name: dict[str, Any] = {"namespace": namespace, "name": table.name}
+        position = event.source.position
+        cursor_json = None
+        if attributes:  # the hashes, nested cursor entries, kept fields
+            _put_hash(namespace, event.attribute(NAMESPACE_HASH))
+            _put_hash(table_name, event.attribute(TABLE_HASH))
+            cursor_json = {value for name, value in attributes if name == CURSOR_JSON}
+        if cursor_json:
+            cursor = {name: raw(NAME, value, f"source.position.{name}") if name in cursor_json else value
+                      for name, value in position}
+        else:
+            cursor = dict(position)
         document: dict[str, Any] = {
-            "tableName": {
-                "namespace": _with_hash({"catalog": table.catalog, "schema": table.schema},
-                                        event.attribute(NAMESPACE_HASH)),
-                **_with_hash({"name": table.name}, event.attribute(TABLE_HASH)),
-            },
+            "tableName": table_name,
             "opType": _TYPE_OF_OP[event.op],
-            "cursor": {name: raw(NAME, value, f"source.position.{name}") if name in cursor_json else value
-                       for name, value in event.source.position},
+            "cursor": cursor,
             "before": None if event.before is None else _row(event.before),
             "after": None if event.after is None else _row(event.after),
         }
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
+        if attributes:
+            document.update(kept_fields.write(NAME, attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         return encode(document)
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
@@ -373,12 +382,9 @@ def _is_cursor(source: Source) -> bool:
     if source.system is not None or source.capture_time_us is not None:
         return False
     position = source.position
-    for _, value in position:
-        if type(value) not in _JSON_SCALAR_TYPES:
-            return False
-    if len(position) > 1 and len({name for name, _ in position}) != len(position):
-        return False
-    return source.commit_time_us == _commit_time(position)
+    cursor = dict(position)  # each step in C: cursors are long
+    return len(cursor) == len(position) and _JSON_SCALAR_TYPES.issuperset(map(type, cursor.values())) \
+        and source.commit_time_us == time_units.to_microseconds(cursor.get(TIMESTAMP), time_units.MILLISECOND)
 
 
 def _holds_hashes_alone(attributes: Entries) -> bool:
@@ -425,10 +431,9 @@ def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     return (2, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS) else None
 
 
-def _with_hash(fields: dict[str, Any], hash_value: Any) -> dict[str, Any]:
+def _put_hash(fields: dict[str, Any], hash_value: Any) -> None:
     if hash_value is not None:
         fields["hash"] = hash_value
-    return fields
 
 
 def _table_name(value: Any) -> tuple[Table, list[tuple[str, Any]]]:
@@ -502,7 +507,6 @@ def _read_back(cell: Cell, type_name: str | None) -> Cell:
 
 
 def _row(cells: Image) -> dict[str, Any]:
-    row: dict[str, Any] = {}
-    for cell in cells:
-        row[cell.name] = _json_value(cell)
-    return row
+    """A row's JSON object: an untyped JSON scalar (most of a row) as it is, found without a call."""
+    return {cell.name: value if cell.type is None and type(value := cell.value) in _JSON_SCALAR_TYPES
+            else _json_value(cell) for cell in cells}

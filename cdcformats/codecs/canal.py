@@ -118,7 +118,7 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import key_cells_outside
-from ._kit.plain_rows import key_of_row, plain_cells, same_columns
+from ._kit.plain_rows import key_of_row, plain_cells, plain_update
 
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
@@ -231,31 +231,41 @@ class CanalJsonCodec(Codec):
         if op is not Op.TRUNCATE:
             row = event.before if op is Op.DELETE else event.after
             assert row is not None  # an event this format carries (written()): its shape has these images
-            data = [_texts(row)]
+            texts = _texts_typed(row, types)
+            data = [texts]
             if op is Op.UPDATE:
                 assert event.before is not None  # an event this format carries (written()): its shape has these images
-                old = [_texts(_changed(row, event.before))]
-                types = _column_types_of(row, event.before)
-            else:
-                types = _column_types_of(row, ())
+                old = [_texts(_changed(texts, event.before))]
+                _add_types(event.before, types)
             key_names = [cell.name for cell in event.key] or None
         table = event.table
         source = event.source
-        document: dict[str, Any] = {"data": data, "database": table.schema if table else None,
-                                    "es": _milliseconds(source.commit_time_us)}
-        position = dict(source.position)
-        for name in ("gtid", "id"):  # Canal's field order
-            if name in position:
-                document[name] = position[name]
-        document.update({"isDdl": op is Op.TRUNCATE, "mysqlType": types or None, "old": old, "pkNames": key_names,
-                         "sql": "", "sqlType": None, "table": table.name if table else None,
-                         "ts": _milliseconds(source.capture_time_us), "type": _TYPE_OF_OP[op]})
-        for index, (name, value) in enumerate(event.attributes):
-            if name == SQL_ATTRIBUTE:
-                document["sql"] = value
-            elif name == SQL_TYPE_ATTRIBUTE:
-                document["sqlType"] = raw(NAME, value, f"attributes[{index}]")
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _FIELDS))
+        commit_time, capture_time = source.commit_time_us, source.capture_time_us
+        document: dict[str, Any] = {
+            "data": data, "database": None if table is None else table.schema,
+            "es": None if commit_time is None else time_units.in_unit(commit_time, time_units.MILLISECOND)}
+        if source.position:
+            position = dict(source.position)
+            for name in ("gtid", "id"):  # Canal's field order
+                if name in position:
+                    document[name] = position[name]
+        document["isDdl"] = op is Op.TRUNCATE
+        document["mysqlType"] = types or None
+        document["old"] = old
+        document["pkNames"] = key_names
+        document["sql"] = ""
+        document["sqlType"] = None
+        document["table"] = None if table is None else table.name
+        document["ts"] = None if capture_time is None else time_units.in_unit(capture_time, time_units.MILLISECOND)
+        document["type"] = _TYPE_OF_OP[op]
+        attributes = event.attributes
+        if attributes:  # most events have none
+            for index, (name, value) in enumerate(attributes):
+                if name == SQL_ATTRIBUTE:
+                    document["sql"] = value
+                elif name == SQL_TYPE_ATTRIBUTE:
+                    document["sqlType"] = raw(NAME, value, f"attributes[{index}]")
+            document.update(kept_fields.write(NAME, attributes, FIELD_ATTRIBUTE, _FIELDS))
         return encode(document)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
@@ -267,25 +277,27 @@ class CanalJsonCodec(Codec):
         gtid, in that order, and times to the millisecond."""
         op, before, after = event.op, event.before, event.after
         if op is Op.UPDATE:
-            if before is None or after is None or not same_columns(before, after) \
-                    or not plain_cells(before, _TEXT_TYPES):
+            if before is None or after is None or not plain_update(before, after, _TEXT_TYPES):
                 return False
             row = after
         elif op is Op.DELETE:
-            if before is None or after is not None:
+            if before is None or after is not None or not plain_cells(before, _TEXT_TYPES):
                 return False
             row = before
         elif op is Op.INSERT or op is Op.READ and "op.READ" in self.carries:
-            if after is None or before is not None:
+            if after is None or before is not None or not plain_cells(after, _TEXT_TYPES):
                 return False
             row = after
         else:
             return False
         table, source = event.table, event.source
+        commit_time, capture_time = source.commit_time_us, source.capture_time_us
         if event.attributes or event.key_only or table is not None and table.catalog is not None \
-                or source.system is not None or not _whole_milliseconds(source) or not _is_canal_position(source):
+                or source.system is not None or source.position and not _is_canal_position(source.position) \
+                or commit_time is not None and commit_time % time_units.MILLISECOND \
+                or capture_time is not None and capture_time % time_units.MILLISECOND:
             return False
-        return plain_cells(row, _TEXT_TYPES) and key_of_row(event.key, row)
+        return key_of_row(event.key, row)
 
     def carried_cell(self, cell: Cell) -> Cell:
         """A row holds text: each value is written as its text and read back typed by the column's ``mysqlType``
@@ -449,7 +461,20 @@ def _key(names: tuple[str, ...], row: Image) -> Image:
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
 def _texts(cells: Image) -> dict[str, str | None]:
-    return {cell.name: _text(cell.value) for cell in cells}
+    """A row as Canal writes it: each column's text (text itself, most of a row, found without a call)."""
+    return {cell.name: value if (value := cell.value) is None or type(value) is str else _text(value)
+            for cell in cells}
+
+
+def _texts_typed(cells: Image, types: dict[str, str]) -> dict[str, str | None]:
+    """``_texts``, walking the row once to add the type of each typed column to ``types`` (as ``_add_types``)."""
+    texts: dict[str, str | None] = {}
+    for cell in cells:
+        value = cell.value
+        texts[cell.name] = value if value is None or type(value) is str else _text(value)
+        if cell.type is not None:
+            types.setdefault(cell.name, cell.type)
+    return texts
 
 
 def _text(value: Value) -> str | None:
@@ -473,10 +498,9 @@ def _spelled(value: Value) -> str:
     return typed_text.render(value)
 
 
-def _changed(after: Image, before: Image) -> Image:
-    """The before cells that an update's ``old`` entry holds: those whose text differs from the after image's, and
-    those the after image lacks."""
-    after_texts = {cell.name: _text(cell.value) for cell in after}
+def _changed(after_texts: dict[str, str | None], before: Image) -> Image:
+    """The before cells that an update's ``old`` entry holds: those whose text differs from the after image's (its
+    ``_texts``), and those the after image lacks."""
     return tuple(cell for cell in before
                  if cell.name not in after_texts or _text(cell.value) != after_texts[cell.name])
 
@@ -484,32 +508,28 @@ def _changed(after: Image, before: Image) -> Image:
 def _column_types_of(row: Image, old: Image) -> dict[str, str]:
     """``mysqlType``: the type of each typed column, the row's first."""
     types: dict[str, str] = {}
-    for cell in (*row, *old):
-        if cell.type is not None:
-            types.setdefault(cell.name, cell.type)
+    _add_types(row, types)
+    _add_types(old, types)
     return types
 
 
-def _whole_milliseconds(source: Source) -> bool:
-    commit_time, capture_time = source.commit_time_us, source.capture_time_us
-    return (commit_time is None or commit_time % time_units.MILLISECOND == 0) \
-        and (capture_time is None or capture_time % time_units.MILLISECOND == 0)
+def _add_types(cells: Image, types: dict[str, str]) -> None:
+    """The type of each typed column of ``cells`` that ``types`` lacks, added to it."""
+    for cell in cells:
+        if cell.type is not None:
+            types.setdefault(cell.name, cell.type)
 
 
-def _is_canal_position(source: Source) -> bool:
+def _is_canal_position(position: Entries) -> bool:
     """Whether a position is Canal's as decoding gives it: an id, a gtid or both, in that order, each text or a
     number."""
     last = -1
-    for name, value in source.position:
+    for name, value in position:
         index = 0 if name == "id" else 1 if name == "gtid" else -1
         if index <= last or type(value) not in _POSITION_VALUE_TYPES:
             return False
         last = index
     return True
-
-
-def _milliseconds(microseconds: int | None) -> int | None:
-    return None if microseconds is None else time_units.in_unit(microseconds, time_units.MILLISECOND)
 
 
 # -- what decoding gives back -----------------------------------------------------------------------------------------
@@ -529,7 +549,8 @@ def _update_as_decoded(after: Image, before: Image) -> tuple[Image, Image]:
     """The after and before images that decoding an encoded update gives: ``old`` holds the changed columns, and
     ``mysqlType`` types each column once, for both."""
     types = _column_types_of(after, before)
-    return _retyped(after, types), _before(_retyped(after, types), _retyped(_changed(after, before), types))
+    retyped_after = _retyped(after, types)
+    return retyped_after, _before(retyped_after, _retyped(_changed(_texts(after), before), types))
 
 
 def _position_as_decoded(position: Entries) -> Entries:

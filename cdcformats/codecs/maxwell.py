@@ -109,7 +109,7 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
-from ._kit.plain_rows import columns_in_row, plain_cells, same_columns
+from ._kit.plain_rows import columns_in_row, plain_cells, plain_update
 
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."
@@ -208,25 +208,30 @@ class MaxwellJsonCodec(Codec):
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         document: dict[str, Any] = {}
-        if event.table is not None:
-            if event.table.schema is not None:
-                document["database"] = event.table.schema
-            document["table"] = event.table.name
+        table, source, key = event.table, event.source, event.key
+        if table is not None:
+            if table.schema is not None:
+                document["database"] = table.schema
+            document["table"] = table.name
         document["type"] = _TYPE_OF_OP[event.op]
-        if event.source.commit_time_us is not None:
-            document["ts"] = time_units.in_unit(event.source.commit_time_us, time_units.SECOND)
-        document.update(event.source.position)
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, self._reserved(event)))
-        if event.key:
-            document["primary_key"] = [_cell_json(cell) for cell in event.key]
-        document["primary_key_columns"] = [cell.name for cell in event.key]
+        if source.commit_time_us is not None:
+            document["ts"] = time_units.in_unit(source.commit_time_us, time_units.SECOND)
+        if source.position:
+            document.update(source.position)
+        if event.attributes:  # most events have none
+            document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, self._reserved(event)))
+        if key:
+            document["primary_key"] = [_cell_json(cell) for cell in key]
+        document["primary_key_columns"] = [cell.name for cell in key]
         row = event.before if event.op is Op.DELETE else event.after
         assert row is not None  # an event this format carries (written()): its shape has these images
         document["data"] = _fields(row)
         if event.op is Op.UPDATE:
             assert event.before is not None and event.after is not None  # an UPDATE's shape has both images
             after_by_name = {cell.name: cell for cell in event.after}
-            changed = tuple(cell for cell in event.before if after_by_name.get(cell.name) != cell)
+            # A column the update left as it was is most often the same cell in both images: told by identity.
+            changed = tuple(cell for cell in event.before
+                            if (after := after_by_name.get(cell.name)) is not cell and after != cell)
             if changed:
                 document["old"] = _fields(changed)
         return encode(document)
@@ -246,16 +251,15 @@ class MaxwellJsonCodec(Codec):
         Maxwell's position fields, in its order, and a commit time in whole seconds."""
         op, before, after = event.op, event.before, event.after
         if op is Op.UPDATE:
-            if before is None or after is None or not same_columns(before, after) \
-                    or not plain_cells(before, _JSON_SCALAR_TYPES):
+            if before is None or after is None or not plain_update(before, after, _JSON_SCALAR_TYPES):
                 return False
             row = after
         elif op is Op.DELETE:
-            if before is None or after is not None:
+            if before is None or after is not None or not plain_cells(before, _JSON_SCALAR_TYPES):
                 return False
             row = before
         elif op is Op.INSERT or op is Op.READ:
-            if after is None or before is not None:
+            if after is None or before is not None or not plain_cells(after, _JSON_SCALAR_TYPES):
                 return False
             row = after
         else:
@@ -266,8 +270,6 @@ class MaxwellJsonCodec(Codec):
                 or source.system is not None or source.capture_time_us is not None \
                 or commit_time is not None and commit_time % time_units.SECOND \
                 or not _is_maxwell_position(source.position):
-            return False
-        if not plain_cells(row, _JSON_SCALAR_TYPES):
             return False
         if key:
             return plain_cells(key, _JSON_SCALAR_TYPES) and columns_in_row(key, row)
@@ -428,7 +430,9 @@ def _cell_json(cell: Cell) -> Any:
 
 
 def _fields(cells: Image) -> dict[str, Any]:
-    return {cell.name: _cell_json(cell) for cell in cells}
+    """A row as Maxwell writes it: an untyped JSON scalar (most of a row) as it is, found without a call."""
+    return {cell.name: value if cell.type is None and type(value := cell.value) in _JSON_SCALAR_TYPES
+            else _cell_json(cell) for cell in cells}
 
 
 def _is_maxwell_position(position: Entries) -> bool:

@@ -13,26 +13,38 @@ PUT = CellKind.PUT
 def plain_cells(image: Image, value_types: frozenset[type]) -> bool:
     """Whether every cell of ``image`` puts a value of ``value_types`` with no type and no version, each column
     once."""
+    names = set()
     for cell in image:
         if cell.kind is not PUT or cell.type is not None or cell.version is not None \
                 or type(cell.value) not in value_types:
             return False
-    return names_once(image)
+        names.add(cell.name)
+    return len(names) == len(image)
 
 
 def names_once(image: Image) -> bool:
     """Whether no column of ``image`` comes twice."""
-    return len(image) < 2 or len({cell.name for cell in image}) == len(image)
+    names = set()
+    for cell in image:
+        names.add(cell.name)
+    return len(names) == len(image)
 
 
-def same_columns(before: Image, after: Image) -> bool:
-    """Whether an update's two images hold the same columns in the same order (as an update of one row does)."""
+def plain_update(before: Image, after: Image, value_types: frozenset[type]) -> bool:
+    """Whether an update's two images are ``plain_cells`` of the same columns in the same order (as an update of
+    one row is): walked together, once."""
     if len(before) != len(after):
         return False
-    for before_cell, after_cell in zip(before, after):
-        if before_cell.name != after_cell.name:
+    names = set()
+    for before_cell, cell in zip(before, after):
+        name = cell.name
+        if before_cell.name != name or cell.kind is not PUT or before_cell.kind is not PUT \
+                or cell.type is not None or before_cell.type is not None \
+                or cell.version is not None or before_cell.version is not None \
+                or type(cell.value) not in value_types or type(before_cell.value) not in value_types:
             return False
-    return True
+        names.add(name)
+    return len(names) == len(after)
 
 
 def key_of_row(key: Image, row: Image) -> bool:
@@ -46,7 +58,7 @@ def key_of_row(key: Image, row: Image) -> bool:
                 break
         else:
             return False
-    return names_once(key)
+    return len(key) < 2 or names_once(key)
 
 
 def columns_in_row(key: Image, row: Image) -> bool:
