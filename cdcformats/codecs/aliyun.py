@@ -122,6 +122,9 @@ from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_typ
 from ._kit.keys import key_cells_outside
 from ._kit.plain_rows import key_of_row, plain_cells, plain_update
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
+    Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
 SCHEMA_ATTRIBUTE = "aliyun.schema."
@@ -171,8 +174,8 @@ class AliyunJsonCodec(Codec):
         "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.bytes",
         "value.off_type", "source.system", "source.position", "source.commit_time", "source.capture_time",
     })
-    shapes = (Shape(Op.INSERT, after=PRESENT), Shape(Op.DELETE, before=PRESENT),
-              Shape(Op.UPDATE, before=OPTIONAL, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=ABSENT))
+    shapes = (Shape(_OP_INSERT, after=PRESENT), Shape(_OP_DELETE, before=PRESENT),
+              Shape(_OP_UPDATE, before=OPTIONAL, after=PRESENT), Shape(_OP_UPDATE, before=PRESENT, after=ABSENT))
     own_attributes = frozenset({PRIMARY_KEY_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE, SOURCE_ATTRIBUTE,
                                 PAYLOAD_ATTRIBUTE})
     options = (SPLIT_UPDATES, SKIP_DDL, MAX_MESSAGE_BYTES)
@@ -195,7 +198,7 @@ class AliyunJsonCodec(Codec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
-        if event.op is Op.UPDATE:
+        if event.op is _OP_UPDATE:
             if event.after is None:
                 codes = [UPDATE_BEFORE]
             elif event.before is not None and self.config["split_updates"] and _has_key(event.before, event.key):
@@ -219,7 +222,7 @@ class AliyunJsonCodec(Codec):
         a position of sequenceId and timestamp fields other than the times, each once, and times to the
         millisecond."""
         op, before, after = event.op, event.before, event.after
-        if op is Op.UPDATE:
+        if op is _OP_UPDATE:
             if after is None:
                 if before is None or not plain_cells(before, _JSON_SCALAR_TYPES):
                     return False
@@ -232,11 +235,11 @@ class AliyunJsonCodec(Codec):
                 if not plain_update(before, after, _JSON_SCALAR_TYPES):
                     return False
                 row = after
-        elif op is Op.INSERT:
+        elif op is _OP_INSERT:
             if after is None or before is not None or not plain_cells(after, _JSON_SCALAR_TYPES):
                 return False
             row = after
-        elif op is Op.DELETE:
+        elif op is _OP_DELETE:
             if before is None or after is not None or not plain_cells(before, _JSON_SCALAR_TYPES):
                 return False
             row = before
@@ -257,12 +260,12 @@ class AliyunJsonCodec(Codec):
         row its op is read from writes its key cells as that row (none: an empty row), and drops the image its op
         does not read. An UPDATE with neither image and a TRUNCATE have no form."""
         op = event.op
-        if op is Op.TRUNCATE:
+        if op is _OP_TRUNCATE:
             raise Refusal(Loss("op.TRUNCATE", "op", REFUSED, "aliyun-json has no op for a TRUNCATE"))
-        if op is Op.UPDATE:  # admitted with either image: this one has neither
+        if op is _OP_UPDATE:  # admitted with either image: this one has neither
             raise Refusal(Loss("op.UPDATE", "after", REFUSED, "an UPDATE is written with its old row, its new row or "
                                                               "both, and this one has neither"))
-        return with_one_row(event, Op.INSERT if op in (Op.UPSERT, Op.READ) else op)
+        return with_one_row(event, _OP_INSERT if op in (_OP_UPSERT, _OP_READ) else op)
 
     def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """The key is read out of the row by schema.primaryKey, so the key cells the row lacks go into it; one
@@ -270,7 +273,7 @@ class AliyunJsonCodec(Codec):
         bytes in a BYTES column); the position is sequenceId first, then timestamp fields other than the times, once
         each, as JSON scalars; -1 ms means an unknown time; the attributes as decoding gives them."""
         written = super().normal_form(event)
-        row_name = "before" if written.op is Op.DELETE or written.after is None else "after"
+        row_name = "before" if written.op is _OP_DELETE or written.after is None else "after"
         images = {"before": written.before, "after": written.after}
         row = images[row_name]
         assert row is not None  # the image its op is read from: reshaped() gives every change one
@@ -511,7 +514,7 @@ def _schema(event: ChangeEvent) -> dict[str, Any]:
     key_names = [cell.name for cell in event.key]
     if not event.attributes:  # most events: nothing kept to write
         return {"dataColumn": columns, "primaryKey": key_names, "source": _source_fields(event)}
-    row = event.before if event.op is Op.DELETE or event.after is None else event.after
+    row = event.before if event.op is _OP_DELETE or event.after is None else event.after
     primary_key = _primary_key_kept(event.attribute(PRIMARY_KEY_ATTRIBUTE), key_names,
                                     {cell.name for cell in row or ()})
     return {"dataColumn": columns, "primaryKey": key_names if primary_key is None else primary_key,

@@ -88,6 +88,9 @@ from ._kit.json_message import (
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 from ._kit.plain_rows import plain_cells
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_READ, _OP_TRUNCATE = Op.INSERT, Op.UPDATE, Op.DELETE, Op.READ, Op.TRUNCATE
+_PUT = CellKind.PUT
 NAME = "arcion"
 NAMESPACE_HASH = "arcion.namespace_hash"
 TABLE_HASH = "arcion.table_hash"
@@ -163,10 +166,10 @@ class ArcionCodec(KeyedByColumns):
         "value.nested", "source.position", "source.commit_time",
     })
     shapes: tuple[Shape, ...] = (
-        Shape(Op.INSERT, before=OPTIONAL, after=OPTIONAL),
-        Shape(Op.UPDATE, before=OPTIONAL, after=OPTIONAL),
-        Shape(Op.DELETE, before=OPTIONAL, after=OPTIONAL),
-        Shape(Op.READ, after=PRESENT),
+        Shape(_OP_INSERT, before=OPTIONAL, after=OPTIONAL),
+        Shape(_OP_UPDATE, before=OPTIONAL, after=OPTIONAL),
+        Shape(_OP_DELETE, before=OPTIONAL, after=OPTIONAL),
+        Shape(_OP_READ, after=PRESENT),
     )
     own_attributes = frozenset({NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON, FIELD_ATTRIBUTE})
     # A realtime message names its table; the option table names it when the event does not.
@@ -193,7 +196,7 @@ class ArcionCodec(KeyedByColumns):
             self.requires = ()
         if self.config["mode"] != "auto":
             self.shapes = tuple(shape for shape in self.shapes
-                                if (shape.op is Op.READ) == (self.config["mode"] == "snapshot"))
+                                if (shape.op is _OP_READ) == (self.config["mode"] == "snapshot"))
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -203,7 +206,7 @@ class ArcionCodec(KeyedByColumns):
         if mode == "snapshot" or (mode == "auto" and "opType" not in document):
             table = self.config["table"]
             after = self._cells(document, table, "")
-            return ChangeEvent(Op.READ, table, self.key_columns.key_of(table, after), after=after)
+            return ChangeEvent(_OP_READ, table, self.key_columns.key_of(table, after), after=after)
         return self._decode_realtime(document)
 
     def _decode_realtime(self, document: dict[str, Any]) -> ChangeEvent:
@@ -217,7 +220,7 @@ class ArcionCodec(KeyedByColumns):
         attributes.extend(kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS))
         before = self._image(document, "before", table)
         after = self._image(document, "after", table)
-        key_image = before if op is Op.DELETE or after is None else after
+        key_image = before if op is _OP_DELETE or after is None else after
         return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
                            Source(position=position, commit_time_us=_commit_time(position)),
                            attributes=tuple(attributes))
@@ -251,7 +254,7 @@ class ArcionCodec(KeyedByColumns):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        if event.op is Op.READ:
+        if event.op is _OP_READ:
             return encode(_row(event.after or ()))
         table = event.table
         if table is None or event.op not in _TYPE_OF_OP:
@@ -290,7 +293,7 @@ class ArcionCodec(KeyedByColumns):
         name once, whose timestamp is the commit time."""
         op, table, after = event.op, event.table, event.after
         mode = self.config["mode"]
-        if op is Op.READ:
+        if op is _OP_READ:
             if mode == "realtime" or event.before is not None or after is None or table != self.config["table"] \
                     or event.source is not _NO_SOURCE and event.source != _NO_SOURCE or event.attributes:
                 return False
@@ -298,7 +301,7 @@ class ArcionCodec(KeyedByColumns):
                 for cell in after:
                     if cell.name == "opType":  # a column that would read back as a realtime message's
                         return False
-        elif op is Op.INSERT or op is Op.UPDATE or op is Op.DELETE:
+        elif op is _OP_INSERT or op is _OP_UPDATE or op is _OP_DELETE:
             if mode == "snapshot" or table is None or not _holds_hashes_alone(event.attributes) \
                     or not _is_cursor(event.source):
                 return False
@@ -309,7 +312,7 @@ class ArcionCodec(KeyedByColumns):
         for image in (event.before, after):
             if image is not None and not plain_cells(image, _JSON_SCALAR_TYPES):
                 return False
-        row = event.before if op is Op.DELETE or after is None else after
+        row = event.before if op is _OP_DELETE or after is None else after
         if not self.key_columns:
             return not event.key
         return row is not None and self.holds_key_as_read(event, row)
@@ -321,11 +324,11 @@ class ArcionCodec(KeyedByColumns):
         insert too); a snapshot row is the after image alone (of an INSERT, UPSERT or UPDATE in mode snapshot), and
         in mode realtime a READ is an I message. A TRUNCATE, and a DELETE in mode snapshot, have no form."""
         mode = self.config["mode"]
-        if event.op is Op.TRUNCATE or (mode == "snapshot" and event.op is Op.DELETE):
+        if event.op is _OP_TRUNCATE or (mode == "snapshot" and event.op is _OP_DELETE):
             return super().reshaped(event)
-        if mode == "snapshot" or (event.op is Op.READ and mode == "auto"):
-            return replace(event, op=Op.READ, before=None, after=event.after or ())
-        return replace(event, op=Op.INSERT)
+        if mode == "snapshot" or (event.op is _OP_READ and mode == "auto"):
+            return replace(event, op=_OP_READ, before=None, after=event.after or ())
+        return replace(event, op=_OP_INSERT)
 
     def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """A realtime message names its table (the option table names it when the event does not); a snapshot row
@@ -334,7 +337,7 @@ class ArcionCodec(KeyedByColumns):
         written = super().normal_form(event)
         changed: dict[str, Any] = {}
         table = written.table
-        snapshot = written.op is Op.READ
+        snapshot = written.op is _OP_READ
         if snapshot:
             table = changed["table"] = self.config["table"]
             changed["source"] = replace(written.source, position=(), commit_time_us=None)
@@ -350,7 +353,7 @@ class ArcionCodec(KeyedByColumns):
         images = {image_name: tuple(_read_back(cell, types.get(cell.name)) for cell in image)
                   for image_name in ("before", "after") if (image := getattr(written, image_name)) is not None}
         if self.key_columns:
-            image = images.get("before" if written.op is Op.DELETE or written.after is None else "after")
+            image = images.get("before" if written.op is _OP_DELETE or written.after is None else "after")
             images["key"] = self.key_columns.key_of(table, tuple(cell for cell in image or ()
                                                                  if not (snapshot and cell.name == "opType")))
         attributes = () if snapshot else _attributes_as_decoded(written)
@@ -498,7 +501,7 @@ def _read_back(cell: Cell, type_name: str | None) -> Cell:
     """The cell that decoding its JSON value gives, in a column of ``type_name`` by the option column_types (which
     it is written with); ``cell`` itself when that is the same cell."""
     if (type_name is None and cell.type is None and type(cell.value) in _JSON_SCALAR_TYPES and cell.version is None
-            and cell.kind is CellKind.PUT):
+            and cell.kind is _PUT):
         return cell  # a JSON value of its own, read back as it is
     value = _json_value(Cell(cell.name, cell.value, type_name))
     if type_name is not None and type(value) is str:

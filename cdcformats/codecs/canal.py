@@ -120,11 +120,16 @@ from ._kit.json_message import (
 from ._kit.keys import key_cells_outside
 from ._kit.plain_rows import key_of_row, plain_cells, plain_update
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
+    Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
+_PUT = CellKind.PUT
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
 SQL_TYPE_ATTRIBUTE = "canal.sqlType"
 FIELD_ATTRIBUTE = "canal.field."
-_TEXT_TYPES = frozenset({str, type(None)})  # the values a row of text holds as they read back, in an untyped column
+# The values a row of text holds as they read back, in an untyped column.
+_TEXT_TYPES: frozenset[type] = frozenset({str, type(None)})
 _POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they are
 # The fields of Canal's FlatMessage, in the order Canal's JSON writer puts them.
 _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType", "table",
@@ -135,7 +140,7 @@ MOST_DECIMAL_PLACES = 38
 
 # INIT is a row of an initial snapshot (what Flink CDC's canal-json writes for it, and Flink reads as an insert).
 _OP_OF_TYPE = {"INSERT": Op.INSERT, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "TRUNCATE": Op.TRUNCATE,
-               "INIT": Op.READ}
+               "INIT": _OP_READ}
 _TYPE_OF_OP = {op: type_name for type_name, op in _OP_OF_TYPE.items()}
 # Canal's other event types: schema changes, statements and markers, none of which changes a row.
 _NO_ROW_TYPES = frozenset({"CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX", "DINDEX", "GTID", "XACOMMIT",
@@ -159,8 +164,8 @@ class CanalJsonCodec(Codec):
         "value.float_nonfinite", "source.position", "source.commit_time", "source.capture_time",
     })
     shapes: tuple[Shape, ...] = (
-        Shape(Op.INSERT, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=PRESENT),
-        Shape(Op.DELETE, before=PRESENT), Shape(Op.TRUNCATE, before=ABSENT, after=ABSENT))
+        Shape(_OP_INSERT, after=PRESENT), Shape(_OP_UPDATE, before=PRESENT, after=PRESENT),
+        Shape(_OP_DELETE, before=PRESENT), Shape(_OP_TRUNCATE, before=ABSENT, after=ABSENT))
     own_attributes = frozenset({SQL_ATTRIBUTE, SQL_TYPE_ATTRIBUTE, FIELD_ATTRIBUTE})
     options = (SKIP_DDL, READ_TYPE, MAX_MESSAGE_BYTES)
 
@@ -168,7 +173,7 @@ class CanalJsonCodec(Codec):
         super().__init__(**options)
         if self.config["read_type"] == "INIT":  # else a READ is reshaped into an INSERT
             self.carries = self.carries | {"op.READ"}
-            self.shapes = (*self.shapes, Shape(Op.READ, after=PRESENT))
+            self.shapes = (*self.shapes, Shape(_OP_READ, after=PRESENT))
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -184,7 +189,7 @@ class CanalJsonCodec(Codec):
                                     "(option skip_ddl skips DDL messages)", field="type")
         op = _OP_OF_TYPE[type_name]
         is_ddl = document.get("isDdl")
-        if (is_ddl is not None and type(is_ddl) is not bool) or (is_ddl is True and op is not Op.TRUNCATE):
+        if (is_ddl is not None and type(is_ddl) is not bool) or (is_ddl is True and op is not _OP_TRUNCATE):
             raise DecodeError(NAME, f"isDdl {is_ddl!r} does not fit type {type_name}", field="isDdl")
         table = database_table(NAME, document.get("database"), document.get("table"))
         source = Source(position=_position(document), commit_time_us=_time(document, "es"),
@@ -192,23 +197,23 @@ class CanalJsonCodec(Codec):
         attributes = tuple(_attributes(document))
         rows = _objects(document.get("data"), "data")
         olds = _objects(document.get("old"), "old")
-        if op is Op.TRUNCATE:
+        if op is _OP_TRUNCATE:
             if rows or olds:
                 raise DecodeError(NAME, "a TRUNCATE lists no rows", field="data" if rows else "old")
             return [ChangeEvent(op, table, source=source, attributes=attributes)]
-        if op is Op.UPDATE and len(olds) != len(rows):
+        if op is _OP_UPDATE and len(olds) != len(rows):
             raise DecodeError(NAME, f"an UPDATE needs one old entry per row: {len(rows)} rows, {len(olds)} entries",
                               field="old")
-        if op is not Op.UPDATE and olds:
+        if op is not _OP_UPDATE and olds:
             raise DecodeError(NAME, f"only an UPDATE has old values, not an {type_name}", field="old")
         types = _column_types(document.get("mysqlType"))
         key_names = _key_names(document.get("pkNames"))
         events = []
         for index, row in enumerate(rows):
             cells = _cells(row, types, f"data[{index}]")
-            before: Image | None = cells if op is Op.DELETE else None
-            after: Image | None = None if op is Op.DELETE else cells
-            if op is Op.UPDATE:
+            before: Image | None = cells if op is _OP_DELETE else None
+            after: Image | None = None if op is _OP_DELETE else cells
+            if op is _OP_UPDATE:
                 before = _before(cells, _cells(olds[index], types, f"old[{index}]"))
             events.append(ChangeEvent(op, table, _key(key_names, cells), before, after, source,
                                       attributes=attributes))
@@ -228,12 +233,12 @@ class CanalJsonCodec(Codec):
         op = event.op
         data = old = key_names = None
         types: dict[str, str] = {}
-        if op is not Op.TRUNCATE:
-            row = event.before if op is Op.DELETE else event.after
+        if op is not _OP_TRUNCATE:
+            row = event.before if op is _OP_DELETE else event.after
             assert row is not None  # an event this format carries (written()): its shape has these images
             texts = _texts_typed(row, types)
             data = [texts]
-            if op is Op.UPDATE:
+            if op is _OP_UPDATE:
                 assert event.before is not None  # an event this format carries (written()): its shape has these images
                 old = [_texts(_changed(texts, event.before))]
                 _add_types(event.before, types)
@@ -249,7 +254,7 @@ class CanalJsonCodec(Codec):
             for name in ("gtid", "id"):  # Canal's field order
                 if name in position:
                     document[name] = position[name]
-        document["isDdl"] = op is Op.TRUNCATE
+        document["isDdl"] = op is _OP_TRUNCATE
         document["mysqlType"] = types or None
         document["old"] = old
         document["pkNames"] = key_names
@@ -276,15 +281,15 @@ class CanalJsonCodec(Codec):
         order; key cells that are the row's; no attributes, no catalog, no system, and a position of Canal's id and
         gtid, in that order, and times to the millisecond."""
         op, before, after = event.op, event.before, event.after
-        if op is Op.UPDATE:
+        if op is _OP_UPDATE:
             if before is None or after is None or not plain_update(before, after, _TEXT_TYPES):
                 return False
             row = after
-        elif op is Op.DELETE:
+        elif op is _OP_DELETE:
             if before is None or after is not None or not plain_cells(before, _TEXT_TYPES):
                 return False
             row = before
-        elif op is Op.INSERT or op is Op.READ and "op.READ" in self.carries:
+        elif op is _OP_INSERT or op is _OP_READ and "op.READ" in self.carries:
             if after is None or before is not None or not plain_cells(after, _TEXT_TYPES):
                 return False
             row = after
@@ -304,10 +309,10 @@ class CanalJsonCodec(Codec):
         only where that gives the same text, so a value of another kind than its type implies comes back as
         text (or as the kind its text reads as); bytes as their ISO-8859-1 text; a deleted column as null; no
         versions."""
-        value = None if cell.kind is not CellKind.PUT else cell.value
+        value = None if cell.kind is not _PUT else cell.value
         read_back = _read_back(value, cell.type)
         if same_value(read_back, value):
-            if cell.kind is CellKind.PUT and cell.version is None:
+            if cell.kind is _PUT and cell.version is None:
                 return cell
             read_back = value
         return Cell(cell.name, read_back, cell.type)
@@ -318,14 +323,14 @@ class CanalJsonCodec(Codec):
         by pkNames); an UPDATE without its before image has an ``old`` entry with no columns (Flink: nothing
         changed); an UPDATE without its after image has no ``data`` row, so no form; a TRUNCATE lists no rows."""
         op = event.op
-        if op is Op.UPSERT or (op is Op.READ and "op.READ" not in self.carries):
-            op = Op.INSERT
-        if op is Op.UPDATE:
+        if op is _OP_UPSERT or (op is _OP_READ and "op.READ" not in self.carries):
+            op = _OP_INSERT
+        if op is _OP_UPDATE:
             if event.after is None:
                 raise Refusal(Loss("op.UPDATE", "after", REFUSED,
                                    "Canal writes an UPDATE's new row as its data, and this UPDATE has none"))
             return event if event.before is not None else replace(event, before=event.after)
-        if op is Op.TRUNCATE:
+        if op is _OP_TRUNCATE:
             return replace(event, before=None, after=None)
         return with_one_row(event, op)
 
@@ -336,13 +341,13 @@ class CanalJsonCodec(Codec):
         Canal's id, then its gtid, each a JSON scalar; Canal's own attributes as decoding gives them."""
         written = super().normal_form(event)
         changed: dict[str, Any] = {}
-        if written.op is Op.TRUNCATE:
+        if written.op is _OP_TRUNCATE:
             changed["key"] = ()
         else:
-            row_name = "before" if written.op is Op.DELETE else "after"
+            row_name = "before" if written.op is _OP_DELETE else "after"
             row = getattr(written, row_name)
             row = key_cells_outside(written.key, row) + row
-            if written.op is Op.UPDATE:
+            if written.op is _OP_UPDATE:
                 assert written.before is not None  # reshaped() gives every UPDATE a before image
                 row, changed["before"] = _update_as_decoded(row, written.before)
             changed[row_name] = row

@@ -111,6 +111,10 @@ from ._kit.json_message import (
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
 from ._kit.plain_rows import columns_in_row, plain_cells, plain_update
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
+    Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
+_PUT = CellKind.PUT
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."
 JSON_TYPE = "JSON"  # the cell type of a SET or JSON column, whose value is kept as JSON text
@@ -141,10 +145,10 @@ class MaxwellJsonCodec(Codec):
         "source.position", "source.commit_time",
     })
     shapes = (
-        Shape(Op.INSERT, after=PRESENT),
-        Shape(Op.UPDATE, before=PRESENT, after=PRESENT),
-        Shape(Op.DELETE, before=PRESENT),
-        Shape(Op.READ, after=PRESENT),
+        Shape(_OP_INSERT, after=PRESENT),
+        Shape(_OP_UPDATE, before=PRESENT, after=PRESENT),
+        Shape(_OP_DELETE, before=PRESENT),
+        Shape(_OP_READ, after=PRESENT),
     )
     own_attributes = frozenset({FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, SKIP_DDL, MAX_MESSAGE_BYTES)
@@ -169,12 +173,12 @@ class MaxwellJsonCodec(Codec):
         op = _op(document.get("type"))
         table = database_table(NAME, document.get("database"), document.get("table"))
         data = _image(document.get("data"), "data")
-        before, after = (data, None) if op is Op.DELETE else (None, data)
+        before, after = (data, None) if op is _OP_DELETE else (None, data)
         if "old" in document:
-            if op is not Op.UPDATE:
+            if op is not _OP_UPDATE:
                 raise DecodeError(NAME, f"only an update has old values, not a {document['type']}", field="old")
             before = _merged(data, _image(document["old"], "old"))
-        elif op is Op.UPDATE:
+        elif op is _OP_UPDATE:
             before = data
         key, key_fields = self._key(document, table, data)
         attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), {*_ROW_FIELDS, *key_fields})
@@ -223,10 +227,10 @@ class MaxwellJsonCodec(Codec):
         if key:
             document["primary_key"] = [_cell_json(cell) for cell in key]
         document["primary_key_columns"] = [cell.name for cell in key]
-        row = event.before if event.op is Op.DELETE else event.after
+        row = event.before if event.op is _OP_DELETE else event.after
         assert row is not None  # an event this format carries (written()): its shape has these images
         document["data"] = _fields(row)
-        if event.op is Op.UPDATE:
+        if event.op is _OP_UPDATE:
             assert event.before is not None and event.after is not None  # an UPDATE's shape has both images
             after_by_name = {cell.name: cell for cell in event.after}
             # A column the update left as it was is most often the same cell in both images: told by identity.
@@ -250,15 +254,15 @@ class MaxwellJsonCodec(Codec):
         row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of
         Maxwell's position fields, in its order, and a commit time in whole seconds."""
         op, before, after = event.op, event.before, event.after
-        if op is Op.UPDATE:
+        if op is _OP_UPDATE:
             if before is None or after is None or not plain_update(before, after, _JSON_SCALAR_TYPES):
                 return False
             row = after
-        elif op is Op.DELETE:
+        elif op is _OP_DELETE:
             if before is None or after is not None or not plain_cells(before, _JSON_SCALAR_TYPES):
                 return False
             row = before
-        elif op is Op.INSERT or op is Op.READ:
+        elif op is _OP_INSERT or op is _OP_READ:
             if after is None or before is not None or not plain_cells(after, _JSON_SCALAR_TYPES):
                 return False
             row = after
@@ -279,7 +283,7 @@ class MaxwellJsonCodec(Codec):
         """As ``Codec.carried_cell``, but a cell of type JSON holding JSON text keeps its type: it is written as
         JSON."""
         written = super().carried_cell(cell)
-        if _is_json_cell(cell) and cell.kind is CellKind.PUT and written.type != cell.type:
+        if _is_json_cell(cell) and cell.kind is _PUT and written.type != cell.type:
             return replace(written, type=cell.type)
         return written
 
@@ -288,14 +292,14 @@ class MaxwellJsonCodec(Codec):
         event lacks is its key cells (none: an empty row); an update without its before image changed nothing (an
         update without ``old``: before equals after). An update without its after image and a TRUNCATE have no
         form."""
-        if event.op is Op.TRUNCATE:
+        if event.op is _OP_TRUNCATE:
             raise Refusal(Loss("op.TRUNCATE", "op", REFUSED, "Maxwell writes no row change for a TRUNCATE"))
-        if event.op is Op.UPDATE:
+        if event.op is _OP_UPDATE:
             if event.after is None:
                 raise Refusal(Loss("op.UPDATE", "after", REFUSED,
                                    "Maxwell writes an update's new row as its data, and this update has none"))
             return replace(event, before=event.after)
-        return with_one_row(event, Op.INSERT if event.op is Op.UPSERT else event.op)
+        return with_one_row(event, _OP_INSERT if event.op is _OP_UPSERT else event.op)
 
     def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """Maxwell's ts is in whole seconds, and its position fields come once each, in its order; the key columns
@@ -313,7 +317,7 @@ class MaxwellJsonCodec(Codec):
             source = replace(source, position=position)
         if source is not written.source:
             changed["source"] = source
-        row_name = "before" if written.op is Op.DELETE else "after"
+        row_name = "before" if written.op is _OP_DELETE else "after"
         row = getattr(written, row_name)
         if written.key:
             missing = key_cells_outside(written.key, row)
@@ -321,7 +325,7 @@ class MaxwellJsonCodec(Codec):
                 row = changed[row_name] = missing + row
         elif self.key_columns.key_of(written.table, row):
             changed["key"] = self.key_columns.key_of(written.table, row)
-        if written.op is Op.UPDATE:
+        if written.op is _OP_UPDATE:
             assert written.before is not None  # reshaped() gives every update a before image
             after_by_name = {cell.name: cell for cell in row}
             changed["before"] = _merged(row, tuple(cell for cell in written.before

@@ -72,13 +72,15 @@ from ..losses import REFUSED, Loss, Refusal
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_TRUNCATE = Op.UPDATE, Op.DELETE, Op.UPSERT, Op.TRUNCATE
+_PUT, _DELETE_VERSION, _DELETE_ALL_VERSIONS = CellKind.PUT, CellKind.DELETE_VERSION, CellKind.DELETE_ALL_VERSIONS
 NAME = "ots"
 MULTI_VERSION = "multi_version"
 SINGLE_VERSION = "single_version_and_update_only"
 POSITION_LAYOUT = (("epoch", int), ("row_index", int), ("shard_id", str))
 
 _KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
-_OP_OF_KIND = {kind: op for op, kind in _KIND_OF_OP.items()}
 _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
@@ -121,9 +123,9 @@ class OtsCodec(Codec):
         "value.bytes", "value.off_type", "source.position", "source.commit_time", "source.time.sub_ms",
     })
     shapes: tuple[Shape, ...] = (
-        Shape(Op.UPSERT, after=NONEMPTY),
-        Shape(Op.UPDATE, after=NONEMPTY, kinds=frozenset(CellKind)),
-        Shape(Op.DELETE, after=ABSENT),
+        Shape(_OP_UPSERT, after=NONEMPTY),
+        Shape(_OP_UPDATE, after=NONEMPTY, kinds=frozenset(CellKind)),
+        Shape(_OP_DELETE, after=ABSENT),
     )
     # Its source position is sequence info, of this fixed layout with a commit time (property tests draw it so).
     position_layout = POSITION_LAYOUT
@@ -156,7 +158,7 @@ class OtsCodec(Codec):
             self.carries = frozenset({"op.UPSERT", "key", "after", "image.columns", "value.bool", "value.int",
                                       "value.float", "value.float_nonfinite", "value.str", "value.bytes",
                                       "value.off_type"})
-            self.shapes = (Shape(Op.UPSERT, after=NONEMPTY),)
+            self.shapes = (Shape(_OP_UPSERT, after=NONEMPTY),)
             self.requires = ()
         elif self.primary_key is None:
             raise _configuration("the option primary_key is required: its length says where the key ends in a row")
@@ -234,11 +236,11 @@ class OtsCodec(Codec):
         cells = tuple(Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
                       for row in (rows[1:] if starts_with_delete else rows))
         if starts_with_delete and not cells:
-            op, after = Op.DELETE, None
+            op, after = _OP_DELETE, None
         elif starts_with_delete:
-            op, after = Op.UPSERT, cells
+            op, after = _OP_UPSERT, cells
         else:
-            op, after = Op.UPDATE, cells
+            op, after = _OP_UPDATE, cells
         source = Source()
         if len(first) == width + 5:
             epoch, timestamp, row_index, shard_id, _ = _parse_sequence_info(first[width + 4])
@@ -263,7 +265,7 @@ class OtsCodec(Codec):
                           if column not in key_names and value is not None)
         except (TypeError, ValueError) as error:
             raise DecodeError(NAME, str(error)) from None
-        return ChangeEvent(Op.UPSERT, self.table, key, after=after)
+        return ChangeEvent(_OP_UPSERT, self.table, key, after=after)
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
@@ -272,10 +274,12 @@ class OtsCodec(Codec):
         if self.single_version:
             return [tuple(_single_version_values(event, self.config["columns"]))]
         key = tuple(cell.value for cell in event.key)
-        cells = event.after or ()
-        rows = [] if event.op is Op.UPDATE else [(*key, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
-        rows.extend(_cell_row(key, cell) for cell in cells)
-        sequence = _sequence_prefix(event.source)
+        rows = [] if event.op is _OP_UPDATE else [(*key, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
+        for cell in event.after or ():
+            kind = cell.kind  # told by identity: looking an enum member up hashes it in Python
+            op_type = "U" if kind is _PUT else "DO" if kind is _DELETE_VERSION else "DA"
+            rows.append((*key, cell.name, cell.version, cell.value, op_type))
+        sequence = _sequence_prefix(event.source) if event.source.position else None
         if sequence is not None:
             rows = [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
         return rows
@@ -288,13 +292,13 @@ class OtsCodec(Codec):
         key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,
         a DO or DA row's without a value, a DA row's without a version; no attributes, and a source of whole sequence
         info or none."""
-        if self.single_version:
+        if self.single_version or not self._distinct_key:
             return False
         op, after = event.op, event.after
-        if op is Op.DELETE:
+        if op is _OP_DELETE:
             if after is not None:
                 return False
-        elif op is Op.UPSERT or op is Op.UPDATE:
+        elif op is _OP_UPSERT or op is _OP_UPDATE:
             if not after:
                 return False
         else:
@@ -302,25 +306,25 @@ class OtsCodec(Codec):
         if event.before is not None or event.attributes or event.key_only or event.table != self.table \
                 or not _is_sequence_info(event.source):
             return False
-        primary_key = self._primary_key
+        primary_key = self.primary_key or ()  # a mode with one row per cell change requires it (__init__)
         key = event.key
-        if len(key) != len(primary_key) or not self._distinct_key:
+        if len(key) != len(primary_key):
             return False
         for name, cell in zip(primary_key, key):
             if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
-                    or cell.version is not None or cell.kind is not CellKind.PUT:
+                    or cell.version is not None or cell.kind is not _PUT:
                 return False
         for cell in after or ():
             kind, value = cell.kind, cell.value
             if cell.type is not None or cell.name in primary_key:
                 return False
-            if kind is CellKind.PUT:
+            if kind is _PUT:
                 if cell.version is None or type(value) not in _CELL_VALUE_TYPES:
                     return False
-            elif kind is CellKind.DELETE_VERSION:
-                if op is Op.UPSERT or value is not None or cell.version is None:
+            elif kind is _DELETE_VERSION:
+                if op is _OP_UPSERT or value is not None or cell.version is None:
                     return False
-            elif kind is not CellKind.DELETE_ALL_VERSIONS or op is Op.UPSERT or value is not None \
+            elif kind is not _DELETE_ALL_VERSIONS or op is _OP_UPSERT or value is not None \
                     or cell.version is not None:
                 return False
         return True
@@ -331,7 +335,7 @@ class OtsCodec(Codec):
         its text. ``Refusal`` where a primary key column has no value."""
         by_name: dict[str, Any] = {}
         for cell in (*event.key, *(event.after or event.before or ())):
-            if cell.kind is CellKind.PUT:
+            if cell.kind is _PUT:
                 by_name.setdefault(cell.name, cell.value)
         key_names = self.primary_key or ()
         missing = [name for name in key_names if by_name.get(name) is None]
@@ -355,9 +359,9 @@ class OtsCodec(Codec):
         """A U or DO row has a version and a DA row none (a missing version is the commit time's, see
         normal_form); a deletion row has no value."""
         written = super().carried_cell(cell)
-        if self.single_version or cell.kind is CellKind.PUT:
+        if self.single_version or cell.kind is _PUT:
             return written
-        if cell.kind is CellKind.DELETE_ALL_VERSIONS and written.version is not None:
+        if cell.kind is _DELETE_ALL_VERSIONS and written.version is not None:
             written = replace(written, version=None)
         return written if written.value is None else replace(written, value=None)
 
@@ -366,14 +370,14 @@ class OtsCodec(Codec):
         write); an UPDATE's after image is an UpdateRow; a DELETE is a DeleteRow. A record without a column besides
         the key has no form (a PutRow of none exports as a DeleteRow, an UpdateRow of none as nothing); nor a
         TRUNCATE. In mode single_version_and_update_only every change but a delete is a row of its values."""
-        if event.op is Op.TRUNCATE or (self.single_version and event.op is Op.DELETE):
+        if event.op is _OP_TRUNCATE or (self.single_version and event.op is _OP_DELETE):
             return super().reshaped(event)
-        if event.op is Op.DELETE:
+        if event.op is _OP_DELETE:
             return replace(event, after=None)
-        op = Op.UPSERT if event.op is not Op.UPDATE or self.single_version else event.op
+        op = _OP_UPSERT if event.op is not _OP_UPDATE or self.single_version else event.op
         after = event.after or ()
-        if event.op is not Op.UPDATE:
-            after = tuple(cell for cell in after if cell.kind is CellKind.PUT)
+        if event.op is not _OP_UPDATE:
+            after = tuple(cell for cell in after if cell.kind is _PUT)
         if not after and not self.single_version:
             raise Refusal(Loss("requires after", "after", REFUSED, f"a Tablestore record of this {event.op.value} "
                                                                    "would hold no column besides the key"))
@@ -392,10 +396,10 @@ class OtsCodec(Codec):
                                                                      values)
             return replace(written, **changed)
         source = written.source
-        if any(cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS for cell in written.after or ()):
+        if any(cell.version is None and cell.kind is not _DELETE_ALL_VERSIONS for cell in written.after or ()):
             version = self._version_of(source)  # found once, so that every cell of the record has the same
             changed["after"] = tuple(
-                replace(cell, version=version) if cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS
+                replace(cell, version=version) if cell.version is None and cell.kind is not _DELETE_ALL_VERSIONS
                 else cell for cell in written.after or ())
         if _sequence_prefix(source) is None:
             changed["source"] = replace(source, position=(), commit_time_us=None)
@@ -440,7 +444,7 @@ class OtsJsonCodec(OtsCodec):
         return tuple(row)
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
-        return [encode([_to_json(value) for value in row]) for row in super().encode_exact(event)]
+        return [encode(_json_row(row)) for row in super().encode_exact(event)]
 
 
 def _from_json(value: Any, index: int) -> Any:
@@ -457,6 +461,15 @@ def _from_json(value: Any, index: int) -> Any:
     if type(value) is list:
         raise DecodeError("ots-json", "expected a scalar, got an array", field=f"[{index}]")
     return value
+
+
+def _json_row(row: tuple) -> Any:
+    """A row as its JSON array: the row itself, unless it holds bytes or a float (NaN or an infinity), which JSON
+    writes in its own form."""
+    for value in row:
+        if type(value) is bytes or type(value) is float:
+            return [_to_json(value) for value in row]
+    return row
 
 
 def _to_json(value: Any) -> Any:
@@ -597,17 +610,11 @@ def _sequence_prefix(source: Source) -> str | None:
     return f"{epoch:010d}_{source.commit_time_us:020d}_{row_index:010d}_{shard_id}"
 
 
-def _cell_row(key: tuple, cell: Cell) -> tuple:
-    """The row of one cell (of an event as written: U and DO rows with a version, DA rows without)."""
-    op_type = _OP_OF_KIND[cell.kind]
-    return (*key, cell.name, cell.version, cell.value, op_type)
-
-
 def _single_version_values(event: ChangeEvent, columns: tuple[str, ...]) -> list[Any]:
     """The row of mode single_version_and_update_only: each option column's first value put, else null."""
     first_put: dict[str, Any] = {}
     for cell in (*event.key, *(event.after or ())):
-        if cell.kind is CellKind.PUT:
+        if cell.kind is _PUT:
             first_put.setdefault(cell.name, cell.value)
     return [first_put.get(column) for column in columns]
 
