@@ -83,8 +83,10 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, with_one_row
@@ -102,6 +104,7 @@ from ..model import (
     Image,
     Op,
     Source,
+    Table,
     Value,
     same_value,
 )
@@ -179,24 +182,56 @@ class CanalJsonCodec(Codec):
 
     def decode_messages(self, message: bytes) -> list[ChangeEvent]:
         """The events of one message: one per row, none for a skipped message; a bad message gives none."""
-        document = load_object(NAME, message, self.config["max_message_bytes"])
-        type_name = document.get("type")
+        max_bytes = self.config["max_message_bytes"]
+        if type(message) is bytes and len(message) <= max_bytes:
+            try:
+                flat = _read_flat_message(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                pass  # not in the layout Canal writes: the reader of any JSON keeps what it has, or names what is wrong
+            else:
+                op = self._op(flat.type)
+                if op is None:
+                    return []
+                _check_is_ddl(flat.isDdl, op, flat.type)
+                position = () if flat.id is UNSET else (("id", flat.id),)
+                if flat.gtid is not UNSET:
+                    position = (*position, ("gtid", flat.gtid))
+                kept: list[tuple[str, Value]] = [(SQL_ATTRIBUTE, flat.sql)] if flat.sql else []
+                if flat.sqlType is not None:
+                    kept.append((SQL_TYPE_ATTRIBUTE, encode(flat.sqlType).decode()))
+                return self._row_events(op, flat.type, database_table(NAME, flat.database, flat.table),
+                                        Source(position=position, commit_time_us=_time(flat.es, "es"),
+                                               capture_time_us=_time(flat.ts, "ts")),
+                                        tuple(kept), flat.data or [], flat.old or [], flat.mysqlType,
+                                        flat.pkNames)
+        document = load_object(NAME, message, max_bytes)
+        type_name: Any = document.get("type")
+        op = self._op(type_name)
+        if op is None:
+            return []
+        _check_is_ddl(document.get("isDdl"), op, type_name)
+        table = database_table(NAME, document.get("database"), document.get("table"))
+        source = Source(position=_position(document), commit_time_us=_time(document.get("es"), "es"),
+                        capture_time_us=_time(document.get("ts"), "ts"))
+        attributes = tuple(_attributes(document))
+        return self._row_events(op, type_name, table, source, attributes, _objects(document.get("data"), "data"),
+                                _objects(document.get("old"), "old"), document.get("mysqlType"),
+                                document.get("pkNames"))
+
+    def _op(self, type_name: Any) -> Op | None:
+        """The op of a message's type; None for a message that the option skip_ddl skips."""
         if type(type_name) is not str or type_name not in _OP_OF_TYPE:
             if type(type_name) is str and type_name in _NO_ROW_TYPES and self.config["skip_ddl"]:
-                return []
+                return None
             found = repr(type_name) if type(type_name) is str else json_type(type_name)
             raise DecodeError(NAME, f"type {found} is not a row change; expected one of {', '.join(_OP_OF_TYPE)} "
                                     "(option skip_ddl skips DDL messages)", field="type")
-        op = _OP_OF_TYPE[type_name]
-        is_ddl = document.get("isDdl")
-        if (is_ddl is not None and type(is_ddl) is not bool) or (is_ddl is True and op is not _OP_TRUNCATE):
-            raise DecodeError(NAME, f"isDdl {is_ddl!r} does not fit type {type_name}", field="isDdl")
-        table = database_table(NAME, document.get("database"), document.get("table"))
-        source = Source(position=_position(document), commit_time_us=_time(document, "es"),
-                        capture_time_us=_time(document, "ts"))
-        attributes = tuple(_attributes(document))
-        rows = _objects(document.get("data"), "data")
-        olds = _objects(document.get("old"), "old")
+        return _OP_OF_TYPE[type_name]
+
+    def _row_events(self, op: Op, type_name: str, table: Table | None, source: Source, attributes: Entries,
+                    rows: list[dict[str, Any]], olds: list[dict[str, Any]], mysql_types: Any, key_names: Any
+                    ) -> list[ChangeEvent]:
+        """The events of a message's rows (``data``, with ``old``, ``mysqlType`` and ``pkNames`` as parsed)."""
         if op is _OP_TRUNCATE:
             if rows or olds:
                 raise DecodeError(NAME, "a TRUNCATE lists no rows", field="data" if rows else "old")
@@ -206,17 +241,16 @@ class CanalJsonCodec(Codec):
                               field="old")
         if op is not _OP_UPDATE and olds:
             raise DecodeError(NAME, f"only an UPDATE has old values, not an {type_name}", field="old")
-        types = _column_types(document.get("mysqlType"))
-        key_names = _key_names(document.get("pkNames"))
+        types = _column_types(mysql_types)
+        names = _key_names(key_names)
         events = []
         for index, row in enumerate(rows):
-            cells = _cells(row, types, f"data[{index}]")
+            cells = _cells(row, types, "data", index)
             before: Image | None = cells if op is _OP_DELETE else None
             after: Image | None = None if op is _OP_DELETE else cells
             if op is _OP_UPDATE:
-                before = _before(cells, _cells(olds[index], types, f"old[{index}]"))
-            events.append(ChangeEvent(op, table, _key(key_names, cells), before, after, source,
-                                      attributes=attributes))
+                before = _before(cells, _cells(olds[index], types, "old", index))
+            events.append(ChangeEvent(op, table, _key(names, cells), before, after, source, attributes=attributes))
         return events
 
     def jvm_decoder(self) -> JvmDecoder:
@@ -358,11 +392,41 @@ class CanalJsonCodec(Codec):
         return replace(written, **changed)
 
 
+class _FlatMessage(msgspec.Struct, forbid_unknown_fields=True):
+    """A flat message of the fields Canal writes, of the types it writes them with (its row values text or null),
+    checked by msgspec as it parses (``_read_flat_message``)."""
+
+    type: str
+    data: list[dict[str, str | None]] | None = None
+    database: str | None = None
+    es: int | None = None
+    gtid: str | UnsetType = UNSET
+    id: Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | UnsetType = UNSET
+    isDdl: bool | None = None
+    mysqlType: dict[str, str | None] | None = None
+    old: list[dict[str, str | None]] | None = None
+    pkNames: list[str] | None = None
+    sql: str | None = None
+    sqlType: dict[str, int] | None = None
+    table: str | None = None
+    ts: int | None = None
+
+
+# Most messages are Canal's own, which msgspec reads into a Struct faster than into a dict, checking their types as it
+# goes. A message of any other shape (fields of its own, a number as a value) fails this reader and is read as any
+# JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_flat_message = msgspec.json.Decoder(_FlatMessage).decode
+
+
 # -- decoding helpers -------------------------------------------------------------------------------------------------
 
-def _time(document: dict[str, Any], field: str) -> int | None:
-    """Microseconds from a millisecond field."""
-    value = document.get(field)
+def _check_is_ddl(is_ddl: Any, op: Op, type_name: str) -> None:
+    if (is_ddl is not None and type(is_ddl) is not bool) or (is_ddl is True and op is not _OP_TRUNCATE):
+        raise DecodeError(NAME, f"isDdl {is_ddl!r} does not fit type {type_name}", field="isDdl")
+
+
+def _time(value: Any, field: str) -> int | None:
+    """Microseconds from a millisecond field's value."""
     if value is None:
         return None
     microseconds = time_units.to_microseconds(value, time_units.MILLISECOND)
@@ -430,15 +494,22 @@ def _column_types(mysql_types: Any) -> dict[str, str]:
 def _key_names(names: Any) -> tuple[str, ...]:
     if names is None:
         return ()
-    if type(names) is not list or not all(type(name) is str for name in names):
+    if type(names) is not list:
         raise DecodeError(NAME, f"expected an array of column names or null, got {names!r}", field="pkNames")
+    for name in names:
+        if type(name) is not str:
+            raise DecodeError(NAME, f"expected an array of column names or null, got {names!r}", field="pkNames")
     return tuple(dict.fromkeys(names))  # a key column named twice is one key column
 
 
-def _cells(row: dict[str, Any], types: dict[str, str], path: str) -> Image:
+def _cells(row: dict[str, Any], types: dict[str, str], field: str, index: int) -> Image:
+    """The cells of ``row``, ``field[index]`` of the message (a place joined only for an error)."""
     cells = []
     for name, value in row.items():
-        type_name = types.get(name)
+        type_name = types.get(name) if types else None
+        if type(value) is str and type_name is None:  # most values: text in an untyped column, as it is
+            cells.append(Cell(name, value))
+            continue
         if value is None:
             cells.append(Cell(name, None, type_name))
             continue
@@ -447,7 +518,7 @@ def _cells(row: dict[str, Any], types: dict[str, str], path: str) -> Image:
         elif type(value) in (int, float):
             value = repr(value)
         elif type(value) is not str:
-            raise DecodeError(NAME, f"expected text or null, got {json_type(value)}", field=f"{path}.{name}")
+            raise DecodeError(NAME, f"expected text or null, got {json_type(value)}", field=f"{field}[{index}].{name}")
         cells.append(Cell(name, typed_text.parse(value, type_name, _spelled), type_name))
     return tuple(cells)
 

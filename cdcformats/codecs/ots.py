@@ -63,6 +63,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import msgspec
 from msgspec.structs import replace
 
 from ..contract import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
@@ -80,6 +81,7 @@ MULTI_VERSION = "multi_version"
 SINGLE_VERSION = "single_version_and_update_only"
 POSITION_LAYOUT = (("epoch", int), ("row_index", int), ("shard_id", str))
 
+_NO_SOURCE = Source()
 _KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
 _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
 _KEY_TYPES = (str, int, bytes)
@@ -152,6 +154,8 @@ class OtsCodec(Codec):
         self.primary_key: tuple[str, ...] | None = self.config["primary_key"]
         self.table: Table | None = self.config["table"]
         self.single_version = self.config["mode"] == SINGLE_VERSION
+        # The primary key column names, in a mode with one row per cell change, which requires them (below).
+        self._primary_key: tuple[str, ...] = self.primary_key or ()
         if self.single_version:
             if self.config["columns"] is None:
                 raise _configuration(f"mode {SINGLE_VERSION} needs the option columns")
@@ -178,12 +182,6 @@ class OtsCodec(Codec):
         """The rows of a record (several messages) decode together into its event."""
         return IncrementalDecoder(self) if self.single_version else _RecordDecoder(self)
 
-    @property
-    def _primary_key(self) -> tuple[str, ...]:
-        """The primary key column names, in a mode with one row per cell change, which requires them (__init__)."""
-        assert self.primary_key is not None
-        return self.primary_key
-
     def _row(self, message: Any) -> Any:
         """The row a message holds: the message itself (ots-json parses it)."""
         return message
@@ -191,15 +189,15 @@ class OtsCodec(Codec):
     def _parse_row(self, message: Any) -> tuple[tuple, Any]:
         """A validated row, and where it stands in its record: (record id, colIdx) from the sequence info, or None
         without it."""
-        if not isinstance(message, (tuple, list)):
+        if type(message) is not tuple and not isinstance(message, (tuple, list)):
             raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
         primary_key = self._primary_key
         width = len(primary_key)
-        if len(message) not in (width + 4, width + 5):
+        if len(message) != width + 4 and len(message) != width + 5:
             raise DecodeError(NAME, f"expected {width + 4} fields ({width} key columns, columnName, timestamp, "
                                     f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
-        key = message[:width]
-        for index, value in enumerate(key):
+        for index in range(width):
+            value = message[index]
             if type(value) not in _KEY_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
                                   field=primary_key[index])
@@ -212,16 +210,16 @@ class OtsCodec(Codec):
         if len(message) == width + 5:
             *record_id, column_index = _parse_sequence_info(message[width + 4])
             place = (tuple(record_id), column_index)
-        return tuple(message), place
+        return message if type(message) is tuple else tuple(message), place
 
     def _record_unit(self, record: list[tuple[int, tuple, Any]]) -> DecodedUnit:
         width = len(self._primary_key)
         first_position, first, _ = record[0]
-        rows = [row for _, row, _ in record]
-        messages = tuple(message for _, _, message in record)
+        messages = tuple([message for _, _, message in record])
+        first_key = first[:width]
         try:
             for position, row, message in record[1:]:
-                if row[:width] != first[:width]:
+                if row[:width] != first_key:
                     raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
                                       field="sequenceInfo").at(position, message)
                 if row[width + 3] == "DR":
@@ -231,17 +229,17 @@ class OtsCodec(Codec):
                                       field="opType").at(position, message)
         except DecodeError as error:
             return DecodedUnit(first_position, messages, [], error)
-        key = tuple(Cell(name, value) for name, value in zip(self._primary_key, first[:width]))
+        key = tuple([Cell(name, value) for name, value in zip(self._primary_key, first_key)])
         starts_with_delete = first[width + 3] == "DR"
-        cells = tuple(Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
-                      for row in (rows[1:] if starts_with_delete else rows))
+        cells = tuple([Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
+                       for _, row, _ in (record[1:] if starts_with_delete else record)])
         if starts_with_delete and not cells:
             op, after = _OP_DELETE, None
         elif starts_with_delete:
             op, after = _OP_UPSERT, cells
         else:
             op, after = _OP_UPDATE, cells
-        source = Source()
+        source = _NO_SOURCE
         if len(first) == width + 5:
             epoch, timestamp, row_index, shard_id, _ = _parse_sequence_info(first[width + 4])
             source = Source(position=tuple(zip((name for name, _ in POSITION_LAYOUT), (epoch, row_index, shard_id))),
@@ -435,6 +433,11 @@ class OtsJsonCodec(OtsCodec):
         return b"\n".join(messages)
 
     def _row(self, message: Any) -> tuple:
+        if type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:  # most rows: an array of scalars, read into a tuple in C
+                return _read_scalar_row(message)
+            except msgspec.DecodeError:
+                pass  # a value in JSON's own form, or no row: the general reader tells which
         row = load(self.name, message, self.config["max_message_bytes"])
         if type(row) is not list:
             raise DecodeError(self.name, f"expected a JSON array, got {json_type(row)}")
@@ -445,6 +448,9 @@ class OtsJsonCodec(OtsCodec):
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         return [encode(_json_row(row)) for row in super().encode_exact(event)]
+
+
+_read_scalar_row = msgspec.json.Decoder(tuple[str | int | float | bool | None, ...]).decode
 
 
 def _from_json(value: Any, index: int) -> Any:
