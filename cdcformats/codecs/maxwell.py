@@ -125,6 +125,12 @@ _JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
 _POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they are
 _ROW_FIELDS = ("database", "table", "type", "ts", *POSITION_FIELDS, "primary_key_columns", "data", "old")
 
+# The fields decoding reads (with the key values, where it reads them): any other is kept.
+_READ_FIELDS = frozenset(_ROW_FIELDS)
+_READ_WITH_KEY = frozenset({*_ROW_FIELDS, "primary_key"})
+# The values a cell holds as JSON gives them (an integer within 64 bits).
+_PLAIN_JSON_TYPES = frozenset({str, int, float, bool, type(None)})
+
 _OP_OF_TYPE = {"insert": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE, "bootstrap-insert": Op.READ}
 # An UPSERT is the row as it now is, whether or not it existed: the closest Maxwell type is an insert.
 _TYPE_OF_OP = {**{op: row_type for row_type, op in _OP_OF_TYPE.items()}, Op.UPSERT: "insert"}
@@ -181,8 +187,10 @@ class MaxwellJsonCodec(Codec):
         elif op is _OP_UPDATE:
             before = data
         key, key_fields = self._key(document, table, data)
-        attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), {*_ROW_FIELDS, *key_fields})
-        return ChangeEvent(op, table, key, before, after, _source(document), attributes=tuple(attributes))
+        reserved = _READ_WITH_KEY if "primary_key" in key_fields else _READ_FIELDS
+        attributes = () if document.keys() <= reserved \
+            else tuple(kept_fields.read(FIELD_ATTRIBUTE, document.items(), reserved))
+        return ChangeEvent(op, table, key, before, after, _source(document), attributes=attributes)
 
     def _key(self, document: dict[str, Any], table: Table | None, data: Image) -> tuple[Image, tuple[str, ...]]:
         """The key cells, and the message fields read for them."""
@@ -379,7 +387,10 @@ def _cell(name: str, value: Any, path: str) -> Cell:
 def _image(row: Any, field: str) -> Image:
     if type(row) is not dict:
         raise DecodeError(NAME, f"expected an object, got {json_type(row)}", field=field)
-    return tuple(_cell(name, value, f"{field}.{name}") for name, value in row.items())
+    # A scalar (most values) is its cell, made without a call; an array, an object or a number beyond 64 bits is not.
+    return tuple([Cell(name, value) if type(value) in _PLAIN_JSON_TYPES
+                  and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)
+                  else _cell(name, value, f"{field}.{name}") for name, value in row.items()])
 
 
 def _merged(data: Image, old: Image) -> Image:
@@ -399,10 +410,14 @@ def _once_each(key: Iterable[Cell]) -> Image:
 
 
 def _key_names(names: Any) -> tuple[str, ...]:
-    if type(names) is not list or not all(type(name) is str for name in names):
-        raise DecodeError(NAME, f"expected an array of column names, got {_json_excerpt(names)}",
-                          field="primary_key_columns")
-    return tuple(names)
+    if type(names) is list:
+        for name in names:
+            if type(name) is not str:
+                break
+        else:
+            return tuple(names)
+    raise DecodeError(NAME, f"expected an array of column names, got {_json_excerpt(names)}",
+                      field="primary_key_columns")
 
 
 def _source(document: dict[str, Any]) -> Source:
