@@ -52,8 +52,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
@@ -100,11 +102,47 @@ TIMESTAMP = "timestamp"  # the cursor's entry that holds the commit time
 # Values that JSON writes as they are and reads back as the same value, whatever the column.
 _JSON_SCALAR_TYPES = frozenset({type(None), bool, int, str})
 _NO_SOURCE = Source()
+_PLAIN_JSON_TYPES = frozenset({str, int, float, bool, type(None)})  # a JSON scalar (an integer within 64 bits)
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
 _TYPE_OF_OP = {op: op_type for op_type, op in _OP_OF_TYPE.items()}
 MODES = ("auto", "realtime", "snapshot")
+
+
+# A JSON scalar of the model's: an integer within 64 bits.
+_Scalar = str | Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | float | bool | None
+_Hash = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | UnsetType
+
+
+class _Namespace(msgspec.Struct, forbid_unknown_fields=True):
+    catalog: str | None = None
+    schema: str | None = None
+    hash: _Hash = UNSET
+
+
+class _TableName(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    namespace: _Namespace = msgspec.field(default_factory=_Namespace)
+    hash: _Hash = UNSET
+
+
+class _Realtime(msgspec.Struct, forbid_unknown_fields=True):
+    """A realtime message of the fields Arcion writes, its cursor and rows of JSON scalars, checked by msgspec as it
+    parses (``_read_realtime``)."""
+
+    tableName: _TableName
+    opType: str
+    cursor: dict[str, _Scalar] = msgspec.field(default_factory=dict)
+    before: dict[str, _Scalar] | None = None
+    after: dict[str, _Scalar] | None = None
+
+
+# Most messages are realtime ones in the layout Arcion writes, which msgspec reads into Structs faster than into dicts,
+# checking their types as it goes. A message of any other shape (a snapshot row, a nested value, fields of its own)
+# fails this reader and is read as any JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_realtime = msgspec.json.Decoder(_Realtime).decode
+_READ_FIELDS = frozenset(_ENVELOPE_FIELDS)  # the fields a realtime message is read from: any other is kept
 
 
 def _table(value: str | None) -> Table | None:
@@ -201,8 +239,15 @@ class ArcionCodec(KeyedByColumns):
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def decode_message(self, message: bytes) -> ChangeEvent:
-        document = load_object(NAME, message, self.config["max_message_bytes"])
         mode = self.config["mode"]
+        if mode != "snapshot" and type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:
+                realtime = _read_realtime(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                pass  # not in the layout Arcion writes: the reader of any JSON keeps what it has, or names what is off
+            else:
+                return self._realtime_event(realtime)
+        document = load_object(NAME, message, self.config["max_message_bytes"])
         if mode == "snapshot" or (mode == "auto" and "opType" not in document):
             table = self.config["table"]
             after = self._cells(document, table, "")
@@ -217,9 +262,31 @@ class ArcionCodec(KeyedByColumns):
         table, attributes = _table_name(document.get("tableName"))
         position, cursor_json = _cursor(document.get("cursor", {}))
         attributes.extend((CURSOR_JSON, name) for name in cursor_json)
-        attributes.extend(kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS))
+        if not document.keys() <= _READ_FIELDS:
+            attributes.extend(kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS))
         before = self._image(document, "before", table)
         after = self._image(document, "after", table)
+        key_image = before if op is _OP_DELETE or after is None else after
+        return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
+                           Source(position=position, commit_time_us=_commit_time(position)),
+                           attributes=tuple(attributes))
+
+    def _realtime_event(self, realtime: _Realtime) -> ChangeEvent:
+        """The event of a realtime message in the layout Arcion writes (as ``_decode_realtime`` reads any)."""
+        op = _OP_OF_TYPE.get(realtime.opType)
+        if op is None:
+            raise DecodeError(NAME, f"expected one of I, U, D, got {realtime.opType!r}", field="opType")
+        name = realtime.tableName
+        namespace = name.namespace
+        table = _named_table(name.name, namespace.schema, namespace.catalog)
+        attributes = []
+        if namespace.hash is not UNSET:
+            attributes.append((NAMESPACE_HASH, namespace.hash))
+        if name.hash is not UNSET:
+            attributes.append((TABLE_HASH, name.hash))
+        position = tuple(realtime.cursor.items())
+        before = None if realtime.before is None else self._cells(realtime.before, table, "before.")
+        after = None if realtime.after is None else self._cells(realtime.after, table, "after.")
         key_image = before if op is _OP_DELETE or after is None else after
         return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
                            Source(position=position, commit_time_us=_commit_time(position)),
@@ -235,6 +302,10 @@ class ArcionCodec(KeyedByColumns):
 
     def _cells(self, row: dict[str, Any], table: Table | None, path: str) -> Image:
         types = self.column_types.for_table(table)
+        if not types:  # the common case: a JSON value is its cell, a scalar (most) without a call
+            return tuple([Cell(column, value) if type(value) in _PLAIN_JSON_TYPES
+                          and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)
+                          else Cell(column, value_of(value, NAME, path, column)) for column, value in row.items()])
         cells = []
         for column, value in row.items():
             type_name = types.get(column)
@@ -461,8 +532,12 @@ def _table_name(value: Any) -> tuple[Table, list[tuple[str, Any]]]:
         fields[field] = part
     if fields["name"] is None:
         raise DecodeError(NAME, "the table name is missing", field="tableName.name")
+    return _named_table(fields["name"], fields["schema"], fields["catalog"]), attributes
+
+
+def _named_table(name: str, schema: str | None, catalog: str | None) -> Table:
     try:
-        return Table(fields["name"], fields["schema"], fields["catalog"]), attributes
+        return Table(name, schema, catalog)
     except TypeError as error:
         raise DecodeError(NAME, str(error), field="tableName") from None
 
