@@ -143,6 +143,9 @@ _TOP_FIELDS = ("schema", "payload")
 _SCHEMA_FIELDS = ("dataColumn", "primaryKey", "source")
 _PAYLOAD_FIELDS = ("before", "after", "sequenceId", "timestamp", "op")
 _TABLE_FIELDS = ("dbName", "schemaName", "tableName")
+_TOP_SET, _SCHEMA_SET, _PAYLOAD_SET = frozenset(_TOP_FIELDS), frozenset(_SCHEMA_FIELDS), frozenset(_PAYLOAD_FIELDS)
+_SCALAR_TYPE_SET = frozenset(SCALAR_TYPES)
+_STR_TYPE = frozenset({str})
 _TIMES = ("eventTime", "systemTime")  # in payload.timestamp; its other fields belong to the position
 _UNKNOWN_TIME = -1
 _UNKNOWN_TIME_US = _UNKNOWN_TIME * time_units.MILLISECOND
@@ -354,11 +357,14 @@ def _event(document: dict[str, Any]) -> ChangeEvent:
     key, primary_key = _key(schema.get("primaryKey"), images[_IMAGE_OF_OP[code]] or ())
     table, system, source_fields = _source(schema.get("source"))
     commit_time, capture_time, position = _position(payload)
-    attributes = [*primary_key,
-                  *kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
-                  *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
-                  *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
-                  *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
+    attributes = primary_key
+    if not (document.keys() <= _TOP_SET and schema.keys() <= _SCHEMA_SET and not source_fields
+            and payload.keys() <= _PAYLOAD_SET):  # most messages have no field of their own: nothing is kept
+        attributes = [*primary_key,
+                      *kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
+                      *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
+                      *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
+                      *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
     try:
         source = Source(system, tuple(position), commit_time, capture_time)
     except ValueError as error:  # an integer beyond 64 bits in the position
@@ -410,14 +416,19 @@ def _image(container: Any, path: str, types: dict[str, str | None], required: bo
     row = container.get("dataColumn")
     if type(row) is not dict:
         raise DecodeError(NAME, f"expected an object, got {json_type(row)}", field=f"{path}.dataColumn")
-    for name in row:
-        if name not in types:
-            raise DecodeError(NAME, "the column is not in schema.dataColumn", field=f"{path}.dataColumn.{name}")
+    if not row.keys() <= types.keys():
+        for name in row:
+            if name not in types:
+                raise DecodeError(NAME, "the column is not in schema.dataColumn", field=f"{path}.dataColumn.{name}")
     cells = []
     for name, type_name in types.items():
         if name not in row:
             continue
-        value, value_path = row[name], f"{path}.dataColumn.{name}"
+        value = row[name]
+        if type_name is None and (type(value) is str or value is None):  # most values: their cell, as they are
+            cells.append(Cell(name, value))
+            continue
+        value_path = f"{path}.dataColumn.{name}"
         if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=value_path)
         if type_name == _BYTES_TYPE and type(value) is str:
@@ -444,7 +455,7 @@ def _key(primary_key: Any, image: Image) -> tuple[Image, list[tuple[str, str]]]:
     the list where it names a column the image lacks (none otherwise)."""
     if primary_key is None:
         return (), []
-    if type(primary_key) is not list or not all(type(name) is str for name in primary_key):
+    if type(primary_key) is not list or not _STR_TYPE.issuperset(map(type, primary_key)):
         raise DecodeError(NAME, "expected an array of column names", field="schema.primaryKey")
     by_name = {cell.name: cell for cell in image}
     key = tuple(by_name[name] for name in primary_key if name in by_name)
@@ -485,9 +496,13 @@ def _position(payload: dict[str, Any]) -> tuple[int | None, int | None, list[tup
         return None, None, position
     if type(timestamp) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(timestamp)}", field="payload.timestamp")
-    commit_time, capture_time = (_time(timestamp.get(field), f"payload.timestamp.{field}") for field in _TIMES)
-    position += [(field, _scalar(value, f"payload.timestamp.{field}"))
-                 for field, value in timestamp.items() if field not in _TIMES]
+    commit_time = _time(timestamp.get(_TIMES[0]), f"payload.timestamp.{_TIMES[0]}")
+    capture_time = _time(timestamp.get(_TIMES[1]), f"payload.timestamp.{_TIMES[1]}")
+    if _SCALAR_TYPE_SET.issuperset(map(type, timestamp.values())):  # most timestamps: checked in C
+        position += [(field, value) for field, value in timestamp.items() if field not in _TIMES]
+    else:
+        position += [(field, _scalar(value, f"payload.timestamp.{field}"))
+                     for field, value in timestamp.items() if field not in _TIMES]
     return commit_time, capture_time, position
 
 
