@@ -214,24 +214,29 @@ class OtsCodec(Codec):
 
     def _record_unit(self, record: list[tuple[int, tuple, Any]]) -> DecodedUnit:
         width = len(self._primary_key)
+        column_at, version_at, value_at, op_at = width, width + 1, width + 2, width + 3  # where a row holds them
         first_position, first, _ = record[0]
         messages = tuple([message for _, _, message in record])
         first_key = first[:width]
-        try:
-            for position, row, message in record[1:]:
-                if row[:width] != first_key:
-                    raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
-                                      field="sequenceInfo").at(position, message)
-                if row[width + 3] == "DR":
-                    raise DecodeError(NAME, "a DR row can only open a record", field="opType").at(position, message)
-                if first[width + 3] == "DR" and row[width + 3] != "U":
-                    raise DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
-                                      field="opType").at(position, message)
-        except DecodeError as error:
-            return DecodedUnit(first_position, messages, [], error)
+        starts_with_delete = first[op_at] == "DR"
+        # Rows without sequence info were grouped by these rules (_starts_record): only the rows of one sequence id
+        # can break them.
+        if len(first) == width + 5:
+            try:
+                for position, row, message in record[1:]:
+                    if row[:width] != first_key:
+                        raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
+                                          field="sequenceInfo").at(position, message)
+                    if row[op_at] == "DR":
+                        raise DecodeError(NAME, "a DR row can only open a record",
+                                          field="opType").at(position, message)
+                    if starts_with_delete and row[op_at] != "U":
+                        raise DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
+                                          field="opType").at(position, message)
+            except DecodeError as error:
+                return DecodedUnit(first_position, messages, [], error)
         key = tuple([Cell(name, value) for name, value in zip(self._primary_key, first_key)])
-        starts_with_delete = first[width + 3] == "DR"
-        cells = tuple([Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
+        cells = tuple([Cell(row[column_at], row[value_at], None, row[version_at], _KIND_OF_OP[row[op_at]])
                        for _, row, _ in (record[1:] if starts_with_delete else record)])
         if starts_with_delete and not cells:
             op, after = _OP_DELETE, None
@@ -498,17 +503,18 @@ class _RecordDecoder(IncrementalDecoder):
         self.previous_place: Any = None
 
     def feed(self, position: int, message: Any) -> list[DecodedUnit]:
+        codec = self.codec
         try:
-            row, place = self.codec._parse_row(self.codec._row(message))
+            row, place = codec._parse_row(codec._row(message))
         except DecodeError as error:
             return [DecodedUnit.refused(position, message, error)]
-        units = []
-        if self.record and _starts_record(row, self.record, place, self.previous_place):
-            units.append(self.codec._record_unit(self.record))
-            self.record = []
-        self.record.append((position, row, message))
+        record, previous_place = self.record, self.previous_place
         self.previous_place = place
-        return units
+        if record and _starts_record(row, record, place, previous_place):
+            self.record = [(position, row, message)]
+            return [codec._record_unit(record)]
+        record.append((position, row, message))
+        return []
 
     def flush(self) -> list[DecodedUnit]:
         units = [self.codec._record_unit(self.record)] if self.record else []
