@@ -74,8 +74,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import PRESENT, Codec, JvmDecoder, Option, Shape, flag, with_one_row
@@ -167,13 +169,55 @@ class MaxwellJsonCodec(Codec):
 
     def decode_messages(self, message: bytes) -> list[ChangeEvent]:
         """The event of a row message; none for a message that changes no row, under the option skip_ddl."""
+        row_message = self._row_message(message)
+        if row_message is not None:
+            if self.config["skip_ddl"] and _changes_no_row(row_message.type):
+                return []
+            return [self._typed_event(row_message)]
         document = load_object(NAME, message, self.config["max_message_bytes"])
         if self.config["skip_ddl"] and _changes_no_row(document.get("type")):
             return []
         return [self._event(document)]
 
     def decode_message(self, message: bytes) -> ChangeEvent:
+        row_message = self._row_message(message)
+        if row_message is not None:
+            return self._typed_event(row_message)
         return self._event(load_object(NAME, message, self.config["max_message_bytes"]))
+
+    def _row_message(self, message: Any) -> _RowMessage | None:
+        """A message in the layout Maxwell writes, read into a typed Struct; None for any other."""
+        if type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:
+                return _read_row_message(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                pass  # not in the layout Maxwell writes: the reader of any JSON keeps what it has, or names what is off
+        return None
+
+    def _typed_event(self, row_message: _RowMessage) -> ChangeEvent:
+        """The event of a message in the layout Maxwell writes (as ``_event`` reads any)."""
+        op = _op(row_message.type)
+        table = database_table(NAME, row_message.database, row_message.table)
+        data = _image(row_message.data, "data")
+        before, after = (data, None) if op is _OP_DELETE else (None, data)
+        if row_message.old is not UNSET:
+            if op is not _OP_UPDATE:
+                raise DecodeError(NAME, f"only an update has old values, not a {row_message.type}", field="old")
+            before = _merged(data, _image(row_message.old, "old"))
+        elif op is _OP_UPDATE:
+            before = data
+        names = [] if row_message.primary_key_columns is UNSET else row_message.primary_key_columns
+        key, key_read = self._key(names, row_message.primary_key, table, data)
+        attributes: Entries = ()
+        if row_message.primary_key is not UNSET and not key_read:  # a field of the message's own, kept
+            attributes = tuple(kept_fields.read(FIELD_ATTRIBUTE, (("primary_key", row_message.primary_key),), ()))
+        position = []
+        for field in POSITION_FIELDS:
+            value = getattr(row_message, field)
+            if value is not UNSET:
+                position.append((field, value))
+        return ChangeEvent(op, table, key, before, after, _source(row_message.ts, tuple(position)),
+                           attributes=attributes)
 
     def _event(self, document: dict[str, Any]) -> ChangeEvent:
         op = _op(document.get("type"))
@@ -186,29 +230,30 @@ class MaxwellJsonCodec(Codec):
             before = _merged(data, _image(document["old"], "old"))
         elif op is _OP_UPDATE:
             before = data
-        key, key_fields = self._key(document, table, data)
-        reserved = _READ_WITH_KEY if "primary_key" in key_fields else _READ_FIELDS
+        key, key_read = self._key(document.get("primary_key_columns", []), document.get("primary_key", UNSET),
+                                  table, data)
+        reserved = _READ_WITH_KEY if key_read else _READ_FIELDS
         attributes = () if document.keys() <= reserved \
             else tuple(kept_fields.read(FIELD_ATTRIBUTE, document.items(), reserved))
-        return ChangeEvent(op, table, key, before, after, _source(document), attributes=attributes)
+        return ChangeEvent(op, table, key, before, after, _source(document.get("ts"), _position(document)),
+                           attributes=attributes)
 
-    def _key(self, document: dict[str, Any], table: Table | None, data: Image) -> tuple[Image, tuple[str, ...]]:
-        """The key cells, and the message fields read for them."""
-        names = _key_names(document.get("primary_key_columns", []))
-        fields: tuple[str, ...] = ("primary_key_columns",)
+    def _key(self, key_names: Any, key_values: Any, table: Table | None, data: Image) -> tuple[Image, bool]:
+        """The key cells, of ``primary_key_columns`` and ``primary_key`` (``UNSET`` where the message has none), and
+        whether the key values were read (else ``primary_key`` is a field of the message's own)."""
+        names = _key_names(key_names)
         if not names:
             names = self.key_columns.for_table(table)
-            if "primary_key" not in document:
-                return self.key_columns.key_of(table, data), fields
-        if "primary_key" in document and names:
-            values = document["primary_key"]
-            if type(values) is not list or len(values) != len(names):
+            if key_values is UNSET:
+                return self.key_columns.key_of(table, data), False
+        if key_values is not UNSET and names:
+            if type(key_values) is not list or len(key_values) != len(names):
                 raise DecodeError(NAME, f"expected an array of {len(names)} key values, one per key column "
-                                        f"{', '.join(names)}; got {_json_excerpt(values)}", field="primary_key")
+                                        f"{', '.join(names)}; got {_json_excerpt(key_values)}", field="primary_key")
             return _once_each(_cell(name, value, f"primary_key[{index}]")
-                              for index, (name, value) in enumerate(zip(names, values))), (*fields, "primary_key")
+                              for index, (name, value) in enumerate(zip(names, key_values))), True
         by_name = {cell.name: cell for cell in data}
-        return _once_each(by_name.get(name, Cell(name)) for name in names), fields
+        return _once_each(by_name.get(name, Cell(name)) for name in names), False
 
     def jvm_decoder(self) -> JvmDecoder:
         """``cdcformats/jvm/decoders/MaxwellDecoder.java``, this decoder in Java."""
@@ -349,6 +394,37 @@ class MaxwellJsonCodec(Codec):
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
 
+# A JSON scalar of the model's: an integer within 64 bits.
+_Scalar = str | Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | float | bool | None
+
+
+class _RowMessage(msgspec.Struct, forbid_unknown_fields=True):
+    """A row message of the fields Maxwell writes, its values JSON scalars, checked by msgspec as it parses
+    (``_read_row_message``)."""
+
+    type: str
+    data: dict[str, _Scalar]
+    database: str | None = None
+    table: str | None = None
+    ts: int | None = None
+    xid: _Scalar | UnsetType = UNSET
+    xoffset: _Scalar | UnsetType = UNSET
+    commit: _Scalar | UnsetType = UNSET
+    position: _Scalar | UnsetType = UNSET
+    gtid: _Scalar | UnsetType = UNSET
+    server_id: _Scalar | UnsetType = UNSET
+    thread_id: _Scalar | UnsetType = UNSET
+    primary_key: list[_Scalar] | UnsetType = UNSET
+    primary_key_columns: list[str] | UnsetType = UNSET
+    old: dict[str, _Scalar] | UnsetType = UNSET
+
+
+# Most messages are Maxwell's row messages, which msgspec reads into a Struct faster than into a dict, checking their
+# types as it goes. A message of any other shape (a JSON column's array or object, fields of its own) fails this reader
+# and is read as any JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_row_message = msgspec.json.Decoder(_RowMessage).decode
+
+
 def _changes_no_row(row_type: Any) -> bool:
     """Whether a message of this type is one that the option skip_ddl skips: a bootstrap marker or a schema change."""
     return type(row_type) is str and (row_type in _BOOTSTRAP_MARKERS or _DDL_TYPE.fullmatch(row_type) is not None)
@@ -420,14 +496,7 @@ def _key_names(names: Any) -> tuple[str, ...]:
                       field="primary_key_columns")
 
 
-def _source(document: dict[str, Any]) -> Source:
-    seconds = document.get("ts")
-    commit_time = None
-    if seconds is not None:
-        commit_time = time_units.to_microseconds(seconds, time_units.SECOND)
-        if commit_time is None:
-            raise DecodeError(NAME, f"expected a 64-bit timestamp in seconds, got {_json_excerpt(seconds)}",
-                              field="ts")
+def _position(document: dict[str, Any]) -> Entries:
     position = []
     for field in POSITION_FIELDS:
         if field in document:
@@ -435,7 +504,18 @@ def _source(document: dict[str, Any]) -> Source:
             if type(value) not in SCALAR_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"expected a scalar, got {_json_excerpt(value)}", field=field)
             position.append((field, value))
-    return Source(position=tuple(position), commit_time_us=commit_time)
+    return tuple(position)
+
+
+def _source(seconds: Any, position: Entries) -> Source:
+    """The source of a message's ``ts`` and position fields."""
+    commit_time = None
+    if seconds is not None:
+        commit_time = time_units.to_microseconds(seconds, time_units.SECOND)
+        if commit_time is None:
+            raise DecodeError(NAME, f"expected a 64-bit timestamp in seconds, got {_json_excerpt(seconds)}",
+                              field="ts")
+    return Source(position=position, commit_time_us=commit_time)
 
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
