@@ -95,9 +95,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import (
@@ -116,7 +118,7 @@ from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
@@ -191,7 +193,22 @@ class AliyunJsonCodec(Codec):
 
     def decode_message(self, message: bytes) -> ChangeEvent:
         """One message on its own (an UPDATE_BEFORE is not joined with what follows it: use ``decode``)."""
+        typed = self._typed_message(message)
+        if typed is not None:
+            return _typed_event(typed)
         return _event(_checked(load_object(NAME, message, self.config["max_message_bytes"])))
+
+    def _typed_message(self, message: Any) -> _Message | None:
+        """A message in the layout DataWorks writes, of a row change, read into typed Structs; None for any other
+        (and for an UPDATE_BEFORE, which waits for its UPDATE_AFTER as a document)."""
+        if type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:
+                typed = _read_message(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                return None  # not in that layout: the reader of any JSON keeps what it has, or names what is off
+            if typed.payload.op in _TYPED_CODES:
+                return typed
+        return None
 
     def _is_skipped(self, document: dict[str, Any]) -> bool:
         """Whether a message is one that the option skip_ddl skips: a heartbeat."""
@@ -303,6 +320,13 @@ class _UpdatePairDecoder(IncrementalDecoder):
         self.waiting: tuple[DecodedUnit, dict[str, Any]] | None = None  # an UPDATE_BEFORE's unit and its document
 
     def feed(self, position: int, message: Any) -> list[DecodedUnit]:
+        if self.waiting is None:  # most messages: no UPDATE_BEFORE waits for one
+            typed = self.codec._typed_message(message)
+            if typed is not None:
+                try:
+                    return [DecodedUnit(position, (message,), [_typed_event(typed)])]
+                except DecodeError as error:
+                    return [DecodedUnit.refused(position, message, error)]
         waiting, self.waiting = self.waiting, None
         units = [] if waiting is None else [waiting[0]]
         try:
@@ -348,29 +372,106 @@ def _checked(document: dict[str, Any]) -> dict[str, Any]:
 def _event(document: dict[str, Any]) -> ChangeEvent:
     """The event of one message; ``_checked`` has checked the envelope and the op."""
     schema, payload = document["schema"], document["payload"]
-    code = payload["op"]
-    types = _column_types(schema.get("dataColumn"))
+
+    def kept(source_fields: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+        if document.keys() <= _TOP_SET and schema.keys() <= _SCHEMA_SET and not source_fields \
+                and payload.keys() <= _PAYLOAD_SET:  # most messages have no field of their own: nothing is kept
+            return []
+        return [*kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
+                *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
+                *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
+                *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
+
+    return _event_of(payload["op"], _column_types(schema.get("dataColumn")),
+                     lambda image_name: _row_of(payload.get(image_name), f"payload.{image_name}"),
+                     schema.get("primaryKey"), schema.get("source"), payload.get(_SEQUENCE_ID, UNSET),
+                     payload.get("timestamp"), kept)
+
+
+def _typed_event(message: _Message) -> ChangeEvent:
+    """The event of a message in the layout DataWorks writes (as ``_event`` reads any)."""
+    schema, payload = message.schema, message.payload
+    types: dict[str, str | None] = {}
+    for column in schema.dataColumn:
+        types.setdefault(column.name, column.type)
+
+    def row_of(image_name: str) -> dict[str, Any] | None:
+        row = getattr(payload, image_name)
+        return None if row is None else row.dataColumn
+
+    def kept(source_fields: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+        return kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()) if source_fields else []
+
+    return _event_of(payload.op, types, row_of, schema.primaryKey, schema.source, payload.sequenceId,
+                     payload.timestamp, kept)
+
+
+def _event_of(code: str, types: dict[str, str | None], row_of: Callable[[str], dict[str, Any] | None],
+              primary_key_names: Any, source_object: Any, sequence_id: Any, timestamp: Any,
+              kept: Callable[[list[tuple[str, Any]]], list[tuple[str, str]]]) -> ChangeEvent:
+    """The event of a message's parts: its op, its columns' types, its rows (each ``dataColumn`` by image name),
+    ``primaryKey``, ``source``, ``sequenceId`` (``UNSET`` where it has none) and ``timestamp`` as parsed, and the
+    fields it keeps, given the fields of ``source`` that are no table."""
     images: dict[str, Image | None] = {"before": None, "after": None}
     for image_name in ("before", "after") if code == UPDATE_AFTER else (_IMAGE_OF_OP[code],):
-        images[image_name] = _image(payload.get(image_name), f"payload.{image_name}", types,
-                                    required=image_name == _IMAGE_OF_OP[code])
-    key, primary_key = _key(schema.get("primaryKey"), images[_IMAGE_OF_OP[code]] or ())
-    table, system, source_fields = _source(schema.get("source"))
-    commit_time, capture_time, position = _position(payload)
-    attributes = primary_key
-    if not (document.keys() <= _TOP_SET and schema.keys() <= _SCHEMA_SET and not source_fields
-            and payload.keys() <= _PAYLOAD_SET):  # most messages have no field of their own: nothing is kept
-        attributes = [*primary_key,
-                      *kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
-                      *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
-                      *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
-                      *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
+        row = row_of(image_name)
+        if row is None:
+            if image_name == _IMAGE_OF_OP[code]:
+                raise DecodeError(NAME, "the row of this op is missing", field=f"payload.{image_name}")
+            continue
+        images[image_name] = _cells(row, f"payload.{image_name}", types)
+    key, primary_key = _key(primary_key_names, images[_IMAGE_OF_OP[code]] or ())
+    table, system, source_fields = _source(source_object)
+    commit_time, capture_time, position = _position(sequence_id, timestamp)
+    attributes = [*primary_key, *kept(source_fields)]
     try:
         source = Source(system, tuple(position), commit_time, capture_time)
     except ValueError as error:  # an integer beyond 64 bits in the position
         raise DecodeError(NAME, str(error), field="payload") from None
     return ChangeEvent(_OP_OF_CODE[code], table, key, images["before"], images["after"], source,
                        attributes=tuple(attributes))
+
+
+# A JSON scalar of the model's: an integer within 64 bits.
+_Scalar = str | Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | float | bool | None
+
+
+class _Column(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    type: str | None = None
+
+
+class _Schema(msgspec.Struct, forbid_unknown_fields=True):
+    dataColumn: list[_Column]
+    primaryKey: list[str] | None = None
+    source: dict[str, str] | None = None
+
+
+class _Row(msgspec.Struct, forbid_unknown_fields=True):
+    dataColumn: dict[str, _Scalar]
+
+
+class _Payload(msgspec.Struct, forbid_unknown_fields=True):
+    op: str
+    before: _Row | None = None
+    after: _Row | None = None
+    sequenceId: _Scalar | UnsetType = UNSET
+    timestamp: dict[str, _Scalar] | None = None
+
+
+class _Message(msgspec.Struct, forbid_unknown_fields=True):
+    """A message of the fields DataWorks writes, of the types it writes them with, checked by msgspec as it parses
+    (``_read_message``)."""
+
+    schema: _Schema
+    payload: _Payload
+
+
+# Most messages are in the layout DataWorks writes, which msgspec reads into Structs faster than into dicts, checking
+# their types as it goes. A message of any other shape (fields of its own, a nested value) fails this reader and is
+# read as any JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_message = msgspec.json.Decoder(_Message).decode
+_TYPED_CODES = frozenset({INSERT, UPDATE_AFTER, DELETE})  # the ops a message read typed may have: rows, alone
 
 
 def _completes(update_before: dict[str, Any], update_after: dict[str, Any]) -> bool:
@@ -406,16 +507,20 @@ def _column_types(columns: Any) -> dict[str, str | None]:
     return types
 
 
-def _image(container: Any, path: str, types: dict[str, str | None], required: bool) -> Image | None:
+def _row_of(container: Any, path: str) -> dict[str, Any] | None:
+    """The ``dataColumn`` object of an image's object; None for null."""
     if container is None:
-        if required:
-            raise DecodeError(NAME, "the row of this op is missing", field=path)
         return None
     if type(container) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(container)}", field=path)
     row = container.get("dataColumn")
     if type(row) is not dict:
         raise DecodeError(NAME, f"expected an object, got {json_type(row)}", field=f"{path}.dataColumn")
+    return row
+
+
+def _cells(row: dict[str, Any], path: str, types: dict[str, str | None]) -> Image:
+    """The cells of an image's ``dataColumn`` object, in ``schema.dataColumn`` order, typed by it."""
     if not row.keys() <= types.keys():
         for name in row:
             if name not in types:
@@ -486,12 +591,12 @@ def _source(source: Any) -> tuple[Table | None, str | None, list[tuple[str, Any]
     return table, system, [(field, value) for field, value in source.items() if field not in structural]
 
 
-def _position(payload: dict[str, Any]) -> tuple[int | None, int | None, list[tuple[str, Any]]]:
-    """Commit and capture times, and the position: ``sequenceId``, then the other timestamp fields."""
+def _position(sequence_id: Any, timestamp: Any) -> tuple[int | None, int | None, list[tuple[str, Any]]]:
+    """Commit and capture times, and the position: ``sequenceId`` (``UNSET`` where the payload has none), then the
+    other fields of ``timestamp``."""
     position = []
-    if _SEQUENCE_ID in payload:
-        position.append((_SEQUENCE_ID, _scalar(payload[_SEQUENCE_ID], f"payload.{_SEQUENCE_ID}")))
-    timestamp = payload.get("timestamp")
+    if sequence_id is not UNSET:
+        position.append((_SEQUENCE_ID, _scalar(sequence_id, f"payload.{_SEQUENCE_ID}")))
     if timestamp is None:
         return None, None, position
     if type(timestamp) is not dict:
