@@ -88,7 +88,7 @@ from ._kit.json_message import (
     value_of,
 )
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
-from ._kit.plain_rows import plain_cells
+from ._kit.plain_rows import plain_cells, plain_update
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_READ, _OP_TRUNCATE = Op.INSERT, Op.UPDATE, Op.DELETE, Op.READ, Op.TRUNCATE
@@ -380,10 +380,16 @@ class ArcionCodec(KeyedByColumns):
             return False
         if event.key_only or self.column_types.for_table(table):
             return False
-        for image in (event.before, after):
-            if image is not None and not plain_cells(image, _JSON_SCALAR_TYPES):
+        before = event.before
+        if before is not None and after is not None:  # most often of one row's columns: walked together, once
+            if not plain_update(before, after, _JSON_SCALAR_TYPES) and not (
+                    plain_cells(before, _JSON_SCALAR_TYPES) and plain_cells(after, _JSON_SCALAR_TYPES)):
                 return False
-        row = event.before if op is _OP_DELETE or after is None else after
+        else:
+            for image in (before, after):
+                if image is not None and not plain_cells(image, _JSON_SCALAR_TYPES):
+                    return False
+        row = before if op is _OP_DELETE or after is None else after
         if not self.key_columns:
             return not event.key
         return row is not None and self.holds_key_as_read(event, row)
