@@ -122,7 +122,7 @@ from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op,
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
-from ._kit.plain_rows import key_of_row, plain_cells, plain_update
+from ._kit.plain_rows import key_of_row, plain_row
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
@@ -241,29 +241,8 @@ class AliyunJsonCodec(Codec):
         UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
         a position of sequenceId and timestamp fields other than the times, each once, and times to the
         millisecond."""
-        op, before, after = event.op, event.before, event.after
-        if op is _OP_UPDATE:
-            if after is None:
-                if before is None or not plain_cells(before, _JSON_SCALAR_TYPES):
-                    return False
-                row = before
-            elif before is None:
-                if not plain_cells(after, _JSON_SCALAR_TYPES):
-                    return False
-                row = after
-            else:
-                if not plain_update(before, after, _JSON_SCALAR_TYPES):
-                    return False
-                row = after
-        elif op is _OP_INSERT:
-            if after is None or before is not None or not plain_cells(after, _JSON_SCALAR_TYPES):
-                return False
-            row = after
-        elif op is _OP_DELETE:
-            if before is None or after is not None or not plain_cells(before, _JSON_SCALAR_TYPES):
-                return False
-            row = before
-        else:
+        row = plain_row(event, _JSON_SCALAR_TYPES, (_OP_INSERT,), update_image_alone=True)
+        if row is None:
             return False
         source = event.source
         commit_time, capture_time = source.commit_time_us, source.capture_time_us

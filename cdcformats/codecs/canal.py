@@ -121,7 +121,7 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import key_cells_outside
-from ._kit.plain_rows import key_of_row, plain_cells, plain_update
+from ._kit.plain_rows import key_of_row, plain_row
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
@@ -174,9 +174,12 @@ class CanalJsonCodec(Codec):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
+        # The ops whose after image is the row alone, written as it is (writes_whole).
+        self._after_alone: tuple[Op, ...] = (_OP_INSERT,)
         if self.config["read_type"] == "INIT":  # else a READ is reshaped into an INSERT
             self.carries = self.carries | {"op.READ"}
             self.shapes = (*self.shapes, Shape(_OP_READ, after=PRESENT))
+            self._after_alone = (_OP_INSERT, _OP_READ)
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -314,20 +317,8 @@ class CanalJsonCodec(Codec):
         untyped text or null columns, each once, an UPDATE's before image holding the after image's columns in its
         order; key cells that are the row's; no attributes, no catalog, no system, and a position of Canal's id and
         gtid, in that order, and times to the millisecond."""
-        op, before, after = event.op, event.before, event.after
-        if op is _OP_UPDATE:
-            if before is None or after is None or not plain_update(before, after, _TEXT_TYPES):
-                return False
-            row = after
-        elif op is _OP_DELETE:
-            if before is None or after is not None or not plain_cells(before, _TEXT_TYPES):
-                return False
-            row = before
-        elif op is _OP_INSERT or op is _OP_READ and "op.READ" in self.carries:
-            if after is None or before is not None or not plain_cells(after, _TEXT_TYPES):
-                return False
-            row = after
-        else:
+        row = plain_row(event, _TEXT_TYPES, self._after_alone)
+        if row is None:
             return False
         table, source = event.table, event.source
         commit_time, capture_time = source.commit_time_us, source.capture_time_us

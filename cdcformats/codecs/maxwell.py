@@ -111,7 +111,7 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
-from ._kit.plain_rows import columns_in_row, plain_cells, plain_update
+from ._kit.plain_rows import columns_in_row, plain_cells, plain_row
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
@@ -306,20 +306,8 @@ class MaxwellJsonCodec(Codec):
         column once, an update's before image holding the after image's columns in its order; key cells of the
         row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of
         Maxwell's position fields, in its order, and a commit time in whole seconds."""
-        op, before, after = event.op, event.before, event.after
-        if op is _OP_UPDATE:
-            if before is None or after is None or not plain_update(before, after, _JSON_SCALAR_TYPES):
-                return False
-            row = after
-        elif op is _OP_DELETE:
-            if before is None or after is not None or not plain_cells(before, _JSON_SCALAR_TYPES):
-                return False
-            row = before
-        elif op is _OP_INSERT or op is _OP_READ:
-            if after is None or before is not None or not plain_cells(after, _JSON_SCALAR_TYPES):
-                return False
-            row = after
-        else:
+        row = plain_row(event, _JSON_SCALAR_TYPES, (_OP_INSERT, _OP_READ))
+        if row is None:
             return False
         table, source, key = event.table, event.source, event.key
         commit_time = source.commit_time_us

@@ -5,9 +5,37 @@ cells, with no cell built and no method called per cell: it runs for every event
 
 from __future__ import annotations
 
-from ...model import CellKind, Image
+from ...model import CellKind, ChangeEvent, Image, Op
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 PUT = CellKind.PUT
+_UPDATE, _DELETE = Op.UPDATE, Op.DELETE
+
+
+def plain_row(event: ChangeEvent, value_types: frozenset[type], after_alone: tuple[Op, ...],
+              update_image_alone: bool = False) -> Image | None:
+    """The row that a format of one row per message writes for ``event``, where its images are ``plain_cells``:
+    a DELETE's before image alone, the after image alone of an op of ``after_alone`` (an INSERT), an UPDATE's after
+    image with a before image of the same columns in the same order (or, with ``update_image_alone``, either image
+    alone); None for any other event."""
+    op, before, after = event.op, event.before, event.after
+    if op is _UPDATE:
+        if before is not None and after is not None:
+            return after if plain_update(before, after, value_types) else None
+        if not update_image_alone:
+            return None
+        row = before if after is None else after
+    elif op is _DELETE:
+        if after is not None:
+            return None
+        row = before
+    elif op in after_alone:  # a tuple of members: told by identity
+        if before is not None:
+            return None
+        row = after
+    else:
+        return None
+    return row if row is not None and plain_cells(row, value_types) else None
 
 
 def plain_cells(image: Image, value_types: frozenset[type]) -> bool:
