@@ -95,9 +95,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import (
@@ -116,11 +118,15 @@ from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
 from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
+from ._kit.plain_rows import key_of_row, plain_row
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
+    Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
 SCHEMA_ATTRIBUTE = "aliyun.schema."
@@ -139,10 +145,18 @@ _TOP_FIELDS = ("schema", "payload")
 _SCHEMA_FIELDS = ("dataColumn", "primaryKey", "source")
 _PAYLOAD_FIELDS = ("before", "after", "sequenceId", "timestamp", "op")
 _TABLE_FIELDS = ("dbName", "schemaName", "tableName")
+_TOP_SET, _SCHEMA_SET, _PAYLOAD_SET = frozenset(_TOP_FIELDS), frozenset(_SCHEMA_FIELDS), frozenset(_PAYLOAD_FIELDS)
+_SCALAR_TYPE_SET = frozenset(SCALAR_TYPES)
+_STR_TYPE = frozenset({str})
 _TIMES = ("eventTime", "systemTime")  # in payload.timestamp; its other fields belong to the position
 _UNKNOWN_TIME = -1
+_UNKNOWN_TIME_US = _UNKNOWN_TIME * time_units.MILLISECOND
 _SEQUENCE_ID = "sequenceId"
 _BYTES_TYPE = "BYTES"
+# The values a JSON scalar holds as it reads back, in an untyped column (a float may be NaN, which JSON has no number
+# for).
+_JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+_POSITION_VALUE_TYPES = frozenset({str, int, bool, type(None)})  # the position values that read back as they are
 
 
 SPLIT_UPDATES = Option(
@@ -165,8 +179,8 @@ class AliyunJsonCodec(Codec):
         "cell.type", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.bytes",
         "value.off_type", "source.system", "source.position", "source.commit_time", "source.capture_time",
     })
-    shapes = (Shape(Op.INSERT, after=PRESENT), Shape(Op.DELETE, before=PRESENT),
-              Shape(Op.UPDATE, before=OPTIONAL, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=ABSENT))
+    shapes = (Shape(_OP_INSERT, after=PRESENT), Shape(_OP_DELETE, before=PRESENT),
+              Shape(_OP_UPDATE, before=OPTIONAL, after=PRESENT), Shape(_OP_UPDATE, before=PRESENT, after=ABSENT))
     own_attributes = frozenset({PRIMARY_KEY_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE, SOURCE_ATTRIBUTE,
                                 PAYLOAD_ATTRIBUTE})
     options = (SPLIT_UPDATES, SKIP_DDL, MAX_MESSAGE_BYTES)
@@ -179,7 +193,22 @@ class AliyunJsonCodec(Codec):
 
     def decode_message(self, message: bytes) -> ChangeEvent:
         """One message on its own (an UPDATE_BEFORE is not joined with what follows it: use ``decode``)."""
+        typed = self._typed_message(message)
+        if typed is not None:
+            return _typed_event(typed)
         return _event(_checked(load_object(NAME, message, self.config["max_message_bytes"])))
+
+    def _typed_message(self, message: Any) -> _Message | None:
+        """A message in the layout DataWorks writes, of a row change, read into typed Structs; None for any other
+        (and for an UPDATE_BEFORE, which waits for its UPDATE_AFTER as a document)."""
+        if type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:
+                typed = _read_message(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                return None  # not in that layout: the reader of any JSON keeps what it has, or names what is off
+            if typed.payload.op in _TYPED_CODES:
+                return typed
+        return None
 
     def _is_skipped(self, document: dict[str, Any]) -> bool:
         """Whether a message is one that the option skip_ddl skips: a heartbeat."""
@@ -189,7 +218,7 @@ class AliyunJsonCodec(Codec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
-        if event.op is Op.UPDATE:
+        if event.op is _OP_UPDATE:
             if event.after is None:
                 codes = [UPDATE_BEFORE]
             elif event.before is not None and self.config["split_updates"] and _has_key(event.before, event.key):
@@ -199,26 +228,43 @@ class AliyunJsonCodec(Codec):
         else:
             codes = [_CODE_OF_OP[event.op]]
         schema = _schema(event)
-        top_fields = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
-        messages = []
-        for code in codes:
-            payload = _payload(event, code, len(codes) == 2)
-            messages.append(encode({"schema": schema, "payload": payload, **top_fields}))
-        return messages
+        if event.attributes:
+            top_fields = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
+            return [encode({"schema": schema, "payload": _payload(event, code, len(codes) == 2), **top_fields})
+                    for code in codes]
+        return [encode({"schema": schema, "payload": _payload(event, code, len(codes) == 2)}) for code in codes]
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An INSERT, an UPDATE or a DELETE of the images its op reads, of untyped JSON scalars, each column once, an
+        UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
+        a position of sequenceId and timestamp fields other than the times, each once, and times to the
+        millisecond."""
+        row = plain_row(event, _JSON_SCALAR_TYPES, (_OP_INSERT,), update_image_alone=True)
+        if row is None:
+            return False
+        source = event.source
+        commit_time, capture_time = source.commit_time_us, source.capture_time_us
+        if event.attributes or event.key_only or source.position and not _is_aliyun_position(source.position) \
+                or commit_time is not None and (commit_time % time_units.MILLISECOND
+                                                or commit_time == _UNKNOWN_TIME_US) \
+                or capture_time is not None and (capture_time % time_units.MILLISECOND
+                                                 or capture_time == _UNKNOWN_TIME_US):
+            return False
+        return key_of_row(event.key, row)
 
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT or a READ is an INSERT (a snapshot row is an insert to Paimon). An INSERT or DELETE without the
         row its op is read from writes its key cells as that row (none: an empty row), and drops the image its op
         does not read. An UPDATE with neither image and a TRUNCATE have no form."""
         op = event.op
-        if op is Op.TRUNCATE:
+        if op is _OP_TRUNCATE:
             raise Refusal(Loss("op.TRUNCATE", "op", REFUSED, "aliyun-json has no op for a TRUNCATE"))
-        if op is Op.UPDATE:  # admitted with either image: this one has neither
+        if op is _OP_UPDATE:  # admitted with either image: this one has neither
             raise Refusal(Loss("op.UPDATE", "after", REFUSED, "an UPDATE is written with its old row, its new row or "
                                                               "both, and this one has neither"))
-        return with_one_row(event, Op.INSERT if op in (Op.UPSERT, Op.READ) else op)
+        return with_one_row(event, _OP_INSERT if op in (_OP_UPSERT, _OP_READ) else op)
 
     def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """The key is read out of the row by schema.primaryKey, so the key cells the row lacks go into it; one
@@ -226,7 +272,7 @@ class AliyunJsonCodec(Codec):
         bytes in a BYTES column); the position is sequenceId first, then timestamp fields other than the times, once
         each, as JSON scalars; -1 ms means an unknown time; the attributes as decoding gives them."""
         written = super().normal_form(event)
-        row_name = "before" if written.op is Op.DELETE or written.after is None else "after"
+        row_name = "before" if written.op is _OP_DELETE or written.after is None else "after"
         images = {"before": written.before, "after": written.after}
         row = images[row_name]
         assert row is not None  # the image its op is read from: reshaped() gives every change one
@@ -236,7 +282,7 @@ class AliyunJsonCodec(Codec):
         row = written_images[row_name]
         source = written.source
         times = {field: None for field in ("commit_time_us", "capture_time_us")
-                 if getattr(source, field) == _UNKNOWN_TIME * time_units.MILLISECOND}
+                 if getattr(source, field) == _UNKNOWN_TIME_US}
         return replace(written, **written_images, key=_key_of(written.key, row),
                        source=replace(source, position=_position_as_decoded(source.position), **times),
                        attributes=_attributes_as_decoded(written, {cell.name for cell in row}))
@@ -253,6 +299,13 @@ class _UpdatePairDecoder(IncrementalDecoder):
         self.waiting: tuple[DecodedUnit, dict[str, Any]] | None = None  # an UPDATE_BEFORE's unit and its document
 
     def feed(self, position: int, message: Any) -> list[DecodedUnit]:
+        if self.waiting is None:  # most messages: no UPDATE_BEFORE waits for one
+            typed = self.codec._typed_message(message)
+            if typed is not None:
+                try:
+                    return [DecodedUnit(position, (message,), [_typed_event(typed)])]
+                except DecodeError as error:
+                    return [DecodedUnit.refused(position, message, error)]
         waiting, self.waiting = self.waiting, None
         units = [] if waiting is None else [waiting[0]]
         try:
@@ -298,26 +351,106 @@ def _checked(document: dict[str, Any]) -> dict[str, Any]:
 def _event(document: dict[str, Any]) -> ChangeEvent:
     """The event of one message; ``_checked`` has checked the envelope and the op."""
     schema, payload = document["schema"], document["payload"]
-    code = payload["op"]
-    types = _column_types(schema.get("dataColumn"))
+
+    def kept(source_fields: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+        if document.keys() <= _TOP_SET and schema.keys() <= _SCHEMA_SET and not source_fields \
+                and payload.keys() <= _PAYLOAD_SET:  # most messages have no field of their own: nothing is kept
+            return []
+        return [*kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
+                *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
+                *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
+                *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
+
+    return _event_of(payload["op"], _column_types(schema.get("dataColumn")),
+                     lambda image_name: _row_of(payload.get(image_name), f"payload.{image_name}"),
+                     schema.get("primaryKey"), schema.get("source"), payload.get(_SEQUENCE_ID, UNSET),
+                     payload.get("timestamp"), kept)
+
+
+def _typed_event(message: _Message) -> ChangeEvent:
+    """The event of a message in the layout DataWorks writes (as ``_event`` reads any)."""
+    schema, payload = message.schema, message.payload
+    types: dict[str, str | None] = {}
+    for column in schema.dataColumn:
+        types.setdefault(column.name, column.type)
+
+    def row_of(image_name: str) -> dict[str, Any] | None:
+        row = getattr(payload, image_name)
+        return None if row is None else row.dataColumn
+
+    def kept(source_fields: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+        return kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()) if source_fields else []
+
+    return _event_of(payload.op, types, row_of, schema.primaryKey, schema.source, payload.sequenceId,
+                     payload.timestamp, kept)
+
+
+def _event_of(code: str, types: dict[str, str | None], row_of: Callable[[str], dict[str, Any] | None],
+              primary_key_names: Any, source_object: Any, sequence_id: Any, timestamp: Any,
+              kept: Callable[[list[tuple[str, Any]]], list[tuple[str, str]]]) -> ChangeEvent:
+    """The event of a message's parts: its op, its columns' types, its rows (each ``dataColumn`` by image name),
+    ``primaryKey``, ``source``, ``sequenceId`` (``UNSET`` where it has none) and ``timestamp`` as parsed, and the
+    fields it keeps, given the fields of ``source`` that are no table."""
     images: dict[str, Image | None] = {"before": None, "after": None}
     for image_name in ("before", "after") if code == UPDATE_AFTER else (_IMAGE_OF_OP[code],):
-        images[image_name] = _image(payload.get(image_name), f"payload.{image_name}", types,
-                                    required=image_name == _IMAGE_OF_OP[code])
-    key, primary_key = _key(schema.get("primaryKey"), images[_IMAGE_OF_OP[code]] or ())
-    table, system, source_fields = _source(schema.get("source"))
-    commit_time, capture_time, position = _position(payload)
-    attributes = [*primary_key,
-                  *kept_fields.read(FIELD_ATTRIBUTE, document.items(), _TOP_FIELDS),
-                  *kept_fields.read(SCHEMA_ATTRIBUTE, schema.items(), _SCHEMA_FIELDS),
-                  *kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ()),
-                  *kept_fields.read(PAYLOAD_ATTRIBUTE, payload.items(), _PAYLOAD_FIELDS)]
+        row = row_of(image_name)
+        if row is None:
+            if image_name == _IMAGE_OF_OP[code]:
+                raise DecodeError(NAME, "the row of this op is missing", field=f"payload.{image_name}")
+            continue
+        images[image_name] = _cells(row, f"payload.{image_name}", types)
+    key, primary_key = _key(primary_key_names, images[_IMAGE_OF_OP[code]] or ())
+    table, system, source_fields = _source(source_object)
+    commit_time, capture_time, position = _position(sequence_id, timestamp)
+    attributes = [*primary_key, *kept(source_fields)]
     try:
         source = Source(system, tuple(position), commit_time, capture_time)
     except ValueError as error:  # an integer beyond 64 bits in the position
         raise DecodeError(NAME, str(error), field="payload") from None
     return ChangeEvent(_OP_OF_CODE[code], table, key, images["before"], images["after"], source,
                        attributes=tuple(attributes))
+
+
+# A JSON scalar of the model's: an integer within 64 bits.
+_Scalar = str | Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | float | bool | None
+
+
+class _Column(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    type: str | None = None
+
+
+class _Schema(msgspec.Struct, forbid_unknown_fields=True):
+    dataColumn: list[_Column]
+    primaryKey: list[str] | None = None
+    source: dict[str, str] | None = None
+
+
+class _Row(msgspec.Struct, forbid_unknown_fields=True):
+    dataColumn: dict[str, _Scalar]
+
+
+class _Payload(msgspec.Struct, forbid_unknown_fields=True):
+    op: str
+    before: _Row | None = None
+    after: _Row | None = None
+    sequenceId: _Scalar | UnsetType = UNSET
+    timestamp: dict[str, _Scalar] | None = None
+
+
+class _Message(msgspec.Struct, forbid_unknown_fields=True):
+    """A message of the fields DataWorks writes, of the types it writes them with, checked by msgspec as it parses
+    (``_read_message``)."""
+
+    schema: _Schema
+    payload: _Payload
+
+
+# Most messages are in the layout DataWorks writes, which msgspec reads into Structs faster than into dicts, checking
+# their types as it goes. A message of any other shape (fields of its own, a nested value) fails this reader and is
+# read as any JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_message = msgspec.json.Decoder(_Message).decode
+_TYPED_CODES = frozenset({INSERT, UPDATE_AFTER, DELETE})  # the ops a message read typed may have: rows, alone
 
 
 def _completes(update_before: dict[str, Any], update_after: dict[str, Any]) -> bool:
@@ -353,24 +486,33 @@ def _column_types(columns: Any) -> dict[str, str | None]:
     return types
 
 
-def _image(container: Any, path: str, types: dict[str, str | None], required: bool) -> Image | None:
+def _row_of(container: Any, path: str) -> dict[str, Any] | None:
+    """The ``dataColumn`` object of an image's object; None for null."""
     if container is None:
-        if required:
-            raise DecodeError(NAME, "the row of this op is missing", field=path)
         return None
     if type(container) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(container)}", field=path)
     row = container.get("dataColumn")
     if type(row) is not dict:
         raise DecodeError(NAME, f"expected an object, got {json_type(row)}", field=f"{path}.dataColumn")
-    for name in row:
-        if name not in types:
-            raise DecodeError(NAME, "the column is not in schema.dataColumn", field=f"{path}.dataColumn.{name}")
+    return row
+
+
+def _cells(row: dict[str, Any], path: str, types: dict[str, str | None]) -> Image:
+    """The cells of an image's ``dataColumn`` object, in ``schema.dataColumn`` order, typed by it."""
+    if not row.keys() <= types.keys():
+        for name in row:
+            if name not in types:
+                raise DecodeError(NAME, "the column is not in schema.dataColumn", field=f"{path}.dataColumn.{name}")
     cells = []
     for name, type_name in types.items():
         if name not in row:
             continue
-        value, value_path = row[name], f"{path}.dataColumn.{name}"
+        value = row[name]
+        if type_name is None and (type(value) is str or value is None):  # most values: their cell, as they are
+            cells.append(Cell(name, value))
+            continue
+        value_path = f"{path}.dataColumn.{name}"
         if type(value) not in SCALAR_TYPES:
             raise DecodeError(NAME, f"expected a scalar value, got {json_type(value)}", field=value_path)
         if type_name == _BYTES_TYPE and type(value) is str:
@@ -397,7 +539,7 @@ def _key(primary_key: Any, image: Image) -> tuple[Image, list[tuple[str, str]]]:
     the list where it names a column the image lacks (none otherwise)."""
     if primary_key is None:
         return (), []
-    if type(primary_key) is not list or not all(type(name) is str for name in primary_key):
+    if type(primary_key) is not list or not _STR_TYPE.issuperset(map(type, primary_key)):
         raise DecodeError(NAME, "expected an array of column names", field="schema.primaryKey")
     by_name = {cell.name: cell for cell in image}
     key = tuple(by_name[name] for name in primary_key if name in by_name)
@@ -428,19 +570,23 @@ def _source(source: Any) -> tuple[Table | None, str | None, list[tuple[str, Any]
     return table, system, [(field, value) for field, value in source.items() if field not in structural]
 
 
-def _position(payload: dict[str, Any]) -> tuple[int | None, int | None, list[tuple[str, Any]]]:
-    """Commit and capture times, and the position: ``sequenceId``, then the other timestamp fields."""
+def _position(sequence_id: Any, timestamp: Any) -> tuple[int | None, int | None, list[tuple[str, Any]]]:
+    """Commit and capture times, and the position: ``sequenceId`` (``UNSET`` where the payload has none), then the
+    other fields of ``timestamp``."""
     position = []
-    if _SEQUENCE_ID in payload:
-        position.append((_SEQUENCE_ID, _scalar(payload[_SEQUENCE_ID], f"payload.{_SEQUENCE_ID}")))
-    timestamp = payload.get("timestamp")
+    if sequence_id is not UNSET:
+        position.append((_SEQUENCE_ID, _scalar(sequence_id, f"payload.{_SEQUENCE_ID}")))
     if timestamp is None:
         return None, None, position
     if type(timestamp) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(timestamp)}", field="payload.timestamp")
-    commit_time, capture_time = (_time(timestamp.get(field), f"payload.timestamp.{field}") for field in _TIMES)
-    position += [(field, _scalar(value, f"payload.timestamp.{field}"))
-                 for field, value in timestamp.items() if field not in _TIMES]
+    commit_time = _time(timestamp.get(_TIMES[0]), f"payload.timestamp.{_TIMES[0]}")
+    capture_time = _time(timestamp.get(_TIMES[1]), f"payload.timestamp.{_TIMES[1]}")
+    if _SCALAR_TYPE_SET.issuperset(map(type, timestamp.values())):  # most timestamps: checked in C
+        position += [(field, value) for field, value in timestamp.items() if field not in _TIMES]
+    else:
+        position += [(field, _scalar(value, f"payload.timestamp.{field}"))
+                     for field, value in timestamp.items() if field not in _TIMES]
     return commit_time, capture_time, position
 
 
@@ -462,11 +608,12 @@ def _scalar(value: Any, path: str) -> Value:
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
 def _schema(event: ChangeEvent) -> dict[str, Any]:
-    columns = []
-    for name, type_name in _columns(event.before, event.after).items():
-        columns.append({"name": name} if type_name is None else {"name": name, "type": type_name})
+    columns = [{"name": name} if type_name is None else {"name": name, "type": type_name}
+               for name, type_name in _columns(event.before, event.after).items()]
     key_names = [cell.name for cell in event.key]
-    row = event.before if event.op is Op.DELETE or event.after is None else event.after
+    if not event.attributes:  # most events: nothing kept to write
+        return {"dataColumn": columns, "primaryKey": key_names, "source": _source_fields(event)}
+    row = event.before if event.op is _OP_DELETE or event.after is None else event.after
     primary_key = _primary_key_kept(event.attribute(PRIMARY_KEY_ATTRIBUTE), key_names,
                                     {cell.name for cell in row or ()})
     return {"dataColumn": columns, "primaryKey": key_names if primary_key is None else primary_key,
@@ -478,8 +625,10 @@ def _columns(before: Image | None, after: Image | None) -> dict[str, str | None]
     """``schema.dataColumn``, column name -> type, for both images: ``before``'s columns, then the ones only
     ``after`` has; the after image's type wins where they differ."""
     types: dict[str, str | None] = {}
-    for cell in (*(before or ()), *(after or ())):
-        types[cell.name] = cell.type
+    for image in (before, after):
+        if image is not None:
+            for cell in image:
+                types[cell.name] = cell.type
     return types
 
 
@@ -494,7 +643,9 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
         elif table.schema is not None:
             fields["dbName"] = table.schema
         fields["tableName"] = table.name
-    fields.update(kept_fields.write(NAME, event.attributes, SOURCE_ATTRIBUTE, _reserved_source_fields(event.table)))
+    if event.attributes:
+        fields.update(kept_fields.write(NAME, event.attributes, SOURCE_ATTRIBUTE,
+                                        _reserved_source_fields(event.table)))
     return fields
 
 
@@ -509,17 +660,27 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
     for image_name in image_names:
         image = getattr(event, image_name)
         if image is not None:
-            payload[image_name] = {"dataColumn": {cell.name: json_form(cell.value) for cell in image}}
-    position = list(event.source.position)
+            payload[image_name] = {"dataColumn": _values(image)}
+    source = event.source
+    position = source.position
     if position and position[0][0] == _SEQUENCE_ID:
-        payload[_SEQUENCE_ID] = position.pop(0)[1]
-    timestamp: dict[str, Value] = {time: _milliseconds(getattr(event.source, field))
-                 for time, field in zip(_TIMES, ("commit_time_us", "capture_time_us"))}
-    timestamp.update(position)
+        payload[_SEQUENCE_ID] = position[0][1]
+        position = position[1:]
+    timestamp: dict[str, Value] = {_TIMES[0]: _milliseconds(source.commit_time_us),
+                                   _TIMES[1]: _milliseconds(source.capture_time_us)}
+    if position:
+        timestamp.update(position)
     payload["timestamp"] = timestamp
     payload["op"] = code
-    payload.update(kept_fields.write(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
+    if event.attributes:
+        payload.update(kept_fields.write(NAME, event.attributes, PAYLOAD_ATTRIBUTE, _PAYLOAD_FIELDS))
     return payload
+
+
+def _values(image: Image) -> dict[str, Any]:
+    """A row's ``dataColumn``: each column's JSON value (a JSON scalar, most of a row, as it is, without a call)."""
+    return {cell.name: value if type(value := cell.value) in _JSON_SCALAR_TYPES else json_form(value)
+            for cell in image}
 
 
 def _milliseconds(microseconds: int | None) -> int:
@@ -545,6 +706,13 @@ def _primary_key_kept(value: Value, key_names: list[str], row_names: set[str]) -
 def _has_key(image: Image, key: Image) -> bool:
     names = {cell.name for cell in image}
     return all(cell.name in names for cell in key)
+
+
+def _is_aliyun_position(position: Entries) -> bool:
+    """Whether a position reads back as it is: JSON scalars, each name once, none a time's."""
+    fields = dict(position)  # each step in C: positions are long
+    return len(fields) == len(position) and _TIMES[0] not in fields and _TIMES[1] not in fields \
+        and _POSITION_VALUE_TYPES.issuperset(map(type, fields.values()))
 
 
 # -- what a round trip keeps ------------------------------------------------------------------------------------------

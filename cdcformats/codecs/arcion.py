@@ -52,8 +52,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
@@ -86,18 +88,61 @@ from ._kit.json_message import (
     value_of,
 )
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
+from ._kit.plain_rows import plain_cells, plain_update
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_READ, _OP_TRUNCATE = Op.INSERT, Op.UPDATE, Op.DELETE, Op.READ, Op.TRUNCATE
+_PUT = CellKind.PUT
 NAME = "arcion"
 NAMESPACE_HASH = "arcion.namespace_hash"
 TABLE_HASH = "arcion.table_hash"
 CURSOR_JSON = "arcion.cursor.json"
 FIELD_ATTRIBUTE = "arcion.field."
 TIMESTAMP = "timestamp"  # the cursor's entry that holds the commit time
+# Values that JSON writes as they are and reads back as the same value, whatever the column.
+_JSON_SCALAR_TYPES = frozenset({type(None), bool, int, str})
+_NO_SOURCE = Source()
+_PLAIN_JSON_TYPES = frozenset({str, int, float, bool, type(None)})  # a JSON scalar (an integer within 64 bits)
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
 _TYPE_OF_OP = {op: op_type for op_type, op in _OP_OF_TYPE.items()}
 MODES = ("auto", "realtime", "snapshot")
+
+
+# A JSON scalar of the model's: an integer within 64 bits.
+_Scalar = str | Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | float | bool | None
+_Hash = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | UnsetType
+
+
+class _Namespace(msgspec.Struct, forbid_unknown_fields=True):
+    catalog: str | None = None
+    schema: str | None = None
+    hash: _Hash = UNSET
+
+
+class _TableName(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    namespace: _Namespace = msgspec.field(default_factory=_Namespace)
+    hash: _Hash = UNSET
+
+
+class _Realtime(msgspec.Struct, forbid_unknown_fields=True):
+    """A realtime message of the fields Arcion writes, its cursor and rows of JSON scalars, checked by msgspec as it
+    parses (``_read_realtime``)."""
+
+    tableName: _TableName
+    opType: str
+    cursor: dict[str, _Scalar] = msgspec.field(default_factory=dict)
+    before: dict[str, _Scalar] | None = None
+    after: dict[str, _Scalar] | None = None
+
+
+# Most messages are realtime ones in the layout Arcion writes, which msgspec reads into Structs faster than into dicts,
+# checking their types as it goes. A message of any other shape (a snapshot row, a nested value, fields of its own)
+# fails this reader and is read as any JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_realtime = msgspec.json.Decoder(_Realtime).decode
+_READ_FIELDS = frozenset(_ENVELOPE_FIELDS)  # the fields a realtime message is read from: any other is kept
 
 
 def _table(value: str | None) -> Table | None:
@@ -159,10 +204,10 @@ class ArcionCodec(KeyedByColumns):
         "value.nested", "source.position", "source.commit_time",
     })
     shapes: tuple[Shape, ...] = (
-        Shape(Op.INSERT, before=OPTIONAL, after=OPTIONAL),
-        Shape(Op.UPDATE, before=OPTIONAL, after=OPTIONAL),
-        Shape(Op.DELETE, before=OPTIONAL, after=OPTIONAL),
-        Shape(Op.READ, after=PRESENT),
+        Shape(_OP_INSERT, before=OPTIONAL, after=OPTIONAL),
+        Shape(_OP_UPDATE, before=OPTIONAL, after=OPTIONAL),
+        Shape(_OP_DELETE, before=OPTIONAL, after=OPTIONAL),
+        Shape(_OP_READ, after=PRESENT),
     )
     own_attributes = frozenset({NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON, FIELD_ATTRIBUTE})
     # A realtime message names its table; the option table names it when the event does not.
@@ -189,17 +234,24 @@ class ArcionCodec(KeyedByColumns):
             self.requires = ()
         if self.config["mode"] != "auto":
             self.shapes = tuple(shape for shape in self.shapes
-                                if (shape.op is Op.READ) == (self.config["mode"] == "snapshot"))
+                                if (shape.op is _OP_READ) == (self.config["mode"] == "snapshot"))
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def decode_message(self, message: bytes) -> ChangeEvent:
-        document = load_object(NAME, message, self.config["max_message_bytes"])
         mode = self.config["mode"]
+        if mode != "snapshot" and type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:
+                realtime = _read_realtime(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                pass  # not in the layout Arcion writes: the reader of any JSON keeps what it has, or names what is off
+            else:
+                return self._realtime_event(realtime)
+        document = load_object(NAME, message, self.config["max_message_bytes"])
         if mode == "snapshot" or (mode == "auto" and "opType" not in document):
             table = self.config["table"]
             after = self._cells(document, table, "")
-            return ChangeEvent(Op.READ, table, self.key_columns.key_of(table, after), after=after)
+            return ChangeEvent(_OP_READ, table, self.key_columns.key_of(table, after), after=after)
         return self._decode_realtime(document)
 
     def _decode_realtime(self, document: dict[str, Any]) -> ChangeEvent:
@@ -210,10 +262,32 @@ class ArcionCodec(KeyedByColumns):
         table, attributes = _table_name(document.get("tableName"))
         position, cursor_json = _cursor(document.get("cursor", {}))
         attributes.extend((CURSOR_JSON, name) for name in cursor_json)
-        attributes.extend(kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS))
+        if not document.keys() <= _READ_FIELDS:
+            attributes.extend(kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS))
         before = self._image(document, "before", table)
         after = self._image(document, "after", table)
-        key_image = before if op is Op.DELETE or after is None else after
+        key_image = before if op is _OP_DELETE or after is None else after
+        return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
+                           Source(position=position, commit_time_us=_commit_time(position)),
+                           attributes=tuple(attributes))
+
+    def _realtime_event(self, realtime: _Realtime) -> ChangeEvent:
+        """The event of a realtime message in the layout Arcion writes (as ``_decode_realtime`` reads any)."""
+        op = _OP_OF_TYPE.get(realtime.opType)
+        if op is None:
+            raise DecodeError(NAME, f"expected one of I, U, D, got {realtime.opType!r}", field="opType")
+        name = realtime.tableName
+        namespace = name.namespace
+        table = _named_table(name.name, namespace.schema, namespace.catalog)
+        attributes = []
+        if namespace.hash is not UNSET:
+            attributes.append((NAMESPACE_HASH, namespace.hash))
+        if name.hash is not UNSET:
+            attributes.append((TABLE_HASH, name.hash))
+        position = tuple(realtime.cursor.items())
+        before = None if realtime.before is None else self._cells(realtime.before, table, "before.")
+        after = None if realtime.after is None else self._cells(realtime.after, table, "after.")
+        key_image = before if op is _OP_DELETE or after is None else after
         return ChangeEvent(op, table, self.key_columns.key_of(table, key_image), before, after,
                            Source(position=position, commit_time_us=_commit_time(position)),
                            attributes=tuple(attributes))
@@ -228,6 +302,10 @@ class ArcionCodec(KeyedByColumns):
 
     def _cells(self, row: dict[str, Any], table: Table | None, path: str) -> Image:
         types = self.column_types.for_table(table)
+        if not types:  # the common case: a JSON value is its cell, a scalar (most) without a call
+            return tuple([Cell(column, value) if type(value) in _PLAIN_JSON_TYPES
+                          and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)
+                          else Cell(column, value_of(value, NAME, path, column)) for column, value in row.items()])
         cells = []
         for column, value in row.items():
             type_name = types.get(column)
@@ -247,28 +325,74 @@ class ArcionCodec(KeyedByColumns):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> bytes:
-        if event.op is Op.READ:
+        if event.op is _OP_READ:
             return encode(_row(event.after or ()))
         table = event.table
         if table is None or event.op not in _TYPE_OF_OP:
             raise EncodeError(NAME, "a realtime message has an opType I, U or D and names its table", field="op")
-        cursor_json = {value for name, value in event.attributes if name == CURSOR_JSON}
+        attributes = event.attributes
+        namespace: dict[str, Any] = {"catalog": table.catalog, "schema": table.schema}
+        table_name: dict[str, Any] = {"namespace": namespace, "name": table.name}
+        position = event.source.position
+        cursor_json = None
+        if attributes:  # the hashes, nested cursor entries, kept fields
+            _put_hash(namespace, event.attribute(NAMESPACE_HASH))
+            _put_hash(table_name, event.attribute(TABLE_HASH))
+            cursor_json = {value for name, value in attributes if name == CURSOR_JSON}
+        if cursor_json:
+            cursor = {name: raw(NAME, value, f"source.position.{name}") if name in cursor_json else value
+                      for name, value in position}
+        else:
+            cursor = dict(position)
         document: dict[str, Any] = {
-            "tableName": {
-                "namespace": _with_hash({"catalog": table.catalog, "schema": table.schema},
-                                        event.attribute(NAMESPACE_HASH)),
-                **_with_hash({"name": table.name}, event.attribute(TABLE_HASH)),
-            },
+            "tableName": table_name,
             "opType": _TYPE_OF_OP[event.op],
-            "cursor": {name: raw(NAME, value, f"source.position.{name}") if name in cursor_json else value
-                       for name, value in event.source.position},
+            "cursor": cursor,
             "before": None if event.before is None else _row(event.before),
             "after": None if event.after is None else _row(event.after),
         }
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
+        if attributes:
+            document.update(kept_fields.write(NAME, attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         return encode(document)
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """A realtime I, U or D message of a named table, or (but in mode realtime) a snapshot row of the option
+        table's, of untyped JSON scalars, each column once, not typed by the option column_types; the key read out
+        of its row by key_columns; attributes none but the hashes, in their order; a cursor of JSON scalars, each
+        name once, whose timestamp is the commit time."""
+        op, table, after = event.op, event.table, event.after
+        mode = self.config["mode"]
+        if op is _OP_READ:
+            if mode == "realtime" or event.before is not None or after is None or table != self.config["table"] \
+                    or event.source is not _NO_SOURCE and event.source != _NO_SOURCE or event.attributes:
+                return False
+            if mode == "auto":
+                for cell in after:
+                    if cell.name == "opType":  # a column that would read back as a realtime message's
+                        return False
+        elif op is _OP_INSERT or op is _OP_UPDATE or op is _OP_DELETE:
+            if mode == "snapshot" or table is None or not _holds_hashes_alone(event.attributes) \
+                    or not _is_cursor(event.source):
+                return False
+        else:
+            return False
+        if event.key_only or self.column_types.for_table(table):
+            return False
+        before = event.before
+        if before is not None and after is not None:  # most often of one row's columns: walked together, once
+            if not plain_update(before, after, _JSON_SCALAR_TYPES) and not (
+                    plain_cells(before, _JSON_SCALAR_TYPES) and plain_cells(after, _JSON_SCALAR_TYPES)):
+                return False
+        else:
+            for image in (before, after):
+                if image is not None and not plain_cells(image, _JSON_SCALAR_TYPES):
+                    return False
+        row = before if op is _OP_DELETE or after is None else after
+        if not self.key_columns:
+            return not event.key
+        return row is not None and self.holds_key_as_read(event, row)
 
     key_in_row = True
 
@@ -277,11 +401,11 @@ class ArcionCodec(KeyedByColumns):
         insert too); a snapshot row is the after image alone (of an INSERT, UPSERT or UPDATE in mode snapshot), and
         in mode realtime a READ is an I message. A TRUNCATE, and a DELETE in mode snapshot, have no form."""
         mode = self.config["mode"]
-        if event.op is Op.TRUNCATE or (mode == "snapshot" and event.op is Op.DELETE):
+        if event.op is _OP_TRUNCATE or (mode == "snapshot" and event.op is _OP_DELETE):
             return super().reshaped(event)
-        if mode == "snapshot" or (event.op is Op.READ and mode == "auto"):
-            return replace(event, op=Op.READ, before=None, after=event.after or ())
-        return replace(event, op=Op.INSERT)
+        if mode == "snapshot" or (event.op is _OP_READ and mode == "auto"):
+            return replace(event, op=_OP_READ, before=None, after=event.after or ())
+        return replace(event, op=_OP_INSERT)
 
     def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """A realtime message names its table (the option table names it when the event does not); a snapshot row
@@ -290,7 +414,7 @@ class ArcionCodec(KeyedByColumns):
         written = super().normal_form(event)
         changed: dict[str, Any] = {}
         table = written.table
-        snapshot = written.op is Op.READ
+        snapshot = written.op is _OP_READ
         if snapshot:
             table = changed["table"] = self.config["table"]
             changed["source"] = replace(written.source, position=(), commit_time_us=None)
@@ -306,7 +430,7 @@ class ArcionCodec(KeyedByColumns):
         images = {image_name: tuple(_read_back(cell, types.get(cell.name)) for cell in image)
                   for image_name in ("before", "after") if (image := getattr(written, image_name)) is not None}
         if self.key_columns:
-            image = images.get("before" if written.op is Op.DELETE or written.after is None else "after")
+            image = images.get("before" if written.op is _OP_DELETE or written.after is None else "after")
             images["key"] = self.key_columns.key_of(table, tuple(cell for cell in image or ()
                                                                  if not (snapshot and cell.name == "opType")))
         attributes = () if snapshot else _attributes_as_decoded(written)
@@ -330,6 +454,28 @@ def _cursor_as_written(source: Source) -> Source:
     if TIMESTAMP not in seen and source.commit_time_us is not None:
         cursor.append(_timestamp_entry(source.commit_time_us))
     return replace(source, position=tuple(cursor), commit_time_us=_commit_time(cursor))
+
+
+def _is_cursor(source: Source) -> bool:
+    """Whether a source is a cursor as a message gives it back: JSON scalars (no NaN), each name once, and a
+    commit time that is its timestamp (none without one)."""
+    if source.system is not None or source.capture_time_us is not None:
+        return False
+    position = source.position
+    cursor = dict(position)  # each step in C: cursors are long
+    return len(cursor) == len(position) and _JSON_SCALAR_TYPES.issuperset(map(type, cursor.values())) \
+        and source.commit_time_us == time_units.to_microseconds(cursor.get(TIMESTAMP), time_units.MILLISECOND)
+
+
+def _holds_hashes_alone(attributes: Entries) -> bool:
+    """Whether the attributes are no more than the namespace hash, then the table hash, each a 64-bit integer."""
+    last = -1
+    for name, value in attributes:
+        index = 0 if name == NAMESPACE_HASH else 1 if name == TABLE_HASH else -1
+        if index <= last or type(value) is not int:
+            return False
+        last = index
+    return True
 
 
 def _commit_time(cursor: Iterable[tuple[str, Value]]) -> int | None:
@@ -365,10 +511,9 @@ def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     return (2, value) if kept_fields.is_kept_field(name, value, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS) else None
 
 
-def _with_hash(fields: dict[str, Any], hash_value: Any) -> dict[str, Any]:
+def _put_hash(fields: dict[str, Any], hash_value: Any) -> None:
     if hash_value is not None:
         fields["hash"] = hash_value
-    return fields
 
 
 def _table_name(value: Any) -> tuple[Table, list[tuple[str, Any]]]:
@@ -393,8 +538,12 @@ def _table_name(value: Any) -> tuple[Table, list[tuple[str, Any]]]:
         fields[field] = part
     if fields["name"] is None:
         raise DecodeError(NAME, "the table name is missing", field="tableName.name")
+    return _named_table(fields["name"], fields["schema"], fields["catalog"]), attributes
+
+
+def _named_table(name: str, schema: str | None, catalog: str | None) -> Table:
     try:
-        return Table(fields["name"], fields["schema"], fields["catalog"]), attributes
+        return Table(name, schema, catalog)
     except TypeError as error:
         raise DecodeError(NAME, str(error), field="tableName") from None
 
@@ -415,8 +564,6 @@ def _cursor(cursor: Any) -> tuple[tuple[tuple[str, Any], ...], list[str]]:
     return tuple(position), nested
 
 
-# Values that JSON writes as they are and reads back as the same value, whatever the column.
-_JSON_SCALAR_TYPES = frozenset({type(None), bool, int, str})
 
 
 def _json_value(cell: Cell) -> Any:
@@ -435,7 +582,7 @@ def _read_back(cell: Cell, type_name: str | None) -> Cell:
     """The cell that decoding its JSON value gives, in a column of ``type_name`` by the option column_types (which
     it is written with); ``cell`` itself when that is the same cell."""
     if (type_name is None and cell.type is None and type(cell.value) in _JSON_SCALAR_TYPES and cell.version is None
-            and cell.kind is CellKind.PUT):
+            and cell.kind is _PUT):
         return cell  # a JSON value of its own, read back as it is
     value = _json_value(Cell(cell.name, cell.value, type_name))
     if type_name is not None and type(value) is str:
@@ -444,7 +591,6 @@ def _read_back(cell: Cell, type_name: str | None) -> Cell:
 
 
 def _row(cells: Image) -> dict[str, Any]:
-    row: dict[str, Any] = {}
-    for cell in cells:
-        row[cell.name] = _json_value(cell)
-    return row
+    """A row's JSON object: an untyped JSON scalar (most of a row) as it is, found without a call."""
+    return {cell.name: value if cell.type is None and type(value := cell.value) in _JSON_SCALAR_TYPES
+            else _json_value(cell) for cell in cells}

@@ -83,8 +83,10 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, with_one_row
@@ -102,6 +104,7 @@ from ..model import (
     Image,
     Op,
     Source,
+    Table,
     Value,
     same_value,
 )
@@ -118,11 +121,19 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import key_cells_outside
+from ._kit.plain_rows import key_of_row, plain_row
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
+    Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
+_PUT = CellKind.PUT
 NAME = "canal-json"
 SQL_ATTRIBUTE = "canal.sql"
 SQL_TYPE_ATTRIBUTE = "canal.sqlType"
 FIELD_ATTRIBUTE = "canal.field."
+# The values a row of text holds as they read back, in an untyped column.
+_TEXT_TYPES: frozenset[type] = frozenset({str, type(None)})
+_POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they are
 # The fields of Canal's FlatMessage, in the order Canal's JSON writer puts them.
 _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType", "table",
            "ts", "type")
@@ -132,7 +143,7 @@ MOST_DECIMAL_PLACES = 38
 
 # INIT is a row of an initial snapshot (what Flink CDC's canal-json writes for it, and Flink reads as an insert).
 _OP_OF_TYPE = {"INSERT": Op.INSERT, "UPDATE": Op.UPDATE, "DELETE": Op.DELETE, "TRUNCATE": Op.TRUNCATE,
-               "INIT": Op.READ}
+               "INIT": _OP_READ}
 _TYPE_OF_OP = {op: type_name for type_name, op in _OP_OF_TYPE.items()}
 # Canal's other event types: schema changes, statements and markers, none of which changes a row.
 _NO_ROW_TYPES = frozenset({"CREATE", "ALTER", "ERASE", "QUERY", "RENAME", "CINDEX", "DINDEX", "GTID", "XACOMMIT",
@@ -156,59 +167,93 @@ class CanalJsonCodec(Codec):
         "value.float_nonfinite", "source.position", "source.commit_time", "source.capture_time",
     })
     shapes: tuple[Shape, ...] = (
-        Shape(Op.INSERT, after=PRESENT), Shape(Op.UPDATE, before=PRESENT, after=PRESENT),
-        Shape(Op.DELETE, before=PRESENT), Shape(Op.TRUNCATE, before=ABSENT, after=ABSENT))
+        Shape(_OP_INSERT, after=PRESENT), Shape(_OP_UPDATE, before=PRESENT, after=PRESENT),
+        Shape(_OP_DELETE, before=PRESENT), Shape(_OP_TRUNCATE, before=ABSENT, after=ABSENT))
     own_attributes = frozenset({SQL_ATTRIBUTE, SQL_TYPE_ATTRIBUTE, FIELD_ATTRIBUTE})
     options = (SKIP_DDL, READ_TYPE, MAX_MESSAGE_BYTES)
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
+        # The ops whose after image is the row alone, written as it is (writes_whole).
+        self._after_alone: tuple[Op, ...] = (_OP_INSERT,)
         if self.config["read_type"] == "INIT":  # else a READ is reshaped into an INSERT
             self.carries = self.carries | {"op.READ"}
-            self.shapes = (*self.shapes, Shape(Op.READ, after=PRESENT))
+            self.shapes = (*self.shapes, Shape(_OP_READ, after=PRESENT))
+            self._after_alone = (_OP_INSERT, _OP_READ)
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def decode_messages(self, message: bytes) -> list[ChangeEvent]:
         """The events of one message: one per row, none for a skipped message; a bad message gives none."""
-        document = load_object(NAME, message, self.config["max_message_bytes"])
-        type_name = document.get("type")
+        max_bytes = self.config["max_message_bytes"]
+        if type(message) is bytes and len(message) <= max_bytes:
+            try:
+                flat = _read_flat_message(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                pass  # not in the layout Canal writes: the reader of any JSON keeps what it has, or names what is wrong
+            else:
+                op = self._op(flat.type)
+                if op is None:
+                    return []
+                _check_is_ddl(flat.isDdl, op, flat.type)
+                position = () if flat.id is UNSET else (("id", flat.id),)
+                if flat.gtid is not UNSET:
+                    position = (*position, ("gtid", flat.gtid))
+                kept: list[tuple[str, Value]] = [(SQL_ATTRIBUTE, flat.sql)] if flat.sql else []
+                if flat.sqlType is not None:
+                    kept.append((SQL_TYPE_ATTRIBUTE, encode(flat.sqlType).decode()))
+                return self._row_events(op, flat.type, database_table(NAME, flat.database, flat.table),
+                                        Source(position=position, commit_time_us=_time(flat.es, "es"),
+                                               capture_time_us=_time(flat.ts, "ts")),
+                                        tuple(kept), flat.data or [], flat.old or [], flat.mysqlType,
+                                        flat.pkNames)
+        document = load_object(NAME, message, max_bytes)
+        type_name: Any = document.get("type")
+        op = self._op(type_name)
+        if op is None:
+            return []
+        _check_is_ddl(document.get("isDdl"), op, type_name)
+        table = database_table(NAME, document.get("database"), document.get("table"))
+        source = Source(position=_position(document), commit_time_us=_time(document.get("es"), "es"),
+                        capture_time_us=_time(document.get("ts"), "ts"))
+        attributes = tuple(_attributes(document))
+        return self._row_events(op, type_name, table, source, attributes, _objects(document.get("data"), "data"),
+                                _objects(document.get("old"), "old"), document.get("mysqlType"),
+                                document.get("pkNames"))
+
+    def _op(self, type_name: Any) -> Op | None:
+        """The op of a message's type; None for a message that the option skip_ddl skips."""
         if type(type_name) is not str or type_name not in _OP_OF_TYPE:
             if type(type_name) is str and type_name in _NO_ROW_TYPES and self.config["skip_ddl"]:
-                return []
+                return None
             found = repr(type_name) if type(type_name) is str else json_type(type_name)
             raise DecodeError(NAME, f"type {found} is not a row change; expected one of {', '.join(_OP_OF_TYPE)} "
                                     "(option skip_ddl skips DDL messages)", field="type")
-        op = _OP_OF_TYPE[type_name]
-        is_ddl = document.get("isDdl")
-        if (is_ddl is not None and type(is_ddl) is not bool) or (is_ddl is True and op is not Op.TRUNCATE):
-            raise DecodeError(NAME, f"isDdl {is_ddl!r} does not fit type {type_name}", field="isDdl")
-        table = database_table(NAME, document.get("database"), document.get("table"))
-        source = Source(position=_position(document), commit_time_us=_time(document, "es"),
-                        capture_time_us=_time(document, "ts"))
-        attributes = tuple(_attributes(document))
-        rows = _objects(document.get("data"), "data")
-        olds = _objects(document.get("old"), "old")
-        if op is Op.TRUNCATE:
+        return _OP_OF_TYPE[type_name]
+
+    def _row_events(self, op: Op, type_name: str, table: Table | None, source: Source, attributes: Entries,
+                    rows: list[dict[str, Any]], olds: list[dict[str, Any]], mysql_types: Any, key_names: Any
+                    ) -> list[ChangeEvent]:
+        """The events of a message's rows (``data``, with ``old``, ``mysqlType`` and ``pkNames`` as parsed)."""
+        if op is _OP_TRUNCATE:
             if rows or olds:
                 raise DecodeError(NAME, "a TRUNCATE lists no rows", field="data" if rows else "old")
             return [ChangeEvent(op, table, source=source, attributes=attributes)]
-        if op is Op.UPDATE and len(olds) != len(rows):
+        if op is _OP_UPDATE and len(olds) != len(rows):
             raise DecodeError(NAME, f"an UPDATE needs one old entry per row: {len(rows)} rows, {len(olds)} entries",
                               field="old")
-        if op is not Op.UPDATE and olds:
+        if op is not _OP_UPDATE and olds:
             raise DecodeError(NAME, f"only an UPDATE has old values, not an {type_name}", field="old")
-        types = _column_types(document.get("mysqlType"))
-        key_names = _key_names(document.get("pkNames"))
+        types = _column_types(mysql_types)
+        names = _key_names(key_names)
         events = []
         for index, row in enumerate(rows):
-            cells = _cells(row, types, f"data[{index}]")
-            before: Image | None = cells if op is Op.DELETE else None
-            after: Image | None = None if op is Op.DELETE else cells
-            if op is Op.UPDATE:
-                before = _before(cells, _cells(olds[index], types, f"old[{index}]"))
-            events.append(ChangeEvent(op, table, _key(key_names, cells), before, after, source,
-                                      attributes=attributes))
+            cells = _cells(row, types, "data", index)
+            before: Image | None = cells if op is _OP_DELETE else None
+            after: Image | None = None if op is _OP_DELETE else cells
+            if op is _OP_UPDATE:
+                before = _before(cells, _cells(olds[index], types, "old", index))
+            events.append(ChangeEvent(op, table, _key(names, cells), before, after, source, attributes=attributes))
         return events
 
     def jvm_decoder(self) -> JvmDecoder:
@@ -225,47 +270,74 @@ class CanalJsonCodec(Codec):
         op = event.op
         data = old = key_names = None
         types: dict[str, str] = {}
-        if op is not Op.TRUNCATE:
-            row = event.before if op is Op.DELETE else event.after
+        if op is not _OP_TRUNCATE:
+            row = event.before if op is _OP_DELETE else event.after
             assert row is not None  # an event this format carries (written()): its shape has these images
-            data = [_texts(row)]
-            if op is Op.UPDATE:
+            texts = _texts_typed(row, types)
+            data = [texts]
+            if op is _OP_UPDATE:
                 assert event.before is not None  # an event this format carries (written()): its shape has these images
-                old = [_texts(_changed(row, event.before))]
-                types = _column_types_of(row, event.before)
-            else:
-                types = _column_types_of(row, ())
+                old = [_texts(_changed(texts, event.before))]
+                _add_types(event.before, types)
             key_names = [cell.name for cell in event.key] or None
         table = event.table
         source = event.source
-        document: dict[str, Any] = {"data": data, "database": table.schema if table else None,
-                                    "es": _milliseconds(source.commit_time_us)}
-        position = dict(source.position)
-        for name in ("gtid", "id"):  # Canal's field order
-            if name in position:
-                document[name] = position[name]
-        document.update({"isDdl": op is Op.TRUNCATE, "mysqlType": types or None, "old": old, "pkNames": key_names,
-                         "sql": "", "sqlType": None, "table": table.name if table else None,
-                         "ts": _milliseconds(source.capture_time_us), "type": _TYPE_OF_OP[op]})
-        for index, (name, value) in enumerate(event.attributes):
-            if name == SQL_ATTRIBUTE:
-                document["sql"] = value
-            elif name == SQL_TYPE_ATTRIBUTE:
-                document["sqlType"] = raw(NAME, value, f"attributes[{index}]")
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _FIELDS))
+        commit_time, capture_time = source.commit_time_us, source.capture_time_us
+        document: dict[str, Any] = {
+            "data": data, "database": None if table is None else table.schema,
+            "es": None if commit_time is None else time_units.in_unit(commit_time, time_units.MILLISECOND)}
+        if source.position:
+            position = dict(source.position)
+            for name in ("gtid", "id"):  # Canal's field order
+                if name in position:
+                    document[name] = position[name]
+        document["isDdl"] = op is _OP_TRUNCATE
+        document["mysqlType"] = types or None
+        document["old"] = old
+        document["pkNames"] = key_names
+        document["sql"] = ""
+        document["sqlType"] = None
+        document["table"] = None if table is None else table.name
+        document["ts"] = None if capture_time is None else time_units.in_unit(capture_time, time_units.MILLISECOND)
+        document["type"] = _TYPE_OF_OP[op]
+        attributes = event.attributes
+        if attributes:  # most events have none
+            for index, (name, value) in enumerate(attributes):
+                if name == SQL_ATTRIBUTE:
+                    document["sql"] = value
+                elif name == SQL_TYPE_ATTRIBUTE:
+                    document["sqlType"] = raw(NAME, value, f"attributes[{index}]")
+            document.update(kept_fields.write(NAME, attributes, FIELD_ATTRIBUTE, _FIELDS))
         return encode(document)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An INSERT (or, under read_type INIT, a READ), an UPDATE or a DELETE of the images its type reads, of
+        untyped text or null columns, each once, an UPDATE's before image holding the after image's columns in its
+        order; key cells that are the row's; no attributes, no catalog, no system, and a position of Canal's id and
+        gtid, in that order, and times to the millisecond."""
+        row = plain_row(event, _TEXT_TYPES, self._after_alone)
+        if row is None:
+            return False
+        table, source = event.table, event.source
+        commit_time, capture_time = source.commit_time_us, source.capture_time_us
+        if event.attributes or event.key_only or table is not None and table.catalog is not None \
+                or source.system is not None or source.position and not _is_canal_position(source.position) \
+                or commit_time is not None and commit_time % time_units.MILLISECOND \
+                or capture_time is not None and capture_time % time_units.MILLISECOND:
+            return False
+        return key_of_row(event.key, row)
 
     def carried_cell(self, cell: Cell) -> Cell:
         """A row holds text: each value is written as its text and read back typed by the column's ``mysqlType``
         only where that gives the same text, so a value of another kind than its type implies comes back as
         text (or as the kind its text reads as); bytes as their ISO-8859-1 text; a deleted column as null; no
         versions."""
-        value = None if cell.kind is not CellKind.PUT else cell.value
+        value = None if cell.kind is not _PUT else cell.value
         read_back = _read_back(value, cell.type)
         if same_value(read_back, value):
-            if cell.kind is CellKind.PUT and cell.version is None:
+            if cell.kind is _PUT and cell.version is None:
                 return cell
             read_back = value
         return Cell(cell.name, read_back, cell.type)
@@ -276,14 +348,14 @@ class CanalJsonCodec(Codec):
         by pkNames); an UPDATE without its before image has an ``old`` entry with no columns (Flink: nothing
         changed); an UPDATE without its after image has no ``data`` row, so no form; a TRUNCATE lists no rows."""
         op = event.op
-        if op is Op.UPSERT or (op is Op.READ and "op.READ" not in self.carries):
-            op = Op.INSERT
-        if op is Op.UPDATE:
+        if op is _OP_UPSERT or (op is _OP_READ and "op.READ" not in self.carries):
+            op = _OP_INSERT
+        if op is _OP_UPDATE:
             if event.after is None:
                 raise Refusal(Loss("op.UPDATE", "after", REFUSED,
                                    "Canal writes an UPDATE's new row as its data, and this UPDATE has none"))
             return event if event.before is not None else replace(event, before=event.after)
-        if op is Op.TRUNCATE:
+        if op is _OP_TRUNCATE:
             return replace(event, before=None, after=None)
         return with_one_row(event, op)
 
@@ -294,13 +366,13 @@ class CanalJsonCodec(Codec):
         Canal's id, then its gtid, each a JSON scalar; Canal's own attributes as decoding gives them."""
         written = super().normal_form(event)
         changed: dict[str, Any] = {}
-        if written.op is Op.TRUNCATE:
+        if written.op is _OP_TRUNCATE:
             changed["key"] = ()
         else:
-            row_name = "before" if written.op is Op.DELETE else "after"
+            row_name = "before" if written.op is _OP_DELETE else "after"
             row = getattr(written, row_name)
             row = key_cells_outside(written.key, row) + row
-            if written.op is Op.UPDATE:
+            if written.op is _OP_UPDATE:
                 assert written.before is not None  # reshaped() gives every UPDATE a before image
                 row, changed["before"] = _update_as_decoded(row, written.before)
             changed[row_name] = row
@@ -311,11 +383,41 @@ class CanalJsonCodec(Codec):
         return replace(written, **changed)
 
 
+class _FlatMessage(msgspec.Struct, forbid_unknown_fields=True):
+    """A flat message of the fields Canal writes, of the types it writes them with (its row values text or null),
+    checked by msgspec as it parses (``_read_flat_message``)."""
+
+    type: str
+    data: list[dict[str, str | None]] | None = None
+    database: str | None = None
+    es: int | None = None
+    gtid: str | UnsetType = UNSET
+    id: Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | UnsetType = UNSET
+    isDdl: bool | None = None
+    mysqlType: dict[str, str | None] | None = None
+    old: list[dict[str, str | None]] | None = None
+    pkNames: list[str] | None = None
+    sql: str | None = None
+    sqlType: dict[str, int] | None = None
+    table: str | None = None
+    ts: int | None = None
+
+
+# Most messages are Canal's own, which msgspec reads into a Struct faster than into a dict, checking their types as it
+# goes. A message of any other shape (fields of its own, a number as a value) fails this reader and is read as any
+# JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_flat_message = msgspec.json.Decoder(_FlatMessage).decode
+
+
 # -- decoding helpers -------------------------------------------------------------------------------------------------
 
-def _time(document: dict[str, Any], field: str) -> int | None:
-    """Microseconds from a millisecond field."""
-    value = document.get(field)
+def _check_is_ddl(is_ddl: Any, op: Op, type_name: str) -> None:
+    if (is_ddl is not None and type(is_ddl) is not bool) or (is_ddl is True and op is not _OP_TRUNCATE):
+        raise DecodeError(NAME, f"isDdl {is_ddl!r} does not fit type {type_name}", field="isDdl")
+
+
+def _time(value: Any, field: str) -> int | None:
+    """Microseconds from a millisecond field's value."""
     if value is None:
         return None
     microseconds = time_units.to_microseconds(value, time_units.MILLISECOND)
@@ -383,15 +485,22 @@ def _column_types(mysql_types: Any) -> dict[str, str]:
 def _key_names(names: Any) -> tuple[str, ...]:
     if names is None:
         return ()
-    if type(names) is not list or not all(type(name) is str for name in names):
+    if type(names) is not list:
         raise DecodeError(NAME, f"expected an array of column names or null, got {names!r}", field="pkNames")
+    for name in names:
+        if type(name) is not str:
+            raise DecodeError(NAME, f"expected an array of column names or null, got {names!r}", field="pkNames")
     return tuple(dict.fromkeys(names))  # a key column named twice is one key column
 
 
-def _cells(row: dict[str, Any], types: dict[str, str], path: str) -> Image:
+def _cells(row: dict[str, Any], types: dict[str, str], field: str, index: int) -> Image:
+    """The cells of ``row``, ``field[index]`` of the message (a place joined only for an error)."""
     cells = []
     for name, value in row.items():
-        type_name = types.get(name)
+        type_name = types.get(name) if types else None
+        if type(value) is str and type_name is None:  # most values: text in an untyped column, as it is
+            cells.append(Cell(name, value))
+            continue
         if value is None:
             cells.append(Cell(name, None, type_name))
             continue
@@ -400,7 +509,7 @@ def _cells(row: dict[str, Any], types: dict[str, str], path: str) -> Image:
         elif type(value) in (int, float):
             value = repr(value)
         elif type(value) is not str:
-            raise DecodeError(NAME, f"expected text or null, got {json_type(value)}", field=f"{path}.{name}")
+            raise DecodeError(NAME, f"expected text or null, got {json_type(value)}", field=f"{field}[{index}].{name}")
         cells.append(Cell(name, typed_text.parse(value, type_name, _spelled), type_name))
     return tuple(cells)
 
@@ -419,7 +528,20 @@ def _key(names: tuple[str, ...], row: Image) -> Image:
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
 def _texts(cells: Image) -> dict[str, str | None]:
-    return {cell.name: _text(cell.value) for cell in cells}
+    """A row as Canal writes it: each column's text (text itself, most of a row, found without a call)."""
+    return {cell.name: value if (value := cell.value) is None or type(value) is str else _text(value)
+            for cell in cells}
+
+
+def _texts_typed(cells: Image, types: dict[str, str]) -> dict[str, str | None]:
+    """``_texts``, walking the row once to add the type of each typed column to ``types`` (as ``_add_types``)."""
+    texts: dict[str, str | None] = {}
+    for cell in cells:
+        value = cell.value
+        texts[cell.name] = value if value is None or type(value) is str else _text(value)
+        if cell.type is not None:
+            types.setdefault(cell.name, cell.type)
+    return texts
 
 
 def _text(value: Value) -> str | None:
@@ -443,10 +565,9 @@ def _spelled(value: Value) -> str:
     return typed_text.render(value)
 
 
-def _changed(after: Image, before: Image) -> Image:
-    """The before cells that an update's ``old`` entry holds: those whose text differs from the after image's, and
-    those the after image lacks."""
-    after_texts = {cell.name: _text(cell.value) for cell in after}
+def _changed(after_texts: dict[str, str | None], before: Image) -> Image:
+    """The before cells that an update's ``old`` entry holds: those whose text differs from the after image's (its
+    ``_texts``), and those the after image lacks."""
     return tuple(cell for cell in before
                  if cell.name not in after_texts or _text(cell.value) != after_texts[cell.name])
 
@@ -454,14 +575,28 @@ def _changed(after: Image, before: Image) -> Image:
 def _column_types_of(row: Image, old: Image) -> dict[str, str]:
     """``mysqlType``: the type of each typed column, the row's first."""
     types: dict[str, str] = {}
-    for cell in (*row, *old):
-        if cell.type is not None:
-            types.setdefault(cell.name, cell.type)
+    _add_types(row, types)
+    _add_types(old, types)
     return types
 
 
-def _milliseconds(microseconds: int | None) -> int | None:
-    return None if microseconds is None else time_units.in_unit(microseconds, time_units.MILLISECOND)
+def _add_types(cells: Image, types: dict[str, str]) -> None:
+    """The type of each typed column of ``cells`` that ``types`` lacks, added to it."""
+    for cell in cells:
+        if cell.type is not None:
+            types.setdefault(cell.name, cell.type)
+
+
+def _is_canal_position(position: Entries) -> bool:
+    """Whether a position is Canal's as decoding gives it: an id, a gtid or both, in that order, each text or a
+    number."""
+    last = -1
+    for name, value in position:
+        index = 0 if name == "id" else 1 if name == "gtid" else -1
+        if index <= last or type(value) not in _POSITION_VALUE_TYPES:
+            return False
+        last = index
+    return True
 
 
 # -- what decoding gives back -----------------------------------------------------------------------------------------
@@ -481,7 +616,8 @@ def _update_as_decoded(after: Image, before: Image) -> tuple[Image, Image]:
     """The after and before images that decoding an encoded update gives: ``old`` holds the changed columns, and
     ``mysqlType`` types each column once, for both."""
     types = _column_types_of(after, before)
-    return _retyped(after, types), _before(_retyped(after, types), _retyped(_changed(after, before), types))
+    retyped_after = _retyped(after, types)
+    return retyped_after, _before(retyped_after, _retyped(_changed(_texts(after), before), types))
 
 
 def _position_as_decoded(position: Entries) -> Entries:

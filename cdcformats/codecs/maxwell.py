@@ -74,8 +74,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
 from ..contract import PRESENT, Codec, JvmDecoder, Option, Shape, flag, with_one_row
@@ -109,12 +111,27 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
+from ._kit.plain_rows import columns_in_row, plain_cells, plain_row
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
+    Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
+_PUT = CellKind.PUT
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."
 JSON_TYPE = "JSON"  # the cell type of a SET or JSON column, whose value is kept as JSON text
 POSITION_FIELDS = ("xid", "xoffset", "commit", "position", "gtid", "server_id", "thread_id")
+_POSITION_ORDER = {name: index for index, name in enumerate(POSITION_FIELDS)}
+# The values a JSON scalar holds as it reads back (a float may be NaN, which JSON has no number for).
+_JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+_POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they are
 _ROW_FIELDS = ("database", "table", "type", "ts", *POSITION_FIELDS, "primary_key_columns", "data", "old")
+
+# The fields decoding reads (with the key values, where it reads them): any other is kept.
+_READ_FIELDS = frozenset(_ROW_FIELDS)
+_READ_WITH_KEY = frozenset({*_ROW_FIELDS, "primary_key"})
+# The values a cell holds as JSON gives them (an integer within 64 bits).
+_PLAIN_JSON_TYPES = frozenset({str, int, float, bool, type(None)})
 
 _OP_OF_TYPE = {"insert": Op.INSERT, "update": Op.UPDATE, "delete": Op.DELETE, "bootstrap-insert": Op.READ}
 # An UPSERT is the row as it now is, whether or not it existed: the closest Maxwell type is an insert.
@@ -136,10 +153,10 @@ class MaxwellJsonCodec(Codec):
         "source.position", "source.commit_time",
     })
     shapes = (
-        Shape(Op.INSERT, after=PRESENT),
-        Shape(Op.UPDATE, before=PRESENT, after=PRESENT),
-        Shape(Op.DELETE, before=PRESENT),
-        Shape(Op.READ, after=PRESENT),
+        Shape(_OP_INSERT, after=PRESENT),
+        Shape(_OP_UPDATE, before=PRESENT, after=PRESENT),
+        Shape(_OP_DELETE, before=PRESENT),
+        Shape(_OP_READ, after=PRESENT),
     )
     own_attributes = frozenset({FIELD_ATTRIBUTE})
     options = (KEY_COLUMNS, SKIP_DDL, MAX_MESSAGE_BYTES)
@@ -152,46 +169,91 @@ class MaxwellJsonCodec(Codec):
 
     def decode_messages(self, message: bytes) -> list[ChangeEvent]:
         """The event of a row message; none for a message that changes no row, under the option skip_ddl."""
+        row_message = self._row_message(message)
+        if row_message is not None:
+            if self.config["skip_ddl"] and _changes_no_row(row_message.type):
+                return []
+            return [self._typed_event(row_message)]
         document = load_object(NAME, message, self.config["max_message_bytes"])
         if self.config["skip_ddl"] and _changes_no_row(document.get("type")):
             return []
         return [self._event(document)]
 
     def decode_message(self, message: bytes) -> ChangeEvent:
+        row_message = self._row_message(message)
+        if row_message is not None:
+            return self._typed_event(row_message)
         return self._event(load_object(NAME, message, self.config["max_message_bytes"]))
+
+    def _row_message(self, message: Any) -> _RowMessage | None:
+        """A message in the layout Maxwell writes, read into a typed Struct; None for any other."""
+        if type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:
+                return _read_row_message(message)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                pass  # not in the layout Maxwell writes: the reader of any JSON keeps what it has, or names what is off
+        return None
+
+    def _typed_event(self, row_message: _RowMessage) -> ChangeEvent:
+        """The event of a message in the layout Maxwell writes (as ``_event`` reads any)."""
+        op = _op(row_message.type)
+        table = database_table(NAME, row_message.database, row_message.table)
+        data = _image(row_message.data, "data")
+        before, after = (data, None) if op is _OP_DELETE else (None, data)
+        if row_message.old is not UNSET:
+            if op is not _OP_UPDATE:
+                raise DecodeError(NAME, f"only an update has old values, not a {row_message.type}", field="old")
+            before = _merged(data, _image(row_message.old, "old"))
+        elif op is _OP_UPDATE:
+            before = data
+        names = [] if row_message.primary_key_columns is UNSET else row_message.primary_key_columns
+        key, key_read = self._key(names, row_message.primary_key, table, data)
+        attributes: Entries = ()
+        if row_message.primary_key is not UNSET and not key_read:  # a field of the message's own, kept
+            attributes = tuple(kept_fields.read(FIELD_ATTRIBUTE, (("primary_key", row_message.primary_key),), ()))
+        position = []
+        for field in POSITION_FIELDS:
+            value = getattr(row_message, field)
+            if value is not UNSET:
+                position.append((field, value))
+        return ChangeEvent(op, table, key, before, after, _source(row_message.ts, tuple(position)),
+                           attributes=attributes)
 
     def _event(self, document: dict[str, Any]) -> ChangeEvent:
         op = _op(document.get("type"))
         table = database_table(NAME, document.get("database"), document.get("table"))
         data = _image(document.get("data"), "data")
-        before, after = (data, None) if op is Op.DELETE else (None, data)
+        before, after = (data, None) if op is _OP_DELETE else (None, data)
         if "old" in document:
-            if op is not Op.UPDATE:
+            if op is not _OP_UPDATE:
                 raise DecodeError(NAME, f"only an update has old values, not a {document['type']}", field="old")
             before = _merged(data, _image(document["old"], "old"))
-        elif op is Op.UPDATE:
+        elif op is _OP_UPDATE:
             before = data
-        key, key_fields = self._key(document, table, data)
-        attributes = kept_fields.read(FIELD_ATTRIBUTE, document.items(), {*_ROW_FIELDS, *key_fields})
-        return ChangeEvent(op, table, key, before, after, _source(document), attributes=tuple(attributes))
+        key, key_read = self._key(document.get("primary_key_columns", []), document.get("primary_key", UNSET),
+                                  table, data)
+        reserved = _READ_WITH_KEY if key_read else _READ_FIELDS
+        attributes = () if document.keys() <= reserved \
+            else tuple(kept_fields.read(FIELD_ATTRIBUTE, document.items(), reserved))
+        return ChangeEvent(op, table, key, before, after, _source(document.get("ts"), _position(document)),
+                           attributes=attributes)
 
-    def _key(self, document: dict[str, Any], table: Table | None, data: Image) -> tuple[Image, tuple[str, ...]]:
-        """The key cells, and the message fields read for them."""
-        names = _key_names(document.get("primary_key_columns", []))
-        fields: tuple[str, ...] = ("primary_key_columns",)
+    def _key(self, key_names: Any, key_values: Any, table: Table | None, data: Image) -> tuple[Image, bool]:
+        """The key cells, of ``primary_key_columns`` and ``primary_key`` (``UNSET`` where the message has none), and
+        whether the key values were read (else ``primary_key`` is a field of the message's own)."""
+        names = _key_names(key_names)
         if not names:
             names = self.key_columns.for_table(table)
-            if "primary_key" not in document:
-                return self.key_columns.key_of(table, data), fields
-        if "primary_key" in document and names:
-            values = document["primary_key"]
-            if type(values) is not list or len(values) != len(names):
+            if key_values is UNSET:
+                return self.key_columns.key_of(table, data), False
+        if key_values is not UNSET and names:
+            if type(key_values) is not list or len(key_values) != len(names):
                 raise DecodeError(NAME, f"expected an array of {len(names)} key values, one per key column "
-                                        f"{', '.join(names)}; got {_json_excerpt(values)}", field="primary_key")
+                                        f"{', '.join(names)}; got {_json_excerpt(key_values)}", field="primary_key")
             return _once_each(_cell(name, value, f"primary_key[{index}]")
-                              for index, (name, value) in enumerate(zip(names, values))), (*fields, "primary_key")
+                              for index, (name, value) in enumerate(zip(names, key_values))), True
         by_name = {cell.name: cell for cell in data}
-        return _once_each(by_name.get(name, Cell(name)) for name in names), fields
+        return _once_each(by_name.get(name, Cell(name)) for name in names), False
 
     def jvm_decoder(self) -> JvmDecoder:
         """``cdcformats/jvm/decoders/MaxwellDecoder.java``, this decoder in Java."""
@@ -203,25 +265,30 @@ class MaxwellJsonCodec(Codec):
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         document: dict[str, Any] = {}
-        if event.table is not None:
-            if event.table.schema is not None:
-                document["database"] = event.table.schema
-            document["table"] = event.table.name
+        table, source, key = event.table, event.source, event.key
+        if table is not None:
+            if table.schema is not None:
+                document["database"] = table.schema
+            document["table"] = table.name
         document["type"] = _TYPE_OF_OP[event.op]
-        if event.source.commit_time_us is not None:
-            document["ts"] = time_units.in_unit(event.source.commit_time_us, time_units.SECOND)
-        document.update(event.source.position)
-        document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, self._reserved(event)))
-        if event.key:
-            document["primary_key"] = [_cell_json(cell) for cell in event.key]
-        document["primary_key_columns"] = [cell.name for cell in event.key]
-        row = event.before if event.op is Op.DELETE else event.after
+        if source.commit_time_us is not None:
+            document["ts"] = time_units.in_unit(source.commit_time_us, time_units.SECOND)
+        if source.position:
+            document.update(source.position)
+        if event.attributes:  # most events have none
+            document.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, self._reserved(event)))
+        if key:
+            document["primary_key"] = [_cell_json(cell) for cell in key]
+        document["primary_key_columns"] = [cell.name for cell in key]
+        row = event.before if event.op is _OP_DELETE else event.after
         assert row is not None  # an event this format carries (written()): its shape has these images
         document["data"] = _fields(row)
-        if event.op is Op.UPDATE:
+        if event.op is _OP_UPDATE:
             assert event.before is not None and event.after is not None  # an UPDATE's shape has both images
             after_by_name = {cell.name: cell for cell in event.after}
-            changed = tuple(cell for cell in event.before if after_by_name.get(cell.name) != cell)
+            # A column the update left as it was is most often the same cell in both images: told by identity.
+            changed = tuple(cell for cell in event.before
+                            if (after := after_by_name.get(cell.name)) is not cell and after != cell)
             if changed:
                 document["old"] = _fields(changed)
         return encode(document)
@@ -234,11 +301,30 @@ class MaxwellJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An insert, bootstrap-insert, update or delete of the images its type reads, of untyped JSON scalars, each
+        column once, an update's before image holding the after image's columns in its order; key cells of the
+        row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of
+        Maxwell's position fields, in its order, and a commit time in whole seconds."""
+        row = plain_row(event, _JSON_SCALAR_TYPES, (_OP_INSERT, _OP_READ))
+        if row is None:
+            return False
+        table, source, key = event.table, event.source, event.key
+        commit_time = source.commit_time_us
+        if event.attributes or event.key_only or table is not None and table.catalog is not None \
+                or source.system is not None or source.capture_time_us is not None \
+                or commit_time is not None and commit_time % time_units.SECOND \
+                or not _is_maxwell_position(source.position):
+            return False
+        if key:
+            return plain_cells(key, _JSON_SCALAR_TYPES) and columns_in_row(key, row)
+        return not self.key_columns.for_table(table)
+
     def carried_cell(self, cell: Cell) -> Cell:
         """As ``Codec.carried_cell``, but a cell of type JSON holding JSON text keeps its type: it is written as
         JSON."""
         written = super().carried_cell(cell)
-        if _is_json_cell(cell) and cell.kind is CellKind.PUT and written.type != cell.type:
+        if _is_json_cell(cell) and cell.kind is _PUT and written.type != cell.type:
             return replace(written, type=cell.type)
         return written
 
@@ -247,14 +333,14 @@ class MaxwellJsonCodec(Codec):
         event lacks is its key cells (none: an empty row); an update without its before image changed nothing (an
         update without ``old``: before equals after). An update without its after image and a TRUNCATE have no
         form."""
-        if event.op is Op.TRUNCATE:
+        if event.op is _OP_TRUNCATE:
             raise Refusal(Loss("op.TRUNCATE", "op", REFUSED, "Maxwell writes no row change for a TRUNCATE"))
-        if event.op is Op.UPDATE:
+        if event.op is _OP_UPDATE:
             if event.after is None:
                 raise Refusal(Loss("op.UPDATE", "after", REFUSED,
                                    "Maxwell writes an update's new row as its data, and this update has none"))
             return replace(event, before=event.after)
-        return with_one_row(event, Op.INSERT if event.op is Op.UPSERT else event.op)
+        return with_one_row(event, _OP_INSERT if event.op is _OP_UPSERT else event.op)
 
     def normal_form(self, event: ChangeEvent) -> ChangeEvent:
         """Maxwell's ts is in whole seconds, and its position fields come once each, in its order; the key columns
@@ -272,7 +358,7 @@ class MaxwellJsonCodec(Codec):
             source = replace(source, position=position)
         if source is not written.source:
             changed["source"] = source
-        row_name = "before" if written.op is Op.DELETE else "after"
+        row_name = "before" if written.op is _OP_DELETE else "after"
         row = getattr(written, row_name)
         if written.key:
             missing = key_cells_outside(written.key, row)
@@ -280,7 +366,7 @@ class MaxwellJsonCodec(Codec):
                 row = changed[row_name] = missing + row
         elif self.key_columns.key_of(written.table, row):
             changed["key"] = self.key_columns.key_of(written.table, row)
-        if written.op is Op.UPDATE:
+        if written.op is _OP_UPDATE:
             assert written.before is not None  # reshaped() gives every update a before image
             after_by_name = {cell.name: cell for cell in row}
             changed["before"] = _merged(row, tuple(cell for cell in written.before
@@ -295,6 +381,37 @@ class MaxwellJsonCodec(Codec):
 
 
 # -- decoding helpers -------------------------------------------------------------------------------------------------
+
+# A JSON scalar of the model's: an integer within 64 bits.
+_Scalar = str | Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)] | float | bool | None
+
+
+class _RowMessage(msgspec.Struct, forbid_unknown_fields=True):
+    """A row message of the fields Maxwell writes, its values JSON scalars, checked by msgspec as it parses
+    (``_read_row_message``)."""
+
+    type: str
+    data: dict[str, _Scalar]
+    database: str | None = None
+    table: str | None = None
+    ts: int | None = None
+    xid: _Scalar | UnsetType = UNSET
+    xoffset: _Scalar | UnsetType = UNSET
+    commit: _Scalar | UnsetType = UNSET
+    position: _Scalar | UnsetType = UNSET
+    gtid: _Scalar | UnsetType = UNSET
+    server_id: _Scalar | UnsetType = UNSET
+    thread_id: _Scalar | UnsetType = UNSET
+    primary_key: list[_Scalar] | UnsetType = UNSET
+    primary_key_columns: list[str] | UnsetType = UNSET
+    old: dict[str, _Scalar] | UnsetType = UNSET
+
+
+# Most messages are Maxwell's row messages, which msgspec reads into a Struct faster than into a dict, checking their
+# types as it goes. A message of any other shape (a JSON column's array or object, fields of its own) fails this reader
+# and is read as any JSON, which keeps what it has and names what is wrong, so both give the same.
+_read_row_message = msgspec.json.Decoder(_RowMessage).decode
+
 
 def _changes_no_row(row_type: Any) -> bool:
     """Whether a message of this type is one that the option skip_ddl skips: a bootstrap marker or a schema change."""
@@ -334,7 +451,10 @@ def _cell(name: str, value: Any, path: str) -> Cell:
 def _image(row: Any, field: str) -> Image:
     if type(row) is not dict:
         raise DecodeError(NAME, f"expected an object, got {json_type(row)}", field=field)
-    return tuple(_cell(name, value, f"{field}.{name}") for name, value in row.items())
+    # A scalar (most values) is its cell, made without a call; an array, an object or a number beyond 64 bits is not.
+    return tuple([Cell(name, value) if type(value) in _PLAIN_JSON_TYPES
+                  and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)
+                  else _cell(name, value, f"{field}.{name}") for name, value in row.items()])
 
 
 def _merged(data: Image, old: Image) -> Image:
@@ -354,20 +474,17 @@ def _once_each(key: Iterable[Cell]) -> Image:
 
 
 def _key_names(names: Any) -> tuple[str, ...]:
-    if type(names) is not list or not all(type(name) is str for name in names):
-        raise DecodeError(NAME, f"expected an array of column names, got {_json_excerpt(names)}",
-                          field="primary_key_columns")
-    return tuple(names)
+    if type(names) is list:
+        for name in names:
+            if type(name) is not str:
+                break
+        else:
+            return tuple(names)
+    raise DecodeError(NAME, f"expected an array of column names, got {_json_excerpt(names)}",
+                      field="primary_key_columns")
 
 
-def _source(document: dict[str, Any]) -> Source:
-    seconds = document.get("ts")
-    commit_time = None
-    if seconds is not None:
-        commit_time = time_units.to_microseconds(seconds, time_units.SECOND)
-        if commit_time is None:
-            raise DecodeError(NAME, f"expected a 64-bit timestamp in seconds, got {_json_excerpt(seconds)}",
-                              field="ts")
+def _position(document: dict[str, Any]) -> Entries:
     position = []
     for field in POSITION_FIELDS:
         if field in document:
@@ -375,7 +492,18 @@ def _source(document: dict[str, Any]) -> Source:
             if type(value) not in SCALAR_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"expected a scalar, got {_json_excerpt(value)}", field=field)
             position.append((field, value))
-    return Source(position=tuple(position), commit_time_us=commit_time)
+    return tuple(position)
+
+
+def _source(seconds: Any, position: Entries) -> Source:
+    """The source of a message's ``ts`` and position fields."""
+    commit_time = None
+    if seconds is not None:
+        commit_time = time_units.to_microseconds(seconds, time_units.SECOND)
+        if commit_time is None:
+            raise DecodeError(NAME, f"expected a 64-bit timestamp in seconds, got {_json_excerpt(seconds)}",
+                              field="ts")
+    return Source(position=position, commit_time_us=commit_time)
 
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
@@ -389,7 +517,20 @@ def _cell_json(cell: Cell) -> Any:
 
 
 def _fields(cells: Image) -> dict[str, Any]:
-    return {cell.name: _cell_json(cell) for cell in cells}
+    """A row as Maxwell writes it: an untyped JSON scalar (most of a row) as it is, found without a call."""
+    return {cell.name: value if cell.type is None and type(value := cell.value) in _JSON_SCALAR_TYPES
+            else _cell_json(cell) for cell in cells}
+
+
+def _is_maxwell_position(position: Entries) -> bool:
+    """Whether a position is Maxwell's position fields, each once, in Maxwell's order, each text or a number."""
+    last = -1
+    for name, value in position:
+        index = _POSITION_ORDER.get(name, -1)
+        if index <= last or type(value) not in _POSITION_VALUE_TYPES:
+            return False
+        last = index
+    return True
 
 
 def _position_as_written(position: Entries) -> Entries:

@@ -63,6 +63,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import msgspec
 from msgspec.structs import replace
 
 from ..contract import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
@@ -72,16 +73,20 @@ from ..losses import REFUSED, Loss, Refusal
 from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Image, Op, Source, Table
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load
 
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+_OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_TRUNCATE = Op.UPDATE, Op.DELETE, Op.UPSERT, Op.TRUNCATE
+_PUT, _DELETE_VERSION, _DELETE_ALL_VERSIONS = CellKind.PUT, CellKind.DELETE_VERSION, CellKind.DELETE_ALL_VERSIONS
 NAME = "ots"
 MULTI_VERSION = "multi_version"
 SINGLE_VERSION = "single_version_and_update_only"
 POSITION_LAYOUT = (("epoch", int), ("row_index", int), ("shard_id", str))
 
+_NO_SOURCE = Source()
 _KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
-_OP_OF_KIND = {kind: op for op, kind in _KIND_OF_OP.items()}
 _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
+_CELL_VALUE_TYPES = frozenset({*_VALUE_TYPES, type(None)})  # the values of a U row
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
@@ -120,9 +125,9 @@ class OtsCodec(Codec):
         "value.bytes", "value.off_type", "source.position", "source.commit_time", "source.time.sub_ms",
     })
     shapes: tuple[Shape, ...] = (
-        Shape(Op.UPSERT, after=NONEMPTY),
-        Shape(Op.UPDATE, after=NONEMPTY, kinds=frozenset(CellKind)),
-        Shape(Op.DELETE, after=ABSENT),
+        Shape(_OP_UPSERT, after=NONEMPTY),
+        Shape(_OP_UPDATE, after=NONEMPTY, kinds=frozenset(CellKind)),
+        Shape(_OP_DELETE, after=ABSENT),
     )
     # Its source position is sequence info, of this fixed layout with a commit time (property tests draw it so).
     position_layout = POSITION_LAYOUT
@@ -149,18 +154,22 @@ class OtsCodec(Codec):
         self.primary_key: tuple[str, ...] | None = self.config["primary_key"]
         self.table: Table | None = self.config["table"]
         self.single_version = self.config["mode"] == SINGLE_VERSION
+        # The primary key column names, in a mode with one row per cell change, which requires them (below).
+        self._primary_key: tuple[str, ...] = self.primary_key or ()
         if self.single_version:
             if self.config["columns"] is None:
                 raise _configuration(f"mode {SINGLE_VERSION} needs the option columns")
             self.carries = frozenset({"op.UPSERT", "key", "after", "image.columns", "value.bool", "value.int",
                                       "value.float", "value.float_nonfinite", "value.str", "value.bytes",
                                       "value.off_type"})
-            self.shapes = (Shape(Op.UPSERT, after=NONEMPTY),)
+            self.shapes = (Shape(_OP_UPSERT, after=NONEMPTY),)
             self.requires = ()
         elif self.primary_key is None:
             raise _configuration("the option primary_key is required: its length says where the key ends in a row")
         elif self.config["columns"] is not None:
             raise _configuration(f"the option columns is only for mode {SINGLE_VERSION}")
+        # A primary key that names a column twice keys the row by its first value (keyed): no event is written whole.
+        self._distinct_key = self.primary_key is not None and len(set(self.primary_key)) == len(self.primary_key)
         if self.table is not None:  # the table of every event written is the option's, stamped back on reading
             self.carries = self.carries | {"table"}
 
@@ -173,12 +182,6 @@ class OtsCodec(Codec):
         """The rows of a record (several messages) decode together into its event."""
         return IncrementalDecoder(self) if self.single_version else _RecordDecoder(self)
 
-    @property
-    def _primary_key(self) -> tuple[str, ...]:
-        """The primary key column names, in a mode with one row per cell change, which requires them (__init__)."""
-        assert self.primary_key is not None
-        return self.primary_key
-
     def _row(self, message: Any) -> Any:
         """The row a message holds: the message itself (ots-json parses it)."""
         return message
@@ -186,15 +189,15 @@ class OtsCodec(Codec):
     def _parse_row(self, message: Any) -> tuple[tuple, Any]:
         """A validated row, and where it stands in its record: (record id, colIdx) from the sequence info, or None
         without it."""
-        if not isinstance(message, (tuple, list)):
+        if type(message) is not tuple and not isinstance(message, (tuple, list)):
             raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
         primary_key = self._primary_key
         width = len(primary_key)
-        if len(message) not in (width + 4, width + 5):
+        if len(message) != width + 4 and len(message) != width + 5:
             raise DecodeError(NAME, f"expected {width + 4} fields ({width} key columns, columnName, timestamp, "
                                     f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
-        key = message[:width]
-        for index, value in enumerate(key):
+        for index in range(width):
+            value = message[index]
             if type(value) not in _KEY_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
                                   field=primary_key[index])
@@ -207,36 +210,41 @@ class OtsCodec(Codec):
         if len(message) == width + 5:
             *record_id, column_index = _parse_sequence_info(message[width + 4])
             place = (tuple(record_id), column_index)
-        return tuple(message), place
+        return message if type(message) is tuple else tuple(message), place
 
     def _record_unit(self, record: list[tuple[int, tuple, Any]]) -> DecodedUnit:
         width = len(self._primary_key)
+        column_at, version_at, value_at, op_at = width, width + 1, width + 2, width + 3  # where a row holds them
         first_position, first, _ = record[0]
-        rows = [row for _, row, _ in record]
-        messages = tuple(message for _, _, message in record)
-        try:
-            for position, row, message in record[1:]:
-                if row[:width] != first[:width]:
-                    raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
-                                      field="sequenceInfo").at(position, message)
-                if row[width + 3] == "DR":
-                    raise DecodeError(NAME, "a DR row can only open a record", field="opType").at(position, message)
-                if first[width + 3] == "DR" and row[width + 3] != "U":
-                    raise DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
-                                      field="opType").at(position, message)
-        except DecodeError as error:
-            return DecodedUnit(first_position, messages, [], error)
-        key = tuple(Cell(name, value) for name, value in zip(self._primary_key, first[:width]))
-        starts_with_delete = first[width + 3] == "DR"
-        cells = tuple(Cell(row[width], row[width + 2], None, row[width + 1], _KIND_OF_OP[row[width + 3]])
-                      for row in (rows[1:] if starts_with_delete else rows))
+        messages = tuple([message for _, _, message in record])
+        first_key = first[:width]
+        starts_with_delete = first[op_at] == "DR"
+        # Rows without sequence info were grouped by these rules (_starts_record): only the rows of one sequence id
+        # can break them.
+        if len(first) == width + 5:
+            try:
+                for position, row, message in record[1:]:
+                    if row[:width] != first_key:
+                        raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
+                                          field="sequenceInfo").at(position, message)
+                    if row[op_at] == "DR":
+                        raise DecodeError(NAME, "a DR row can only open a record",
+                                          field="opType").at(position, message)
+                    if starts_with_delete and row[op_at] != "U":
+                        raise DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
+                                          field="opType").at(position, message)
+            except DecodeError as error:
+                return DecodedUnit(first_position, messages, [], error)
+        key = tuple([Cell(name, value) for name, value in zip(self._primary_key, first_key)])
+        cells = tuple([Cell(row[column_at], row[value_at], None, row[version_at], _KIND_OF_OP[row[op_at]])
+                       for _, row, _ in (record[1:] if starts_with_delete else record)])
         if starts_with_delete and not cells:
-            op, after = Op.DELETE, None
+            op, after = _OP_DELETE, None
         elif starts_with_delete:
-            op, after = Op.UPSERT, cells
+            op, after = _OP_UPSERT, cells
         else:
-            op, after = Op.UPDATE, cells
-        source = Source()
+            op, after = _OP_UPDATE, cells
+        source = _NO_SOURCE
         if len(first) == width + 5:
             epoch, timestamp, row_index, shard_id, _ = _parse_sequence_info(first[width + 4])
             source = Source(position=tuple(zip((name for name, _ in POSITION_LAYOUT), (epoch, row_index, shard_id))),
@@ -260,7 +268,7 @@ class OtsCodec(Codec):
                           if column not in key_names and value is not None)
         except (TypeError, ValueError) as error:
             raise DecodeError(NAME, str(error)) from None
-        return ChangeEvent(Op.UPSERT, self.table, key, after=after)
+        return ChangeEvent(_OP_UPSERT, self.table, key, after=after)
 
     # -- encode ---------------------------------------------------------------------------------------------------
 
@@ -269,15 +277,60 @@ class OtsCodec(Codec):
         if self.single_version:
             return [tuple(_single_version_values(event, self.config["columns"]))]
         key = tuple(cell.value for cell in event.key)
-        cells = event.after or ()
-        rows = [] if event.op is Op.UPDATE else [(*key, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
-        rows.extend(_cell_row(key, cell) for cell in cells)
-        sequence = _sequence_prefix(event.source)
+        rows = [] if event.op is _OP_UPDATE else [(*key, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
+        for cell in event.after or ():
+            kind = cell.kind  # told by identity: looking an enum member up hashes it in Python
+            op_type = "U" if kind is _PUT else "DO" if kind is _DELETE_VERSION else "DA"
+            rows.append((*key, cell.name, cell.version, cell.value, op_type))
+        sequence = _sequence_prefix(event.source) if event.source.position else None
         if sequence is not None:
             rows = [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
         return rows
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """In a mode with one row per cell change: a PutRow (an UPSERT of puts), an UpdateRow (an UPDATE of puts and
+        deletions) or a DeleteRow (a DELETE of no image) of the option table, its key the primary key's values (of a
+        key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,
+        a DO or DA row's without a value, a DA row's without a version; no attributes, and a source of whole sequence
+        info or none."""
+        if self.single_version or not self._distinct_key:
+            return False
+        op, after = event.op, event.after
+        if op is _OP_DELETE:
+            if after is not None:
+                return False
+        elif op is _OP_UPSERT or op is _OP_UPDATE:
+            if not after:
+                return False
+        else:
+            return False
+        if event.before is not None or event.attributes or event.key_only or event.table != self.table \
+                or not _is_sequence_info(event.source):
+            return False
+        primary_key = self.primary_key or ()  # a mode with one row per cell change requires it (__init__)
+        key = event.key
+        if len(key) != len(primary_key):
+            return False
+        for name, cell in zip(primary_key, key):
+            if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
+                    or cell.version is not None or cell.kind is not _PUT:
+                return False
+        for cell in after or ():
+            kind, value = cell.kind, cell.value
+            if cell.type is not None or cell.name in primary_key:
+                return False
+            if kind is _PUT:
+                if cell.version is None or type(value) not in _CELL_VALUE_TYPES:
+                    return False
+            elif kind is _DELETE_VERSION:
+                if op is _OP_UPSERT or value is not None or cell.version is None:
+                    return False
+            elif kind is not _DELETE_ALL_VERSIONS or op is _OP_UPSERT or value is not None \
+                    or cell.version is not None:
+                return False
+        return True
 
     def keyed(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` with its key as Tablestore writes it: the value of each primary_key column, by name from the
@@ -285,7 +338,7 @@ class OtsCodec(Codec):
         its text. ``Refusal`` where a primary key column has no value."""
         by_name: dict[str, Any] = {}
         for cell in (*event.key, *(event.after or event.before or ())):
-            if cell.kind is CellKind.PUT:
+            if cell.kind is _PUT:
                 by_name.setdefault(cell.name, cell.value)
         key_names = self.primary_key or ()
         missing = [name for name in key_names if by_name.get(name) is None]
@@ -309,9 +362,9 @@ class OtsCodec(Codec):
         """A U or DO row has a version and a DA row none (a missing version is the commit time's, see
         normal_form); a deletion row has no value."""
         written = super().carried_cell(cell)
-        if self.single_version or cell.kind is CellKind.PUT:
+        if self.single_version or cell.kind is _PUT:
             return written
-        if cell.kind is CellKind.DELETE_ALL_VERSIONS and written.version is not None:
+        if cell.kind is _DELETE_ALL_VERSIONS and written.version is not None:
             written = replace(written, version=None)
         return written if written.value is None else replace(written, value=None)
 
@@ -320,14 +373,14 @@ class OtsCodec(Codec):
         write); an UPDATE's after image is an UpdateRow; a DELETE is a DeleteRow. A record without a column besides
         the key has no form (a PutRow of none exports as a DeleteRow, an UpdateRow of none as nothing); nor a
         TRUNCATE. In mode single_version_and_update_only every change but a delete is a row of its values."""
-        if event.op is Op.TRUNCATE or (self.single_version and event.op is Op.DELETE):
+        if event.op is _OP_TRUNCATE or (self.single_version and event.op is _OP_DELETE):
             return super().reshaped(event)
-        if event.op is Op.DELETE:
+        if event.op is _OP_DELETE:
             return replace(event, after=None)
-        op = Op.UPSERT if event.op is not Op.UPDATE or self.single_version else event.op
+        op = _OP_UPSERT if event.op is not _OP_UPDATE or self.single_version else event.op
         after = event.after or ()
-        if event.op is not Op.UPDATE:
-            after = tuple(cell for cell in after if cell.kind is CellKind.PUT)
+        if event.op is not _OP_UPDATE:
+            after = tuple(cell for cell in after if cell.kind is _PUT)
         if not after and not self.single_version:
             raise Refusal(Loss("requires after", "after", REFUSED, f"a Tablestore record of this {event.op.value} "
                                                                    "would hold no column besides the key"))
@@ -346,10 +399,10 @@ class OtsCodec(Codec):
                                                                      values)
             return replace(written, **changed)
         source = written.source
-        if any(cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS for cell in written.after or ()):
+        if any(cell.version is None and cell.kind is not _DELETE_ALL_VERSIONS for cell in written.after or ()):
             version = self._version_of(source)  # found once, so that every cell of the record has the same
             changed["after"] = tuple(
-                replace(cell, version=version) if cell.version is None and cell.kind is not CellKind.DELETE_ALL_VERSIONS
+                replace(cell, version=version) if cell.version is None and cell.kind is not _DELETE_ALL_VERSIONS
                 else cell for cell in written.after or ())
         if _sequence_prefix(source) is None:
             changed["source"] = replace(source, position=(), commit_time_us=None)
@@ -385,6 +438,11 @@ class OtsJsonCodec(OtsCodec):
         return b"\n".join(messages)
 
     def _row(self, message: Any) -> tuple:
+        if type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
+            try:  # most rows: an array of scalars, read into a tuple in C
+                return _read_scalar_row(message)
+            except msgspec.DecodeError:
+                pass  # a value in JSON's own form, or no row: the general reader tells which
         row = load(self.name, message, self.config["max_message_bytes"])
         if type(row) is not list:
             raise DecodeError(self.name, f"expected a JSON array, got {json_type(row)}")
@@ -394,7 +452,10 @@ class OtsJsonCodec(OtsCodec):
         return tuple(row)
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
-        return [encode([_to_json(value) for value in row]) for row in super().encode_exact(event)]
+        return [encode(_json_row(row)) for row in super().encode_exact(event)]
+
+
+_read_scalar_row = msgspec.json.Decoder(tuple[str | int | float | bool | None, ...]).decode
 
 
 def _from_json(value: Any, index: int) -> Any:
@@ -411,6 +472,15 @@ def _from_json(value: Any, index: int) -> Any:
     if type(value) is list:
         raise DecodeError("ots-json", "expected a scalar, got an array", field=f"[{index}]")
     return value
+
+
+def _json_row(row: tuple) -> Any:
+    """A row as its JSON array: the row itself, unless it holds bytes or a float (NaN or an infinity), which JSON
+    writes in its own form."""
+    for value in row:
+        if type(value) is bytes or type(value) is float:
+            return [_to_json(value) for value in row]
+    return row
 
 
 def _to_json(value: Any) -> Any:
@@ -433,17 +503,18 @@ class _RecordDecoder(IncrementalDecoder):
         self.previous_place: Any = None
 
     def feed(self, position: int, message: Any) -> list[DecodedUnit]:
+        codec = self.codec
         try:
-            row, place = self.codec._parse_row(self.codec._row(message))
+            row, place = codec._parse_row(codec._row(message))
         except DecodeError as error:
             return [DecodedUnit.refused(position, message, error)]
-        units = []
-        if self.record and _starts_record(row, self.record, place, self.previous_place):
-            units.append(self.codec._record_unit(self.record))
-            self.record = []
-        self.record.append((position, row, message))
+        record, previous_place = self.record, self.previous_place
         self.previous_place = place
-        return units
+        if record and _starts_record(row, record, place, previous_place):
+            self.record = [(position, row, message)]
+            return [codec._record_unit(record)]
+        record.append((position, row, message))
+        return []
 
     def flush(self) -> list[DecodedUnit]:
         units = [self.codec._record_unit(self.record)] if self.record else []
@@ -526,6 +597,21 @@ def _parse_sequence_info(text: Any) -> tuple[int, int, int, str, int]:
     return epoch, timestamp, row_index, match.group(4), column_index
 
 
+def _is_sequence_info(source: Source) -> bool:
+    """Whether a source is whole sequence info (of ``POSITION_LAYOUT``, with a commit time) or nothing."""
+    if source.system is not None or source.capture_time_us is not None:
+        return False
+    position = source.position
+    if not position:
+        return source.commit_time_us is None
+    if len(position) != len(POSITION_LAYOUT) or source.commit_time_us is None:
+        return False
+    for (name, value), (layout_name, layout_type) in zip(position, POSITION_LAYOUT):
+        if name != layout_name or type(value) is not layout_type:
+            return False
+    return True
+
+
 def _sequence_prefix(source: Source) -> str | None:
     """The sequence info of a record, without the per-row colIdx, when the event came with one."""
     layout = tuple((name, type(value)) for name, value in source.position)
@@ -536,17 +622,11 @@ def _sequence_prefix(source: Source) -> str | None:
     return f"{epoch:010d}_{source.commit_time_us:020d}_{row_index:010d}_{shard_id}"
 
 
-def _cell_row(key: tuple, cell: Cell) -> tuple:
-    """The row of one cell (of an event as written: U and DO rows with a version, DA rows without)."""
-    op_type = _OP_OF_KIND[cell.kind]
-    return (*key, cell.name, cell.version, cell.value, op_type)
-
-
 def _single_version_values(event: ChangeEvent, columns: tuple[str, ...]) -> list[Any]:
     """The row of mode single_version_and_update_only: each option column's first value put, else null."""
     first_put: dict[str, Any] = {}
     for cell in (*event.key, *(event.after or ())):
-        if cell.kind is CellKind.PUT:
+        if cell.kind is _PUT:
             first_put.setdefault(cell.name, cell.value)
     return [first_put.get(column) for column in columns]
 

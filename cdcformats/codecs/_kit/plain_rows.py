@@ -1,0 +1,100 @@
+"""What the fast path of encode (``Codec.writes_whole``) asks of an event's rows in the formats that write a row as
+one JSON object of column name -> value (canal-json, maxwell-json, aliyun-json, arcion): that every cell is a plain
+value put in its column, once, so that the row is written and read back cell for cell. Each check is a loop over the
+cells, with no cell built and no method called per cell: it runs for every event encoded."""
+
+from __future__ import annotations
+
+from ...model import CellKind, ChangeEvent, Image, Op
+
+# Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
+PUT = CellKind.PUT
+_UPDATE, _DELETE = Op.UPDATE, Op.DELETE
+
+
+def plain_row(event: ChangeEvent, value_types: frozenset[type], after_alone: tuple[Op, ...],
+              update_image_alone: bool = False) -> Image | None:
+    """The row that a format of one row per message writes for ``event``, where its images are ``plain_cells``:
+    a DELETE's before image alone, the after image alone of an op of ``after_alone`` (an INSERT), an UPDATE's after
+    image with a before image of the same columns in the same order (or, with ``update_image_alone``, either image
+    alone); None for any other event."""
+    op, before, after = event.op, event.before, event.after
+    if op is _UPDATE:
+        if before is not None and after is not None:
+            return after if plain_update(before, after, value_types) else None
+        if not update_image_alone:
+            return None
+        row = before if after is None else after
+    elif op is _DELETE:
+        if after is not None:
+            return None
+        row = before
+    elif op in after_alone:  # a tuple of members: told by identity
+        if before is not None:
+            return None
+        row = after
+    else:
+        return None
+    return row if row is not None and plain_cells(row, value_types) else None
+
+
+def plain_cells(image: Image, value_types: frozenset[type]) -> bool:
+    """Whether every cell of ``image`` puts a value of ``value_types`` with no type and no version, each column
+    once."""
+    names = set()
+    for cell in image:
+        if cell.kind is not PUT or cell.type is not None or cell.version is not None \
+                or type(cell.value) not in value_types:
+            return False
+        names.add(cell.name)
+    return len(names) == len(image)
+
+
+def names_once(image: Image) -> bool:
+    """Whether no column of ``image`` comes twice."""
+    names = set()
+    for cell in image:
+        names.add(cell.name)
+    return len(names) == len(image)
+
+
+def plain_update(before: Image, after: Image, value_types: frozenset[type]) -> bool:
+    """Whether an update's two images are ``plain_cells`` of the same columns in the same order (as an update of
+    one row is): walked together, once."""
+    if len(before) != len(after):
+        return False
+    names = set()
+    for before_cell, cell in zip(before, after):
+        name = cell.name
+        if before_cell.name != name or cell.kind is not PUT or before_cell.kind is not PUT \
+                or cell.type is not None or before_cell.type is not None \
+                or cell.version is not None or before_cell.version is not None \
+                or type(cell.value) not in value_types or type(before_cell.value) not in value_types:
+            return False
+        names.add(name)
+    return len(names) == len(after)
+
+
+def key_of_row(key: Image, row: Image) -> bool:
+    """Whether each key cell is the cell of its column in ``row`` (a row of each column once), each column once: the
+    key that a format which reads the key out of the row by the key's column names reads back."""
+    for key_cell in key:
+        for cell in row:
+            if cell.name == key_cell.name:
+                if cell is not key_cell and cell != key_cell:
+                    return False
+                break
+        else:
+            return False
+    return len(key) < 2 or names_once(key)
+
+
+def columns_in_row(key: Image, row: Image) -> bool:
+    """Whether each key cell's column is one of ``row``'s (so that none is put in front of it)."""
+    for key_cell in key:
+        for cell in row:
+            if cell.name == key_cell.name:
+                break
+        else:
+            return False
+    return True

@@ -1,0 +1,77 @@
+"""The fast paths of canal-json, maxwell-json, aliyun-json, arcion and ots: ``writes_whole`` says True only of an event
+that is its own normal form, including for the conditions the conversion matrix's sources seldom draw (an update's
+columns in another order, a time not in the format's unit, attributes out of order, a cell without its version); and
+Tablestore's records of one sequence id are still checked row against row."""
+
+from __future__ import annotations
+
+import pytest
+
+import cdcformats as cf
+from cdcformats.model import Cell, ChangeEvent, Op, Source, Table
+
+KEY = (Cell("id", "1"),)
+ROW = (Cell("id", "1"), Cell("name", "a"), Cell("note", "x"))
+CHANGED = (Cell("id", "1"), Cell("name", "b"), Cell("note", "x"))
+REORDERED = (Cell("id", "1"), Cell("note", "x"), Cell("name", "a"))
+TABLE = Table("t", "db")
+MILLIS = Source(commit_time_us=1_700_000_000_123_000)
+SECONDS = Source(commit_time_us=1_700_000_000_000_000)
+
+
+def update(before: tuple[Cell, ...], source: Source = MILLIS) -> ChangeEvent:
+    return ChangeEvent(Op.UPDATE, TABLE, KEY, before, CHANGED, source)
+
+
+def arcion_update(attributes: tuple[tuple[str, int], ...]) -> ChangeEvent:
+    cursor = Source(position=(("timestamp", 1_700_000_000_123),), commit_time_us=1_700_000_000_123_000)
+    return ChangeEvent(Op.UPDATE, TABLE, KEY, ROW, CHANGED, cursor, attributes=attributes)
+
+
+def ots_upsert(version: int | None) -> ChangeEvent:
+    return ChangeEvent(Op.UPSERT, None, (Cell("id", "1"),), after=(Cell("name", "a", version=version),))
+
+
+# (format, options, an event written whole, the same event but for one condition, which its normal form changes)
+CASES = [
+    ("canal-json", {}, update(ROW), update(REORDERED)),
+    ("maxwell-json", {}, update(ROW, SECONDS), update(ROW, MILLIS)),
+    ("aliyun-json", {}, update(ROW), update(ROW, Source(commit_time_us=-1_000))),
+    ("arcion", {"key_columns": ["id"]},
+     arcion_update((("arcion.namespace_hash", 1), ("arcion.table_hash", 2))),
+     arcion_update((("arcion.table_hash", 2), ("arcion.namespace_hash", 1)))),
+    ("ots", {"primary_key": ["id"]}, ots_upsert(5), ots_upsert(None)),
+]
+
+
+@pytest.mark.parametrize(("name", "options", "whole", "changed"), CASES, ids=[case[0] for case in CASES])
+def test_writes_whole_exactly_the_events_that_are_their_own_normal_form(
+        name: str, options: dict, whole: ChangeEvent, changed: ChangeEvent) -> None:
+    codec = cf.codec(name, **options)
+    assert codec.writes_whole(whole)
+    assert codec.normal_form(whole) == whole
+    assert not codec.writes_whole(changed)
+    assert codec.normal_form(changed) != changed
+    assert codec.dropped(changed)
+
+
+SEQUENCE = "0000000001_00000000000001000000_0000000002_shard:%010d"
+
+
+@pytest.mark.parametrize(("second_row", "field", "reason"), [
+    (("j", "c", 5, "v", "U", SEQUENCE % 1), "sequenceInfo", "different primary keys"),
+    (("k", "c", 5, None, "DO", SEQUENCE % 1), "opType", "holds only U rows"),
+])
+def test_rows_of_one_sequence_id_are_checked_against_the_first(second_row: tuple, field: str, reason: str) -> None:
+    codec = cf.codec("ots", primary_key=["id"])
+    units = list(codec.decode_units(enumerate([("k", None, None, None, "DR", SEQUENCE % 0), second_row])))
+    assert len(units) == 1 and units[0].events == []
+    error = units[0].error
+    assert error is not None and f"field {field}" in str(error) and reason in str(error)
+
+
+def test_a_dr_row_of_the_same_sequence_id_cannot_follow() -> None:
+    codec = cf.codec("ots", primary_key=["id"])
+    rows = [("k", "c", 5, "v", "U", SEQUENCE % 0), ("k", None, None, None, "DR", SEQUENCE % 1)]
+    (unit,) = codec.decode_units(enumerate(rows))
+    assert unit.error is not None and "a DR row can only open a record" in str(unit.error)
