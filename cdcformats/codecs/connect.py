@@ -182,6 +182,25 @@ class ConnectJsonCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An UPSERT of a row, or a DELETE without one, that holds nothing but its key and its row: no table, source,
+        before image or attributes; the key and the row of JSON scalars, each column once, untyped (with schemas,
+        without a type that is a field schema: ``connect_schema.written_whole``); a key given, unless no
+        ``key_columns`` would read one out of the row."""
+        source = event.source
+        if (event.table is not None or event.before is not None or event.attributes or event.key_only
+                or source.system is not None or source.position or source.commit_time_us is not None
+                or source.capture_time_us is not None):
+            return False
+        after = event.after
+        if event.op is Op.UPSERT:
+            if after is None or not connect_schema.written_whole(after, self.schemas) or (
+                    not event.key and self.key_columns):
+                return False
+        elif event.op is not Op.DELETE or after is not None:
+            return False
+        return connect_schema.written_whole(event.key, self.schemas)
+
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)
         return connect_schema.as_read_back(cell) if self.schemas else cell

@@ -107,6 +107,7 @@ from ..model import (
     ChangeEvent,
     Entries,
     Image,
+    Op,
     Source,
     Table,
     Value,
@@ -127,6 +128,7 @@ from ._kit.debezium_envelope import (
     image_fields,
     json_struct_schema,
     position_as_written,
+    position_whole,
     read_source,
     read_time,
     with_op_code,
@@ -263,6 +265,26 @@ class DebeziumJsonCodec(KeyedByColumns):
         return encode_as_jackson(with_jackson_floats(document))
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An event of an op with a code, its key the one read out of its row, and an envelope written whole
+        (``envelope_whole``)."""
+        if event.op is Op.UPSERT or not self.envelope_whole(event):
+            return False
+        row = getattr(event, self.row_image_name(event))
+        return not event.key if row is None else self.holds_key_as_read(event, row)
+
+    def envelope_whole(self, event: ChangeEvent) -> bool:
+        """Whether the envelope writes ``event`` as it is, whatever its key and op (``envelope_form``, which
+        paimon-log's values are): no attributes, nor ``key_only``; rows of one cell per column, each a JSON scalar
+        (``connect_schema.written_whole``); a position of JSON scalars, each name once and none of ``source``'s own.
+        Found without building anything, for the fast path of encode."""
+        if event.attributes or event.key_only:
+            return False
+        for image in (event.before, event.after):
+            if image is not None and not connect_schema.written_whole(image, self.schemas):
+                return False
+        return position_whole(event.source.position, _reserved(event))
 
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)
@@ -655,6 +677,11 @@ def _kept_schema(event: ChangeEvent) -> dict[str, Any] | None:
     return schema
 
 
+# The ``source`` fields that decoding reads as something other than the position, with a table and without one.
+_RESERVED = frozenset(SOURCE_FIELDS)
+_RESERVED_WITHOUT_TABLE = frozenset({"connector", "ts_ms", "ts_us", "table"})
+
+
 def _reserved(event: ChangeEvent) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    return frozenset(SOURCE_FIELDS) if event.table is not None else frozenset({"connector", "ts_ms", "ts_us", "table"})
+    return _RESERVED if event.table is not None else _RESERVED_WITHOUT_TABLE

@@ -78,6 +78,7 @@ from ._kit.debezium_envelope import (
     image_fields,
     json_struct_schema,
     position_as_written,
+    position_whole,
     read_source,
     read_time,
     with_op_code,
@@ -172,6 +173,21 @@ class LindormSubscriptionCodec(KeyedByColumns):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An event of an op with a Lindorm code, no attributes nor ``key_only``, rows of one cell per column of JSON
+        scalars (``connect_schema.written_whole``), a position of JSON scalars, each name once and none of
+        ``source``'s own, and the key read out of its row."""
+        if event.op not in _CODE_OF_OP or event.op is Op.UPSERT or event.attributes or event.key_only:
+            return False
+        for image in (event.before, event.after):
+            if image is not None and not connect_schema.written_whole(image, self.schemas):
+                return False
+        if not position_whole(event.source.position,
+                              _RESERVED if event.table is not None else _RESERVED_WITHOUT_TABLE):
+            return False
+        row = getattr(event, self.row_image_name(event))
+        return not event.key if row is None else self.holds_key_as_read(event, row)
+
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)
         return connect_schema.as_read_back(cell) if self.schemas else cell
@@ -218,11 +234,14 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     return fields
 
 
+# The ``source`` fields that decoding reads as something other than the position, with a table and without one.
+_RESERVED = frozenset(_SYSTEM_AND_TIME_FIELDS + _TABLE_FIELDS)
+_RESERVED_WITHOUT_TABLE = frozenset((*_SYSTEM_AND_TIME_FIELDS, "table"))
+
+
 def _reserved(table: Table | None) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    if table is None:
-        return frozenset((*_SYSTEM_AND_TIME_FIELDS, "table"))
-    return frozenset(_SYSTEM_AND_TIME_FIELDS + _TABLE_FIELDS)
+    return _RESERVED_WITHOUT_TABLE if table is None else _RESERVED
 
 
 def _envelope_schema(event: ChangeEvent, payload: dict[str, Any]) -> dict[str, Any]:

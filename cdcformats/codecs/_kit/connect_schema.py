@@ -58,7 +58,7 @@ from msgspec.structs import replace
 
 from ...core import typed_text
 from ...errors import DecodeError
-from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Struct, Value, is_nested, same_value
+from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Image, Struct, Value, is_nested, same_value
 from .json_message import encode, json_type, value_of
 
 # What a Connect schema lets a format carry beyond the JSON values: a format with a schema wrapper carries these only
@@ -93,6 +93,33 @@ _INT32_MAX = 2**31 - 1
 
 
 # -- writing ----------------------------------------------------------------------------------------------------------
+
+# The kinds of value that JSON holds as they are, whatever the wrapper: with a float where it is finite.
+_JSON_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def is_json_scalar(value: Value) -> bool:
+    """Whether a value is one that JSON writes and reads back as it is, with or without a schema: text, an integer,
+    a boolean, null or a finite float."""
+    return type(value) in _JSON_SCALARS or type(value) is float and math.isfinite(value)
+
+
+def written_whole(image: Image, typed: bool) -> bool:
+    """Whether a struct (a Connect row, an envelope's ``before`` or ``after``) writes ``image`` as it is, and reads
+    it back so: one cell per column, each a put of a JSON scalar (``is_json_scalar``) without a version, and without
+    a type unless the struct is ``typed`` (with a schema): then with none, or one that is no field schema (a field
+    schema is read back only where the value agrees with it, ``as_read_back``). For the fast path of encode
+    (``Codec.writes_whole``): no allocation but for an image of several cells."""
+    for cell in image:
+        value = cell.value
+        if cell.kind is not CellKind.PUT or cell.version is not None or (
+                type(value) not in _JSON_SCALARS and not (type(value) is float and math.isfinite(value))):
+            return False
+        cell_type = cell.type
+        if cell_type is not None and (not typed or cell_type.startswith("{")):
+            return False
+    return len(image) < 2 or len({cell.name for cell in image}) == len(image)
+
 
 def carries_decimal(value: Decimal) -> bool:
     """Whether a Connect Decimal (an unscaled integer and a scale) holds ``value`` exactly."""

@@ -16,7 +16,7 @@ from ...core import time_units, typed_text
 from ...core.typed_text import json_form
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
-from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
+from ...model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
 from .json_message import encode, json_type, value_of
 
@@ -68,6 +68,16 @@ def position_as_written(event: ChangeEvent, reserved: frozenset[str], schemas: b
         if written is not None:
             written.append((name, value))
     return event if written is None else replace(event, source=replace(event.source, position=tuple(written)))
+
+
+def position_whole(position: Entries, reserved: frozenset[str]) -> bool:
+    """Whether a ``source`` object writes ``position`` as it is, and reads it back so (``position_as_written``,
+    with or without a schema): each name once and none that decoding reads as another source field (``reserved``),
+    each value a JSON scalar. For the fast path of encode (``Codec.writes_whole``)."""
+    for name, value in position:
+        if name in reserved or not connect_schema.is_json_scalar(value):
+            return False
+    return len(position) < 2 or len({name for name, _ in position}) == len(position)
 
 
 def canonical_json(value: Value) -> str:
