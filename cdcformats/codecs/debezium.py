@@ -126,12 +126,15 @@ from ._kit.debezium_envelope import (
     column_schemas,
     image_cells,
     image_fields,
+    jackson_fields,
+    jackson_json,
     json_struct_schema,
     position_as_written,
     position_whole,
     read_source,
     read_time,
     with_op_code,
+    write_time,
 )
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
@@ -256,6 +259,10 @@ class DebeziumJsonCodec(KeyedByColumns):
     def encode_event(self, event: ChangeEvent) -> bytes:
         # Spelt as JsonConverter's Jackson writes JSON, floats included, so that Debezium's messages come back as
         # they were sent.
+        if not self.schemas and not event.attributes:  # most events: no kept order, transaction or field
+            document = _default_envelope(event)
+            if document is not None:
+                return encode_as_jackson(document)
         if event.attribute(SCHEMALESS_WRAPPER) is True:
             return encode_as_jackson({"schema": None, "payload": with_jackson_floats(_payload(event, False))})
         document = _payload(event, self.schemas)
@@ -549,6 +556,33 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     for name, value in reversed(source.position):  # the first of a name
         values[name] = json_form(value)
     return {name: values[name] for name in order}
+
+
+def _default_envelope(event: ChangeEvent) -> dict[str, Any] | None:
+    """The envelope of an event without attributes, without a schema, as ``_payload`` writes it in its default order
+    and ``with_jackson_floats`` spells it, built field by field for what the event has; None where its position has
+    a name twice, or a name of ``source``'s own, which ``_source_fields`` sorts out."""
+    document: dict[str, Any] = {"before": jackson_fields(event.before), "after": jackson_fields(event.after)}
+    source, table = event.source, event.table
+    if source.system is not None or source.commit_time_us is not None or table is not None or source.position:
+        fields: dict[str, Any] = {}
+        if source.system is not None:
+            fields["connector"] = source.system
+        write_time(fields, source.commit_time_us)
+        if table is not None:
+            if table.catalog is not None:
+                fields["db"], fields["schema"], fields["table"] = table.catalog, table.schema, table.name
+            else:
+                fields["db"], fields["table"] = table.schema, table.name
+        reserved = _reserved(event)
+        for name, value in source.position:
+            if name in fields or name in reserved:
+                return None
+            fields[name] = jackson_json(value)
+        document["source"] = fields
+    document["op"] = CODE_OF_OP[event.op]
+    write_time(document, source.capture_time_us)
+    return document
 
 
 def _payload(event: ChangeEvent, schemas: bool) -> dict[str, Any]:
