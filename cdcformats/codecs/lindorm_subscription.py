@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from msgspec.structs import replace
 
 from ..contract import JvmDecoder, Option, flag
@@ -168,7 +169,7 @@ class LindormSubscriptionCodec(KeyedByColumns):
         payload["source"] = _source_fields(event)
         payload.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         if self.schemas:
-            return encode({"payload": payload, "schema": _envelope_schema(event, payload)})
+            return encode({"payload": payload, "schema": _schema_of(event, payload)})
         return encode(payload)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
@@ -227,7 +228,8 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if source.system is not None:
         fields["connector"] = source.system
-    fields.update((name, json_form(value)) for name, value in source.position)
+    for name, value in source.position:
+        fields[name] = value if type(value) in _AS_IS else json_form(value)
     if table is not None:
         fields.update(db=table.catalog, namespace=table.schema, table=table.name)
     write_time(fields, source.commit_time_us)
@@ -242,6 +244,46 @@ _RESERVED_WITHOUT_TABLE = frozenset((*_SYSTEM_AND_TIME_FIELDS, "table"))
 def _reserved(table: Table | None) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
     return _RESERVED_WITHOUT_TABLE if table is None else _RESERVED
+
+
+# The values that JSON holds as they are: written without a call.
+_AS_IS = frozenset({str, int, bool, type(None)})
+# The wrapper's schema of each layout met (``_schema_layout``), as its JSON text: a stream repeats a few.
+_SCHEMA_TEXTS: dict[tuple[Any, ...], msgspec.Raw] = {}
+_MAX_SCHEMA_TEXTS = 1024
+
+
+def _schema_of(event: ChangeEvent, payload: dict[str, Any]) -> Any:
+    """The wrapper's schema for ``payload`` (``_envelope_schema``): generated once for each layout it depends on
+    alone, and written from its JSON text after that; generated each time where the layout does not say it all."""
+    layout = _schema_layout(event, payload)
+    if layout is None:
+        return _envelope_schema(event, payload)
+    text = _SCHEMA_TEXTS.get(layout)
+    if text is None:
+        if len(_SCHEMA_TEXTS) >= _MAX_SCHEMA_TEXTS:
+            _SCHEMA_TEXTS.clear()
+        text = _SCHEMA_TEXTS[layout] = msgspec.Raw(encode(_envelope_schema(event, payload)))
+    return text
+
+
+def _schema_layout(event: ChangeEvent, payload: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What ``_envelope_schema`` of ``payload`` depends on, where that is all: the payload's fields, each row's
+    names and kinds of value (cells without a type, of scalars: ``connect_schema.plain_layout``) and the names and
+    kinds of value of ``source``'s fields (scalars); None where a row or ``source`` holds anything else."""
+    rows = []
+    for image in (event.before, event.after):
+        layout = None if image is None else connect_schema.plain_layout(image)
+        if image is not None and layout is None:
+            return None
+        rows.append(layout)
+    source = []
+    for name, value in payload["source"].items():
+        kind = type(value)
+        if kind is list or kind is dict:
+            return None
+        source.append((name, kind))
+    return tuple(payload), rows[0], rows[1], tuple(source)
 
 
 def _envelope_schema(event: ChangeEvent, payload: dict[str, Any]) -> dict[str, Any]:

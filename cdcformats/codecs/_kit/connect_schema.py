@@ -104,6 +104,23 @@ def is_json_scalar(value: Value) -> bool:
     return type(value) in _JSON_SCALARS or type(value) is float and math.isfinite(value)
 
 
+# The kinds of value whose field schema, in a cell without a type, says the kind alone (``generated_schema``).
+_LAID_OUT_KINDS = frozenset({str, int, bool, float, type(None)})
+
+
+def plain_layout(cells: Image) -> tuple[tuple[str, type], ...] | None:
+    """The names and kinds of value of ``cells``, where each has no type and a scalar value: all that their fields'
+    schemas depend on (``field_schema``), so that a struct schema made once serves every row of that layout; None
+    for any other cells."""
+    layout = []
+    for cell in cells:
+        kind = type(cell.value)
+        if cell.type is not None or kind not in _LAID_OUT_KINDS:
+            return None
+        layout.append((cell.name, kind))
+    return tuple(layout)
+
+
 def written_whole(image: Image, typed: bool) -> bool:
     """Whether a struct (a Connect row, an envelope's ``before`` or ``after``) writes ``image`` as it is, and reads
     it back so: one cell per column, each a put of a JSON scalar (``is_json_scalar``) without a version, and without

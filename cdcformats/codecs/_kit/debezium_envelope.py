@@ -173,7 +173,10 @@ def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] |
     """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
     if cells is None:
         return None
-    return {cell.name: connect_schema.json_value(cell.value) if schemas else json_form(cell.value) for cell in cells}
+    if schemas:
+        return {cell.name: value if type(value := cell.value) in _AS_IS else connect_schema.json_value(value)
+                for cell in cells}
+    return {cell.name: value if type(value := cell.value) in _AS_IS else json_form(value) for cell in cells}
 
 
 def jackson_fields(cells: Image | None) -> dict[str, Any] | None:
