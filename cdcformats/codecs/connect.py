@@ -86,6 +86,9 @@ NAME = "connect-json"
 SCHEMA_ATTRIBUTE = "connect-json.schema."
 _PARTS = ("key", "value")  # in the order their schemas are kept and read back
 _UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
+# The values that JSON holds as they are: written without a call.
+_AS_IS = frozenset({str, int, bool, type(None)})
+_MAX_SCHEMA_TEXTS = 1024
 
 
 def _optional_name(value: Any) -> str | None:
@@ -115,6 +118,8 @@ class ConnectJsonCodec(KafkaRecordCodec):
         super().__init__(**options)
         self.key_columns: KeyColumns = self.config["key_columns"]
         self.schemas: bool = self.config["schemas"]
+        # The struct schema of each part and layout of cells met, as its JSON text (``_schema``).
+        self._schema_texts: dict[tuple[str, tuple[tuple[str, type], ...]], msgspec.Raw] = {}
         if self.schemas:
             self.own_attributes = frozenset({SCHEMA_ATTRIBUTE})
         else:
@@ -158,20 +163,38 @@ class ConnectJsonCodec(KafkaRecordCodec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        key = self._write(event.key, self._struct(event.attribute(SCHEMA_ATTRIBUTE + "key"), "key")) \
+        attributes = event.attributes
+        key = self._write(event.key, "key", attributes and event.attribute(SCHEMA_ATTRIBUTE + "key")) \
             if event.key else None
         if event.op is Op.DELETE:
             return KafkaRecord(key, None)
         assert event.after is not None  # an event this format carries (written()): its shape has these images
-        return KafkaRecord(key, self._write(event.after, self._struct(event.attribute(SCHEMA_ATTRIBUTE + "value"),
-                                                                      "value")))
+        return KafkaRecord(key, self._write(event.after, "value", attributes and event.attribute(SCHEMA_ATTRIBUTE
+                                                                                                  + "value")))
 
-    def _write(self, cells: Image, struct: dict[str, Any]) -> bytes:
+    def _write(self, cells: Image, part: str, kept: Value) -> bytes:
+        """The key or the value of ``cells``, with the struct schema the event keeps for it (``kept``), if any."""
         if not self.schemas:  # the JSON values, as the schemaless formats write them
-            return encode_as_jackson(with_jackson_floats({cell.name: json_form(cell.value) for cell in cells}))
-        return encode_as_jackson({"schema": {**struct, "fields": [connect_schema.field_schema(cell) for cell in cells]},
-                                  "payload": with_jackson_floats({cell.name: connect_schema.json_value(cell.value)
-                                                                  for cell in cells})})
+            return encode_as_jackson({cell.name: value if type(value := cell.value) in _AS_IS
+                                      else with_jackson_floats(json_form(value)) for cell in cells})
+        return encode_as_jackson({"schema": self._schema(cells, part, kept), "payload": {
+            cell.name: value if type(value := cell.value) in _AS_IS
+            else with_jackson_floats(connect_schema.json_value(value)) for cell in cells}})
+
+    def _schema(self, cells: Image, part: str, kept: Value) -> Any:
+        """The struct schema of the key or the value: made once for each layout of cells that says it all
+        (``connect_schema.plain_layout``), under the struct this codec writes without a kept one, and written from
+        its JSON text after that."""
+        layout = connect_schema.plain_layout(cells) if not kept else None
+        if layout is None:
+            return {**self._struct(kept, part), "fields": [connect_schema.field_schema(cell) for cell in cells]}
+        text = self._schema_texts.get((part, layout))
+        if text is None:
+            if len(self._schema_texts) >= _MAX_SCHEMA_TEXTS:
+                self._schema_texts.clear()
+            text = self._schema_texts[part, layout] = msgspec.Raw(encode(
+                {**self._struct(None, part), "fields": [connect_schema.field_schema(cell) for cell in cells]}))
+        return text
 
     def _struct(self, kept: Value, part: str) -> dict[str, Any]:
         """The struct schema of the key or the value, with ``"fields": []``: the one the event keeps, when it is one,
