@@ -120,6 +120,8 @@ class ConnectJsonCodec(KafkaRecordCodec):
         self.schemas: bool = self.config["schemas"]
         # The struct schema of each part and layout of cells met, as its JSON text (``_schema``).
         self._schema_texts: dict[tuple[str, tuple[tuple[str, type], ...]], msgspec.Raw] = {}
+        # The struct schema of each part written without a kept one, which reading tells a kept one from.
+        self._written_structs = {part: self._struct(None, part) for part in _PARTS}
         if self.schemas:
             self.own_attributes = frozenset({SCHEMA_ATTRIBUTE})
         else:
@@ -151,7 +153,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
             if schema is not None:
                 cells = connect_schema.read_struct(schema, document["payload"], NAME, part)
                 struct = {**schema, "fields": []}  # the fields are the cells' (their types keep their schemas)
-                if struct != self._struct(None, part) and (cells or part == "value"):
+                if struct != self._written_structs[part] and (cells or part == "value"):
                     attributes.append((SCHEMA_ATTRIBUTE + part, encode(struct).decode()))
                 return cells
             document = document["payload"]

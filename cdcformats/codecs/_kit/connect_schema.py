@@ -58,7 +58,19 @@ from msgspec.structs import replace
 
 from ...core import typed_text
 from ...errors import DecodeError
-from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Image, Struct, Value, is_nested, same_value
+from ...model import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_NESTING,
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Image,
+    Struct,
+    Value,
+    is_nested,
+    same_value,
+)
 from .json_message import encode, json_type, value_of
 
 # What a Connect schema lets a format carry beyond the JSON values: a format with a schema wrapper carries these only
@@ -431,6 +443,11 @@ def struct_fields(schema: Any, format_name: str, path: str) -> list[dict[str, An
     return schema["fields"]
 
 
+# The Connect types whose field, as ``generated_schema`` writes it (no name, no parameters, optional only for null),
+# reads a JSON value of one kind as it is, into a cell without a type: the kind.
+_PLAIN_KIND_OF = {"string": str, "int64": int, "boolean": bool, "double": float}
+
+
 def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple[Cell, ...]:
     """The cells of a struct payload, in the schema's field order (a field the payload lacks is null), then the
     payload's fields the schema does not declare, read as JSON without a schema."""
@@ -438,14 +455,26 @@ def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple
     if type(payload) is not dict:
         raise DecodeError(format_name, f"expected an object, got {json_type(payload)}", field=f"{path}.payload")
     cells = []
+    present = 0  # the fields the payload has: where that is all of it, it has none the schema does not declare
     for field in fields:
         name = field["field"]
-        value, type_name = read_value(payload.get(name), field, format_name, f"{path}.payload.{name}")
+        if name in payload:
+            present += 1
+        value = payload.get(name)
+        if len(field) == 3:  # most fields: a plain one (_PLAIN_KIND_OF) reads its value as it is, without a type
+            optional = field.get("optional")
+            if (optional is False and _PLAIN_KIND_OF.get(field.get("type")) is type(value)
+                    and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)) or (
+                    value is None and optional is True and field.get("type") == "string"):
+                cells.append(Cell(name, value))
+                continue
+        value, type_name = read_value(value, field, format_name, f"{path}.payload.{name}")
         cells.append(Cell(name, value, type_name))
-    names = {field["field"] for field in fields}
-    where = f"{path}.payload."
-    cells += [Cell(name, value_of(value, format_name, where, name)) for name, value in payload.items()
-              if name not in names]
+    if present < len(payload):
+        names = {field["field"] for field in fields}
+        where = f"{path}.payload."
+        cells += [Cell(name, value_of(value, format_name, where, name)) for name, value in payload.items()
+                  if name not in names]
     return tuple(cells)
 
 
