@@ -225,19 +225,21 @@ class DebeziumJsonCodec(KeyedByColumns):
                               field="op")
         before = image_cells(document.get("before"), "before", columns.get("before", {}))
         after = image_cells(document.get("after"), "after", columns.get("after", {}))
-        table, source = read_source(document.get("source"))
-        capture_time = read_time(document, "")
+        table, source = read_source(document.get("source"), read_time(document, ""))
         attributes = _transaction(document.get("transaction"))
         attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
-        source = Source(source.system, source.position, source.commit_time_us, capture_time)
         # The order of the fields, where writing would give another (or leave out a null one).
-        if tuple(document) != _envelope_layout(_shape_of(before, after, table, source, attributes), None).default:
+        shape = _shape_of(before, after, table, source, attributes) if attributes else _EnvelopeShape(
+            before is not None, after is not None, _says_something(table, source),
+            _time_kind(source.capture_time_us), False, ())
+        if tuple(document) != _envelope_layout(shape, None).default:
             attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
-        if type(document.get("source")) is dict and (
-                tuple(document["source"]) != _source_layout(_source_shape_of(table, source), None).default):
+        if type(document.get("source")) is dict and not _in_default_order(document["source"], table, source):
             attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
-        event = ChangeEvent(OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
-        event = self.with_key_read(event)
+        op = OP_OF_CODE[code]
+        # The key read out of its row (KeyedByColumns.with_key_read), before the event is made: made once.
+        key = self.read_key(table, before if op is Op.DELETE or after is None else after)
+        event = ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
         if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
         elif schema is not None:
@@ -475,11 +477,15 @@ def _envelope_shape(event: ChangeEvent, attributes: Entries | None = None) -> _E
                      event.attributes if attributes is None else attributes)
 
 
+def _says_something(table: Table | None, source: Source) -> bool:
+    """Whether the ``source`` object of an event has something to say, so that it is written."""
+    return source.system is not None or source.commit_time_us is not None or table is not None or bool(source.position)
+
+
 def _shape_of(before: Image | None, after: Image | None, table: Table | None, source: Source,
               attributes: Sequence[tuple[str, Value]]) -> _EnvelopeShape:
     return _EnvelopeShape(
-        before is not None, after is not None,
-        source.system is not None or source.commit_time_us is not None or table is not None or bool(source.position),
+        before is not None, after is not None, _says_something(table, source),
         _time_kind(source.capture_time_us), any(name.startswith(TRANSACTION_ATTRIBUTE) for name, _ in attributes),
         tuple(dict.fromkeys(name[len(FIELD_ATTRIBUTE):] for name, _ in attributes if name.startswith(FIELD_ATTRIBUTE)
                             and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS)))
@@ -540,6 +546,21 @@ def _source_layout(shape: _SourceShape, names: tuple[str, ...] | None) -> _Layou
             default += ("db", "table")
     position = shape.position
     return _Layout(frozenset(available.union(position)), frozenset(required.union(position)), default + position)
+
+
+def _in_default_order(fields: dict[str, Any], table: Table | None, source: Source) -> bool:
+    """Whether a ``source`` object read as ``table`` and ``source`` has its fields in the order writing gives
+    (``_source_layout``'s default): its fields of its own first, in their order, then the position's, which it has
+    in its own order (``read_source``), found without making the position's names."""
+    own = _source_layout(_SourceShape(source.system is not None, _time_kind(source.commit_time_us),
+                                      None if table is None else (table.catalog is not None, table.schema is not None),
+                                      ()), None).default
+    if len(fields) != len(own) + len(source.position):
+        return False
+    for name, written in zip(fields, own):
+        if name != written:
+            return False
+    return True
 
 
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:

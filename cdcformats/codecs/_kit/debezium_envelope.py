@@ -37,6 +37,10 @@ CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
 _AS_IS = frozenset({str, int, bool, type(None)})
 
 
+# The parsed JSON values that are cell values as they are (``value_of``: an integer is one only within 64 bits).
+_AS_READ = frozenset({str, bool, float, type(None)})
+
+
 def with_op_code(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> ChangeEvent:
     """An UPSERT is written as a create, the row as it now is, and read back as an INSERT; an op without a code has
     no form (``Refusal``)."""
@@ -122,6 +126,8 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
     for name, value in data.items():
         if name in columns:
             cells.append(Cell(name, *connect_schema.read_value(value, columns[name], NAME, where + name)))
+        elif type(value) in _AS_READ:  # most values: the JSON value as it is, found without a call
+            cells.append(Cell(name, value))
         else:
             cells.append(Cell(name, value_of(value, NAME, where, name)))
     return tuple(cells)
@@ -140,11 +146,12 @@ def read_time(document: dict[str, Any], path: str) -> int | None:
     return None
 
 
-def read_source(source: Any) -> tuple[Table | None, Source]:
+def read_source(source: Any, capture_time_us: int | None = None) -> tuple[Table | None, Source]:
     """The table and the source of a ``source`` object: ``connector`` the system, ``ts_ms`` (``ts_us``) the commit
-    time, ``table`` in ``schema`` (``db`` the catalog) or else in ``db``; every other field the position."""
+    time, ``table`` in ``schema`` (``db`` the catalog) or else in ``db``; every other field the position. The
+    source has ``capture_time_us``, which the envelope says."""
     if source is None:
-        return None, Source()
+        return None, Source(capture_time_us=capture_time_us)
     if type(source) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(source)}", field="source")
     system = source.get("connector")
@@ -165,8 +172,8 @@ def read_source(source: Any) -> tuple[Table | None, Source]:
     for field, value in source.items():
         if field in structural:
             continue
-        position.append((field, value_of(value, NAME, "source.", field)))
-    return table, Source(system, tuple(position), read_time(source, "source."))
+        position.append((field, value if type(value) in _AS_READ else value_of(value, NAME, "source.", field)))
+    return table, Source(system, tuple(position), read_time(source, "source."), capture_time_us)
 
 
 def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
