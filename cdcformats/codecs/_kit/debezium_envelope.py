@@ -16,7 +16,7 @@ from ...core import time_units, typed_text
 from ...core.typed_text import json_form
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
-from ...model import Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ...model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
 from .json_message import encode, json_type, value_of, with_jackson_floats
 
@@ -37,7 +37,7 @@ CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
 _AS_IS = frozenset({str, int, bool, type(None)})
 
 
-# The parsed JSON values that are cell values as they are (``value_of``: an integer is one only within 64 bits).
+# The parsed JSON values that are cell values as they are (``value_of``), with an integer within 64 bits.
 _AS_READ = frozenset({str, bool, float, type(None)})
 
 
@@ -126,7 +126,7 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
     for name, value in data.items():
         if name in columns:
             cells.append(Cell(name, *connect_schema.read_value(value, columns[name], NAME, where + name)))
-        elif type(value) in _AS_READ:  # most values: the JSON value as it is, found without a call
+        elif type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
             cells.append(Cell(name, value))
         else:
             cells.append(Cell(name, value_of(value, NAME, where, name)))
@@ -172,7 +172,10 @@ def read_source(source: Any, capture_time_us: int | None = None) -> tuple[Table 
     for field, value in source.items():
         if field in structural:
             continue
-        position.append((field, value if type(value) in _AS_READ else value_of(value, NAME, "source.", field)))
+        if type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
+            position.append((field, value))
+        else:
+            position.append((field, value_of(value, NAME, "source.", field)))
     return table, Source(system, tuple(position), read_time(source, "source."), capture_time_us)
 
 
