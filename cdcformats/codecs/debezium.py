@@ -132,7 +132,6 @@ from ._kit.debezium_envelope import (
     position_as_written,
     position_whole,
     read_source,
-    read_time,
     with_op_code,
     write_time,
 )
@@ -225,7 +224,7 @@ class DebeziumJsonCodec(KeyedByColumns):
                               field="op")
         before = image_cells(document.get("before"), "before", columns.get("before", {}))
         after = image_cells(document.get("after"), "after", columns.get("after", {}))
-        table, source = read_source(document.get("source"), read_time(document, ""))
+        table, source = read_source(document.get("source"), document)
         attributes = _transaction(document.get("transaction"))
         attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
         # The order of the fields, where writing would give another (or leave out a null one).

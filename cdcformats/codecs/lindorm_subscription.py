@@ -81,7 +81,6 @@ from ._kit.debezium_envelope import (
     position_as_written,
     position_whole,
     read_source,
-    read_time,
     with_op_code,
     write_time,
 )
@@ -143,15 +142,15 @@ class LindormSubscriptionCodec(KeyedByColumns):
                                         f"{', '.join(_OP_OF_CODE)}", field="op")
             before = image_cells(envelope.get("before"), "before", columns.get("before", {}))
             after = image_cells(envelope.get("after"), "after", columns.get("after", {}))
-            table, source = _table_and_source(envelope.get("source"))
-            capture_time = read_time(envelope, "")
+            table, source = _table_and_source(envelope.get("source"), envelope)
         except DecodeError as error:
             error.field = path + error.field if error.field else path.rstrip(".") or None
             raise error.relabeled(NAME) from None
         attributes = kept_fields.read(FIELD_ATTRIBUTE, envelope.items(), _ENVELOPE_FIELDS)
-        source = Source(source.system, source.position, source.commit_time_us, capture_time)
-        event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
-        return self.with_key_read(event)
+        op = _OP_OF_CODE[code]
+        # The key read out of its row (KeyedByColumns.with_key_read), before the event is made: made once.
+        key = self.read_key(table, before if op is Op.DELETE or after is None else after)
+        return ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
 
     def jvm_decoder(self) -> JvmDecoder:
         """``cdcformats/jvm/decoders/LindormSubscriptionDecoder.java``, this decoder in Java (``schemas`` is for
@@ -208,10 +207,11 @@ def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     return None
 
 
-def _table_and_source(source: Any) -> tuple[Table | None, Source]:
-    """The table named by ``db`` (instance), ``namespace`` and ``table``; the rest is read as debezium-json does."""
+def _table_and_source(source: Any, envelope: dict[str, Any]) -> tuple[Table | None, Source]:
+    """The table named by ``db`` (instance), ``namespace`` and ``table``; the rest is read as debezium-json does, with
+    the capture time the ``envelope`` says."""
     if type(source) is not dict or "table" not in source:
-        return None, read_source(source)[1]
+        return None, read_source(source, envelope)[1]
     for field in _TABLE_FIELDS:
         value = source.get(field)
         if value is not None and type(value) is not str:
@@ -220,7 +220,8 @@ def _table_and_source(source: Any) -> tuple[Table | None, Source]:
         raise DecodeError(NAME, "expected the table name, got null", field="source.table")
     table = Table(source["table"], source.get("namespace"), source.get("db"))
     # Without a "table" field, debezium-json's reading takes no table fields out of the position.
-    return table, read_source({field: value for field, value in source.items() if field not in _TABLE_FIELDS})[1]
+    return table, read_source({field: value for field, value in source.items() if field not in _TABLE_FIELDS},
+                              envelope)[1]
 
 
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:

@@ -448,6 +448,19 @@ def struct_fields(schema: Any, format_name: str, path: str) -> list[dict[str, An
 _PLAIN_KIND_OF = {"string": str, "int64": int, "boolean": bool, "double": float}
 
 
+def reads_as_it_is(value: Any, field: dict[str, Any]) -> bool:
+    """Whether a field reads ``value`` as it is, into a cell without a type (what ``read_value`` gives, found without
+    it): a plain field (``_PLAIN_KIND_OF``) of the value's kind as ``generated_schema`` writes it, optional only for
+    null."""
+    if len(field) != 3 or "field" not in field:
+        return False
+    optional = field.get("optional")
+    if value is None:
+        return optional is True and field.get("type") == "string"
+    return (optional is False and _PLAIN_KIND_OF.get(field.get("type")) is type(value)
+            and (type(value) is not int or INT64_MIN <= value <= INT64_MAX))
+
+
 def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple[Cell, ...]:
     """The cells of a struct payload, in the schema's field order (a field the payload lacks is null), then the
     payload's fields the schema does not declare, read as JSON without a schema."""
@@ -461,13 +474,9 @@ def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple
         if name in payload:
             present += 1
         value = payload.get(name)
-        if len(field) == 3:  # most fields: a plain one (_PLAIN_KIND_OF) reads its value as it is, without a type
-            optional = field.get("optional")
-            if (optional is False and _PLAIN_KIND_OF.get(field.get("type")) is type(value)
-                    and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)) or (
-                    value is None and optional is True and field.get("type") == "string"):
-                cells.append(Cell(name, value))
-                continue
+        if reads_as_it_is(value, field):  # most fields
+            cells.append(Cell(name, value))
+            continue
         value, type_name = read_value(value, field, format_name, f"{path}.payload.{name}")
         cells.append(Cell(name, value, type_name))
     if present < len(payload):

@@ -125,7 +125,11 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
     where = f"{image_name}."
     for name, value in data.items():
         if name in columns:
-            cells.append(Cell(name, *connect_schema.read_value(value, columns[name], NAME, where + name)))
+            column = columns[name]
+            if connect_schema.reads_as_it_is(value, column):
+                cells.append(Cell(name, value))
+            else:
+                cells.append(Cell(name, *connect_schema.read_value(value, column, NAME, where + name)))
         elif type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
             cells.append(Cell(name, value))
         else:
@@ -146,12 +150,12 @@ def read_time(document: dict[str, Any], path: str) -> int | None:
     return None
 
 
-def read_source(source: Any, capture_time_us: int | None = None) -> tuple[Table | None, Source]:
+def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Table | None, Source]:
     """The table and the source of a ``source`` object: ``connector`` the system, ``ts_ms`` (``ts_us``) the commit
     time, ``table`` in ``schema`` (``db`` the catalog) or else in ``db``; every other field the position. The
-    source has ``capture_time_us``, which the envelope says."""
+    capture time is the ``envelope``'s time, read once the source is (so that the source's errors come first)."""
     if source is None:
-        return None, Source(capture_time_us=capture_time_us)
+        return None, Source(capture_time_us=None if envelope is None else read_time(envelope, ""))
     if type(source) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(source)}", field="source")
     system = source.get("connector")
@@ -176,7 +180,8 @@ def read_source(source: Any, capture_time_us: int | None = None) -> tuple[Table 
             position.append((field, value))
         else:
             position.append((field, value_of(value, NAME, "source.", field)))
-    return table, Source(system, tuple(position), read_time(source, "source."), capture_time_us)
+    commit_time_us = read_time(source, "source.")
+    return table, Source(system, tuple(position), commit_time_us, None if envelope is None else read_time(envelope, ""))
 
 
 def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
