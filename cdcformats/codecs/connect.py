@@ -67,7 +67,7 @@ from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Image, Op, Value, same_entries
+from ..model import Cell, ChangeEvent, Image, Op, Source, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
@@ -89,6 +89,7 @@ _UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": F
 # The values that JSON holds as they are: written without a call.
 _AS_IS = frozenset({str, int, bool, type(None)})
 _MAX_SCHEMA_TEXTS = 1024
+_NO_SOURCE = Source()  # a record says nothing of its source: one for every event
 
 
 def _optional_name(value: Any) -> str | None:
@@ -133,11 +134,11 @@ class ConnectJsonCodec(KafkaRecordCodec):
         attributes: list[tuple[str, Value]] = []
         key_cells = () if key is None else self._read(key, "key", attributes)
         if value is None:
-            return ChangeEvent(Op.DELETE, key=key_cells, attributes=tuple(attributes))
+            return ChangeEvent(Op.DELETE, key=key_cells, source=_NO_SOURCE, attributes=tuple(attributes))
         after = self._read(value, "value", attributes)
         if not key_cells:
             key_cells = self.key_columns.key_of(None, after)
-        return ChangeEvent(Op.UPSERT, key=key_cells, after=after, attributes=tuple(attributes))
+        return ChangeEvent(Op.UPSERT, key=key_cells, after=after, source=_NO_SOURCE, attributes=tuple(attributes))
 
     def _read(self, data: bytes, part: str, attributes: list[tuple[str, Value]]) -> Image:
         """The cells of the key or the value; its struct schema, where it is not the one this codec writes without

@@ -206,7 +206,12 @@ class DebeziumJsonCodec(KeyedByColumns):
     def decode_message(self, message: bytes) -> ChangeEvent:
         return self._event(load_object(NAME, message, self.config["max_message_bytes"]))
 
-    def _event(self, document: dict[str, Any]) -> ChangeEvent:
+    def decode_keyed(self, message: bytes, key: Image) -> ChangeEvent:
+        """The event of a message whose key is given, not read out of its row (paimon-log's values)."""
+        return self._event(load_object(NAME, message, self.config["max_message_bytes"]), key)
+
+    def _event(self, document: dict[str, Any], key: Image | None = None) -> ChangeEvent:
+        """The event of a parsed message, with ``key``, or else the key read out of its row."""
         columns: dict[str, dict[str, Any]] = {}
         schema = None
         wrapped = _unwrapped(document) is not document
@@ -236,8 +241,8 @@ class DebeziumJsonCodec(KeyedByColumns):
         if type(document.get("source")) is dict and not _in_default_order(document["source"], table, source):
             attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
         op = OP_OF_CODE[code]
-        # The key read out of its row (KeyedByColumns.with_key_read), before the event is made: made once.
-        key = self.read_key(table, before if op is Op.DELETE or after is None else after)
+        if key is None:  # the key read out of its row (KeyedByColumns.with_key_read), before the event is made
+            key = self.read_key(table, before if op is Op.DELETE or after is None else after)
         event = ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
         if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))

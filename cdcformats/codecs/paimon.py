@@ -83,7 +83,7 @@ class PaimonLogCodec(KafkaRecordCodec):
         if value is None:
             return ChangeEvent(Op.DELETE, key=key_cells)
         try:
-            event = self.values.decode_message(value)
+            event = self.values.decode_keyed(value, key_cells)
         except DecodeError as error:
             error.field = f"value.{error.field}" if error.field else "value"
             raise error.relabeled(NAME) from None
@@ -95,7 +95,7 @@ class PaimonLogCodec(KafkaRecordCodec):
                 raise DecodeError(NAME, "an upsert log's c holds the new row, and this one has none",
                                   field="value.after")
             event = replace(event, op=Op.UPSERT, before=None)
-        return replace(event, key=key_cells)
+        return event
 
     def _key(self, key: bytes | None) -> tuple[Cell, ...]:
         if key is None:
