@@ -103,11 +103,11 @@ from ..contract import FileWriter, KafkaRecord, Option, one_of
 from ..core import typed_text
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Image, Op, Source, Table, same_entries
+from ..model import Cell, ChangeEvent, Image, Op, Table, same_entries
 from ..schema_registry.client import address, check_address, connect
 from ..tables import SchemaConflict, TableSchema, table_name
 from ._kit.avro_columns import ANY_DECIMAL, NAME, dotted, untyped_nested_as_text
-from ._kit.avro_records import MAGIC, Reader, time_us, value_in
+from ._kit.avro_records import MAGIC, Reader, value_in
 from ._kit.avro_tables import TableVersion, transaction_block
 from ._kit.connect_cells import variable_scale_decimal
 from ._kit.debezium_envelope import (
@@ -195,8 +195,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
                               field="op")
         before = reader.image(envelope.get("before"), "before")
         after = reader.image(envelope.get("after"), "after")
-        table, source = reader.source(envelope.get("source"))
-        capture = time_us(envelope, "")
+        table, source = reader.source(envelope.get("source"), envelope)
         transaction = envelope.get("transaction")
         attributes = () if type(transaction) is not dict else tuple(
             (TRANSACTION_ATTRIBUTE + name, value_in(value, f"transaction.{name}"))
@@ -205,9 +204,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         if key is not None:
             key_reader, key_record = self._read(key, "key")
             key_cells = key_reader.key(key_record)
-        return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after,
-                           Source(source.system, source.position, source.commit_time_us, capture),
-                           attributes=attributes)
+        return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after, source, attributes=attributes)
 
     reads_values_alone = True
 
