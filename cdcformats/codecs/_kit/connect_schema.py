@@ -445,7 +445,7 @@ def struct_fields(schema: Any, format_name: str, path: str) -> list[dict[str, An
 
 # The Connect types whose field, as ``generated_schema`` writes it (no name, no parameters, optional only for null),
 # reads a JSON value of one kind as it is, into a cell without a type: the kind.
-_PLAIN_KIND_OF = {"string": str, "int64": int, "boolean": bool, "double": float}
+_PLAIN_KIND_OF: dict[Any, type] = {"string": str, "int64": int, "boolean": bool, "double": float}
 
 
 def reads_as_it_is(value: Any, field: dict[str, Any]) -> bool:
