@@ -108,6 +108,7 @@ _INT32_MAX = 2**31 - 1
 
 # The kinds of value that JSON holds as they are, whatever the wrapper: with a float where it is finite.
 _JSON_SCALARS = frozenset({str, int, bool, type(None)})
+_PUT = CellKind.PUT
 
 
 def is_json_scalar(value: Value) -> bool:
@@ -141,7 +142,7 @@ def written_whole(image: Image, typed: bool) -> bool:
     (``Codec.writes_whole``): no allocation but for an image of several cells."""
     for cell in image:
         value = cell.value
-        if cell.kind is not CellKind.PUT or cell.version is not None or (
+        if cell.kind is not _PUT or cell.version is not None or (
                 type(value) not in _JSON_SCALARS and not (type(value) is float and math.isfinite(value))):
             return False
         cell_type = cell.type
