@@ -67,7 +67,7 @@ from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Image, Op, Value, same_entries
+from ..model import Cell, ChangeEvent, Image, Op, Source, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
@@ -86,6 +86,10 @@ NAME = "connect-json"
 SCHEMA_ATTRIBUTE = "connect-json.schema."
 _PARTS = ("key", "value")  # in the order their schemas are kept and read back
 _UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
+# The values that JSON holds as they are: written without a call.
+_AS_IS = frozenset({str, int, bool, type(None)})
+_MAX_SCHEMA_TEXTS = 1024
+_NO_SOURCE = Source()  # a record says nothing of its source: one for every event
 
 
 def _optional_name(value: Any) -> str | None:
@@ -115,6 +119,10 @@ class ConnectJsonCodec(KafkaRecordCodec):
         super().__init__(**options)
         self.key_columns: KeyColumns = self.config["key_columns"]
         self.schemas: bool = self.config["schemas"]
+        # The struct schema of each part and layout of cells met, as its JSON text (``_schema``).
+        self._schema_texts: dict[tuple[str, tuple[tuple[str, type], ...]], msgspec.Raw] = {}
+        # The struct schema of each part written without a kept one, which reading tells a kept one from.
+        self._written_structs = {part: self._struct(None, part) for part in _PARTS}
         if self.schemas:
             self.own_attributes = frozenset({SCHEMA_ATTRIBUTE})
         else:
@@ -126,11 +134,11 @@ class ConnectJsonCodec(KafkaRecordCodec):
         attributes: list[tuple[str, Value]] = []
         key_cells = () if key is None else self._read(key, "key", attributes)
         if value is None:
-            return ChangeEvent(Op.DELETE, key=key_cells, attributes=tuple(attributes))
+            return ChangeEvent(Op.DELETE, key=key_cells, source=_NO_SOURCE, attributes=tuple(attributes))
         after = self._read(value, "value", attributes)
         if not key_cells:
             key_cells = self.key_columns.key_of(None, after)
-        return ChangeEvent(Op.UPSERT, key=key_cells, after=after, attributes=tuple(attributes))
+        return ChangeEvent(Op.UPSERT, key=key_cells, after=after, source=_NO_SOURCE, attributes=tuple(attributes))
 
     def _read(self, data: bytes, part: str, attributes: list[tuple[str, Value]]) -> Image:
         """The cells of the key or the value; its struct schema, where it is not the one this codec writes without
@@ -146,7 +154,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
             if schema is not None:
                 cells = connect_schema.read_struct(schema, document["payload"], NAME, part)
                 struct = {**schema, "fields": []}  # the fields are the cells' (their types keep their schemas)
-                if struct != self._struct(None, part) and (cells or part == "value"):
+                if struct != self._written_structs[part] and (cells or part == "value"):
                     attributes.append((SCHEMA_ATTRIBUTE + part, encode(struct).decode()))
                 return cells
             document = document["payload"]
@@ -158,20 +166,38 @@ class ConnectJsonCodec(KafkaRecordCodec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        key = self._write(event.key, self._struct(event.attribute(SCHEMA_ATTRIBUTE + "key"), "key")) \
+        attributes = event.attributes
+        key = self._write(event.key, "key", attributes and event.attribute(SCHEMA_ATTRIBUTE + "key")) \
             if event.key else None
         if event.op is Op.DELETE:
             return KafkaRecord(key, None)
         assert event.after is not None  # an event this format carries (written()): its shape has these images
-        return KafkaRecord(key, self._write(event.after, self._struct(event.attribute(SCHEMA_ATTRIBUTE + "value"),
-                                                                      "value")))
+        return KafkaRecord(key, self._write(event.after, "value", attributes and event.attribute(SCHEMA_ATTRIBUTE
+                                                                                                  + "value")))
 
-    def _write(self, cells: Image, struct: dict[str, Any]) -> bytes:
+    def _write(self, cells: Image, part: str, kept: Value) -> bytes:
+        """The key or the value of ``cells``, with the struct schema the event keeps for it (``kept``), if any."""
         if not self.schemas:  # the JSON values, as the schemaless formats write them
-            return encode_as_jackson(with_jackson_floats({cell.name: json_form(cell.value) for cell in cells}))
-        return encode_as_jackson({"schema": {**struct, "fields": [connect_schema.field_schema(cell) for cell in cells]},
-                                  "payload": with_jackson_floats({cell.name: connect_schema.json_value(cell.value)
-                                                                  for cell in cells})})
+            return encode_as_jackson({cell.name: value if type(value := cell.value) in _AS_IS
+                                      else with_jackson_floats(json_form(value)) for cell in cells})
+        return encode_as_jackson({"schema": self._schema(cells, part, kept), "payload": {
+            cell.name: value if type(value := cell.value) in _AS_IS
+            else with_jackson_floats(connect_schema.json_value(value)) for cell in cells}})
+
+    def _schema(self, cells: Image, part: str, kept: Value) -> Any:
+        """The struct schema of the key or the value: made once for each layout of cells that says it all
+        (``connect_schema.plain_layout``), under the struct this codec writes without a kept one, and written from
+        its JSON text after that."""
+        layout = connect_schema.plain_layout(cells) if not kept else None
+        if layout is None:
+            return {**self._struct(kept, part), "fields": [connect_schema.field_schema(cell) for cell in cells]}
+        text = self._schema_texts.get((part, layout))
+        if text is None:
+            if len(self._schema_texts) >= _MAX_SCHEMA_TEXTS:
+                self._schema_texts.clear()
+            text = self._schema_texts[part, layout] = msgspec.Raw(encode(
+                {**self._struct(None, part), "fields": [connect_schema.field_schema(cell) for cell in cells]}))
+        return text
 
     def _struct(self, kept: Value, part: str) -> dict[str, Any]:
         """The struct schema of the key or the value, with ``"fields": []``: the one the event keeps, when it is one,
@@ -181,6 +207,25 @@ class ConnectJsonCodec(KafkaRecordCodec):
         return struct if name is None else {**struct, "name": name}
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An UPSERT of a row, or a DELETE without one, that holds nothing but its key and its row: no table, source,
+        before image or attributes; the key and the row of JSON scalars, each column once, untyped (with schemas,
+        without a type that is a field schema: ``connect_schema.written_whole``); a key given, unless no
+        ``key_columns`` would read one out of the row."""
+        source = event.source
+        if (event.table is not None or event.before is not None or event.attributes or event.key_only
+                or source.system is not None or source.position or source.commit_time_us is not None
+                or source.capture_time_us is not None):
+            return False
+        after = event.after
+        if event.op is Op.UPSERT:
+            if after is None or not connect_schema.written_whole(after, self.schemas) or (
+                    not event.key and self.key_columns):
+                return False
+        elif event.op is not Op.DELETE or after is not None:
+            return False
+        return connect_schema.written_whole(event.key, self.schemas)
 
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)

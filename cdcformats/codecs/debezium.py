@@ -107,6 +107,7 @@ from ..model import (
     ChangeEvent,
     Entries,
     Image,
+    Op,
     Source,
     Table,
     Value,
@@ -125,11 +126,14 @@ from ._kit.debezium_envelope import (
     column_schemas,
     image_cells,
     image_fields,
+    jackson_fields,
+    jackson_json,
     json_struct_schema,
     position_as_written,
+    position_whole,
     read_source,
-    read_time,
     with_op_code,
+    write_time,
 )
 from ._kit.json_message import (
     MAX_MESSAGE_BYTES,
@@ -202,7 +206,12 @@ class DebeziumJsonCodec(KeyedByColumns):
     def decode_message(self, message: bytes) -> ChangeEvent:
         return self._event(load_object(NAME, message, self.config["max_message_bytes"]))
 
-    def _event(self, document: dict[str, Any]) -> ChangeEvent:
+    def decode_keyed(self, message: bytes, key: Image) -> ChangeEvent:
+        """The event of a message whose key is given, not read out of its row (paimon-log's values)."""
+        return self._event(load_object(NAME, message, self.config["max_message_bytes"]), key)
+
+    def _event(self, document: dict[str, Any], key: Image | None = None) -> ChangeEvent:
+        """The event of a parsed message, with ``key``, or else the key read out of its row."""
         columns: dict[str, dict[str, Any]] = {}
         schema = None
         wrapped = _unwrapped(document) is not document
@@ -220,19 +229,21 @@ class DebeziumJsonCodec(KeyedByColumns):
                               field="op")
         before = image_cells(document.get("before"), "before", columns.get("before", {}))
         after = image_cells(document.get("after"), "after", columns.get("after", {}))
-        table, source = read_source(document.get("source"))
-        capture_time = read_time(document, "")
+        table, source = read_source(document.get("source"), document)
         attributes = _transaction(document.get("transaction"))
         attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
-        source = Source(source.system, source.position, source.commit_time_us, capture_time)
         # The order of the fields, where writing would give another (or leave out a null one).
-        if tuple(document) != _envelope_layout(_shape_of(before, after, table, source, attributes), None).default:
+        shape = _shape_of(before, after, table, source, attributes) if attributes else _EnvelopeShape(
+            before is not None, after is not None, _says_something(table, source),
+            _time_kind(source.capture_time_us), False, ())
+        if tuple(document) != _envelope_layout(shape, None).default:
             attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
-        if type(document.get("source")) is dict and (
-                tuple(document["source"]) != _source_layout(_source_shape_of(table, source), None).default):
+        if type(document.get("source")) is dict and not _in_default_order(document["source"], table, source):
             attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
-        event = ChangeEvent(OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
-        event = self.with_key_read(event)
+        op = OP_OF_CODE[code]
+        if key is None:  # the key read out of its row (KeyedByColumns.with_key_read), before the event is made
+            key = self.read_key(table, before if op is Op.DELETE or after is None else after)
+        event = ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
         if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
         elif schema is not None:
@@ -254,6 +265,10 @@ class DebeziumJsonCodec(KeyedByColumns):
     def encode_event(self, event: ChangeEvent) -> bytes:
         # Spelt as JsonConverter's Jackson writes JSON, floats included, so that Debezium's messages come back as
         # they were sent.
+        if not self.schemas and not event.attributes:  # most events: no kept order, transaction or field
+            document = _default_envelope(event)
+            if document is not None:
+                return encode_as_jackson(document)
         if event.attribute(SCHEMALESS_WRAPPER) is True:
             return encode_as_jackson({"schema": None, "payload": with_jackson_floats(_payload(event, False))})
         document = _payload(event, self.schemas)
@@ -263,6 +278,26 @@ class DebeziumJsonCodec(KeyedByColumns):
         return encode_as_jackson(with_jackson_floats(document))
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An event of an op with a code, its key the one read out of its row, and an envelope written whole
+        (``envelope_whole``)."""
+        if event.op is Op.UPSERT or not self.envelope_whole(event):
+            return False
+        row = getattr(event, self.row_image_name(event))
+        return not event.key if row is None else self.holds_key_as_read(event, row)
+
+    def envelope_whole(self, event: ChangeEvent) -> bool:
+        """Whether the envelope writes ``event`` as it is, whatever its key and op (``envelope_form``, which
+        paimon-log's values are): no attributes, nor ``key_only``; rows of one cell per column, each a JSON scalar
+        (``connect_schema.written_whole``); a position of JSON scalars, each name once and none of ``source``'s own.
+        Found without building anything, for the fast path of encode."""
+        if event.attributes or event.key_only:
+            return False
+        for image in (event.before, event.after):
+            if image is not None and not connect_schema.written_whole(image, self.schemas):
+                return False
+        return position_whole(event.source.position, _reserved(event))
 
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)
@@ -446,11 +481,15 @@ def _envelope_shape(event: ChangeEvent, attributes: Entries | None = None) -> _E
                      event.attributes if attributes is None else attributes)
 
 
+def _says_something(table: Table | None, source: Source) -> bool:
+    """Whether the ``source`` object of an event has something to say, so that it is written."""
+    return source.system is not None or source.commit_time_us is not None or table is not None or bool(source.position)
+
+
 def _shape_of(before: Image | None, after: Image | None, table: Table | None, source: Source,
               attributes: Sequence[tuple[str, Value]]) -> _EnvelopeShape:
     return _EnvelopeShape(
-        before is not None, after is not None,
-        source.system is not None or source.commit_time_us is not None or table is not None or bool(source.position),
+        before is not None, after is not None, _says_something(table, source),
         _time_kind(source.capture_time_us), any(name.startswith(TRANSACTION_ATTRIBUTE) for name, _ in attributes),
         tuple(dict.fromkeys(name[len(FIELD_ATTRIBUTE):] for name, _ in attributes if name.startswith(FIELD_ATTRIBUTE)
                             and name[len(FIELD_ATTRIBUTE):] not in _ENVELOPE_FIELDS)))
@@ -513,6 +552,21 @@ def _source_layout(shape: _SourceShape, names: tuple[str, ...] | None) -> _Layou
     return _Layout(frozenset(available.union(position)), frozenset(required.union(position)), default + position)
 
 
+def _in_default_order(fields: dict[str, Any], table: Table | None, source: Source) -> bool:
+    """Whether a ``source`` object read as ``table`` and ``source`` has its fields in the order writing gives
+    (``_source_layout``'s default): its fields of its own first, in their order, then the position's, which it has
+    in its own order (``read_source``), found without making the position's names."""
+    own = _source_layout(_SourceShape(source.system is not None, _time_kind(source.commit_time_us),
+                                      None if table is None else (table.catalog is not None, table.schema is not None),
+                                      ()), None).default
+    if len(fields) != len(own) + len(source.position):
+        return False
+    for name, written in zip(fields, own):
+        if name != written:
+            return False
+    return True
+
+
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     """``source`` as written, in the order the event keeps (``debezium-json.fields.source``) where it fits."""
     names = _names(event.attribute(SOURCE_FIELD_NAMES))
@@ -527,6 +581,33 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     for name, value in reversed(source.position):  # the first of a name
         values[name] = json_form(value)
     return {name: values[name] for name in order}
+
+
+def _default_envelope(event: ChangeEvent) -> dict[str, Any] | None:
+    """The envelope of an event without attributes, without a schema, as ``_payload`` writes it in its default order
+    and ``with_jackson_floats`` spells it, built field by field for what the event has; None where its position has
+    a name twice, or a name of ``source``'s own, which ``_source_fields`` sorts out."""
+    document: dict[str, Any] = {"before": jackson_fields(event.before), "after": jackson_fields(event.after)}
+    source, table = event.source, event.table
+    if source.system is not None or source.commit_time_us is not None or table is not None or source.position:
+        fields: dict[str, Any] = {}
+        if source.system is not None:
+            fields["connector"] = source.system
+        write_time(fields, source.commit_time_us)
+        if table is not None:
+            if table.catalog is not None:
+                fields["db"], fields["schema"], fields["table"] = table.catalog, table.schema, table.name
+            else:
+                fields["db"], fields["table"] = table.schema, table.name
+        reserved = _reserved(event)
+        for name, value in source.position:
+            if name in fields or name in reserved:
+                return None
+            fields[name] = jackson_json(value)
+        document["source"] = fields
+    document["op"] = CODE_OF_OP[event.op]
+    write_time(document, source.capture_time_us)
+    return document
 
 
 def _payload(event: ChangeEvent, schemas: bool) -> dict[str, Any]:
@@ -655,6 +736,11 @@ def _kept_schema(event: ChangeEvent) -> dict[str, Any] | None:
     return schema
 
 
+# The ``source`` fields that decoding reads as something other than the position, with a table and without one.
+_RESERVED = frozenset(SOURCE_FIELDS)
+_RESERVED_WITHOUT_TABLE = frozenset({"connector", "ts_ms", "ts_us", "table"})
+
+
 def _reserved(event: ChangeEvent) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    return frozenset(SOURCE_FIELDS) if event.table is not None else frozenset({"connector", "ts_ms", "ts_us", "table"})
+    return _RESERVED if event.table is not None else _RESERVED_WITHOUT_TABLE

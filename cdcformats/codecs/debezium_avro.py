@@ -103,11 +103,11 @@ from ..contract import FileWriter, KafkaRecord, Option, one_of
 from ..core import typed_text
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Image, Op, Source, Table, same_entries
+from ..model import Cell, ChangeEvent, Image, Op, Table, same_entries
 from ..schema_registry.client import address, check_address, connect
 from ..tables import SchemaConflict, TableSchema, table_name
 from ._kit.avro_columns import ANY_DECIMAL, NAME, dotted, untyped_nested_as_text
-from ._kit.avro_records import MAGIC, Reader, time_us, value_in
+from ._kit.avro_records import MAGIC, Reader, value_in
 from ._kit.avro_tables import TableVersion, transaction_block
 from ._kit.connect_cells import variable_scale_decimal
 from ._kit.debezium_envelope import (
@@ -170,6 +170,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         self._readers: dict[tuple[int, str], Reader] = {}
         self._key_names: dict[Table | None, tuple[str, ...]] = {}
         self._namesakes: dict[str, Table | None] = {}  # each Avro name's table, the first this codec wrote with it
+        self._own_names: set[Table | None] = set()  # the tables whose Avro name normal_form found their own
 
     @property
     def registry(self) -> Any:
@@ -194,8 +195,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
                               field="op")
         before = reader.image(envelope.get("before"), "before")
         after = reader.image(envelope.get("after"), "after")
-        table, source = reader.source(envelope.get("source"))
-        capture = time_us(envelope, "")
+        table, source = reader.source(envelope.get("source"), envelope)
         transaction = envelope.get("transaction")
         attributes = () if type(transaction) is not dict else tuple(
             (TRANSACTION_ATTRIBUTE + name, value_in(value, f"transaction.{name}"))
@@ -204,9 +204,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
         if key is not None:
             key_reader, key_record = self._read(key, "key")
             key_cells = key_reader.key(key_record)
-        return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after,
-                           Source(source.system, source.position, source.commit_time_us, capture),
-                           attributes=attributes)
+        return ChangeEvent(OP_OF_CODE[code], table, key_cells, before, after, source, attributes=attributes)
 
     reads_values_alone = True
 
@@ -273,10 +271,12 @@ class DebeziumAvroCodec(KafkaRecordCodec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        version = self._current(event.table).evolved(event, self)
+        version = self._current(event.table)
+        if not (version.value_schema is not None and version.holds_whole(event)
+                and (not event.key or version.key_id is not None)):  # else: what evolving gives back is not itself
+            version = self._tables[event.table] = version.evolved(event, self)
         value = version.write_value(event)
         key = version.write_key(event.key) if event.key else None
-        self._tables[event.table] = version
         return KafkaRecord(key, value)
 
     def _current(self, table: Table | None) -> TableVersion:
@@ -342,6 +342,18 @@ class DebeziumAvroCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An event of an op with a code and no attributes nor ``key_only``, of a table named as normal_form found it
+        (its own Avro name; a schema where it has a catalog) and written before, that the table's version holds as
+        it is (``TableVersion.holds_whole``)."""
+        if event.op is Op.UPSERT or event.attributes or event.key_only:
+            return False
+        table = event.table
+        if table is not None and table.catalog is not None and table.schema is None or table not in self._own_names:
+            return False
+        version = self._tables.get(table)
+        return version is not None and version.value_schema is not None and version.holds_whole(event)
+
     def carried_cell(self, cell: Cell) -> Cell:
         """As the base rules write it, judged by what it holds: a variable-scale decimal by its decimal (the record
         is written with the struct as it is); a decimal no decimal column holds (NaN, an infinity, -0) as its text;
@@ -383,6 +395,7 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             raise Refusal(Loss(f"requires {ONE_NAME}", "table", REFUSED,
                                f"table {table_name(written.table)} has the Avro name of table "
                                f"{table_name(namesake)}, whose records and subjects it would share"))
+        self._own_names.add(written.table)
         try:
             version = self._current(written.table).evolved(written, self, register=False)
         except SchemaConflict as conflict:

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from msgspec.structs import replace
 
 from ..contract import JvmDecoder, Option, flag
@@ -78,8 +79,8 @@ from ._kit.debezium_envelope import (
     image_fields,
     json_struct_schema,
     position_as_written,
+    position_whole,
     read_source,
-    read_time,
     with_op_code,
     write_time,
 )
@@ -141,15 +142,15 @@ class LindormSubscriptionCodec(KeyedByColumns):
                                         f"{', '.join(_OP_OF_CODE)}", field="op")
             before = image_cells(envelope.get("before"), "before", columns.get("before", {}))
             after = image_cells(envelope.get("after"), "after", columns.get("after", {}))
-            table, source = _table_and_source(envelope.get("source"))
-            capture_time = read_time(envelope, "")
+            table, source = _table_and_source(envelope.get("source"), envelope)
         except DecodeError as error:
             error.field = path + error.field if error.field else path.rstrip(".") or None
             raise error.relabeled(NAME) from None
         attributes = kept_fields.read(FIELD_ATTRIBUTE, envelope.items(), _ENVELOPE_FIELDS)
-        source = Source(source.system, source.position, source.commit_time_us, capture_time)
-        event = ChangeEvent(_OP_OF_CODE[code], table, (), before, after, source, attributes=tuple(attributes))
-        return self.with_key_read(event)
+        op = _OP_OF_CODE[code]
+        # The key read out of its row (KeyedByColumns.with_key_read), before the event is made: made once.
+        key = self.read_key(table, before if op is Op.DELETE or after is None else after)
+        return ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
 
     def jvm_decoder(self) -> JvmDecoder:
         """``cdcformats/jvm/decoders/LindormSubscriptionDecoder.java``, this decoder in Java (``schemas`` is for
@@ -167,10 +168,25 @@ class LindormSubscriptionCodec(KeyedByColumns):
         payload["source"] = _source_fields(event)
         payload.update(kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         if self.schemas:
-            return encode({"payload": payload, "schema": _envelope_schema(event, payload)})
+            return encode({"payload": payload, "schema": _schema_of(event, payload)})
         return encode(payload)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """An event of an op with a Lindorm code, no attributes nor ``key_only``, rows of one cell per column of JSON
+        scalars (``connect_schema.written_whole``), a position of JSON scalars, each name once and none of
+        ``source``'s own, and the key read out of its row."""
+        if event.op not in _CODE_OF_OP or event.op is Op.UPSERT or event.attributes or event.key_only:
+            return False
+        for image in (event.before, event.after):
+            if image is not None and not connect_schema.written_whole(image, self.schemas):
+                return False
+        if not position_whole(event.source.position,
+                              _RESERVED if event.table is not None else _RESERVED_WITHOUT_TABLE):
+            return False
+        row = getattr(event, self.row_image_name(event))
+        return not event.key if row is None else self.holds_key_as_read(event, row)
 
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)
@@ -191,10 +207,11 @@ def _attribute_group(name: str, value: Value) -> tuple[int, Value] | None:
     return None
 
 
-def _table_and_source(source: Any) -> tuple[Table | None, Source]:
-    """The table named by ``db`` (instance), ``namespace`` and ``table``; the rest is read as debezium-json does."""
+def _table_and_source(source: Any, envelope: dict[str, Any]) -> tuple[Table | None, Source]:
+    """The table named by ``db`` (instance), ``namespace`` and ``table``; the rest is read as debezium-json does, with
+    the capture time the ``envelope`` says."""
     if type(source) is not dict or "table" not in source:
-        return None, read_source(source)[1]
+        return None, read_source(source, envelope)[1]
     for field in _TABLE_FIELDS:
         value = source.get(field)
         if value is not None and type(value) is not str:
@@ -203,7 +220,8 @@ def _table_and_source(source: Any) -> tuple[Table | None, Source]:
         raise DecodeError(NAME, "expected the table name, got null", field="source.table")
     table = Table(source["table"], source.get("namespace"), source.get("db"))
     # Without a "table" field, debezium-json's reading takes no table fields out of the position.
-    return table, read_source({field: value for field, value in source.items() if field not in _TABLE_FIELDS})[1]
+    return table, read_source({field: value for field, value in source.items() if field not in _TABLE_FIELDS},
+                              envelope)[1]
 
 
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:
@@ -211,18 +229,62 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if source.system is not None:
         fields["connector"] = source.system
-    fields.update((name, json_form(value)) for name, value in source.position)
+    for name, value in source.position:
+        fields[name] = value if type(value) in _AS_IS else json_form(value)
     if table is not None:
         fields.update(db=table.catalog, namespace=table.schema, table=table.name)
     write_time(fields, source.commit_time_us)
     return fields
 
 
+# The ``source`` fields that decoding reads as something other than the position, with a table and without one.
+_RESERVED = frozenset(_SYSTEM_AND_TIME_FIELDS + _TABLE_FIELDS)
+_RESERVED_WITHOUT_TABLE = frozenset((*_SYSTEM_AND_TIME_FIELDS, "table"))
+
+
 def _reserved(table: Table | None) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    if table is None:
-        return frozenset((*_SYSTEM_AND_TIME_FIELDS, "table"))
-    return frozenset(_SYSTEM_AND_TIME_FIELDS + _TABLE_FIELDS)
+    return _RESERVED_WITHOUT_TABLE if table is None else _RESERVED
+
+
+# The values that JSON holds as they are: written without a call.
+_AS_IS = frozenset({str, int, bool, type(None)})
+# The wrapper's schema of each layout met (``_schema_layout``), as its JSON text: a stream repeats a few.
+_SCHEMA_TEXTS: dict[tuple[Any, ...], msgspec.Raw] = {}
+_MAX_SCHEMA_TEXTS = 1024
+
+
+def _schema_of(event: ChangeEvent, payload: dict[str, Any]) -> Any:
+    """The wrapper's schema for ``payload`` (``_envelope_schema``): generated once for each layout it depends on
+    alone, and written from its JSON text after that; generated each time where the layout does not say it all."""
+    layout = _schema_layout(event, payload)
+    if layout is None:
+        return _envelope_schema(event, payload)
+    text = _SCHEMA_TEXTS.get(layout)
+    if text is None:
+        if len(_SCHEMA_TEXTS) >= _MAX_SCHEMA_TEXTS:
+            _SCHEMA_TEXTS.clear()
+        text = _SCHEMA_TEXTS[layout] = msgspec.Raw(encode(_envelope_schema(event, payload)))
+    return text
+
+
+def _schema_layout(event: ChangeEvent, payload: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What ``_envelope_schema`` of ``payload`` depends on, where that is all: the payload's fields, each row's
+    names and kinds of value (cells without a type, of scalars: ``connect_schema.plain_layout``) and the names and
+    kinds of value of ``source``'s fields (scalars); None where a row or ``source`` holds anything else."""
+    rows = []
+    for image in (event.before, event.after):
+        layout = None if image is None else connect_schema.plain_layout(image)
+        if image is not None and layout is None:
+            return None
+        rows.append(layout)
+    source = []
+    for name, value in payload["source"].items():
+        kind = type(value)
+        if kind is list or kind is dict:
+            return None
+        source.append((name, kind))
+    return tuple(payload), rows[0], rows[1], tuple(source)
 
 
 def _envelope_schema(event: ChangeEvent, payload: dict[str, Any]) -> dict[str, Any]:

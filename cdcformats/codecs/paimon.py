@@ -45,6 +45,7 @@ from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
 from ..model import Cell, ChangeEvent, Op
+from ._kit import connect_schema
 from ._kit.debezium_envelope import CODE_OF_OP, with_op_code
 from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
@@ -82,7 +83,7 @@ class PaimonLogCodec(KafkaRecordCodec):
         if value is None:
             return ChangeEvent(Op.DELETE, key=key_cells)
         try:
-            event = self.values.decode_message(value)
+            event = self.values.decode_keyed(value, key_cells)
         except DecodeError as error:
             error.field = f"value.{error.field}" if error.field else "value"
             raise error.relabeled(NAME) from None
@@ -94,7 +95,7 @@ class PaimonLogCodec(KafkaRecordCodec):
                 raise DecodeError(NAME, "an upsert log's c holds the new row, and this one has none",
                                   field="value.after")
             event = replace(event, op=Op.UPSERT, before=None)
-        return replace(event, key=key_cells)
+        return event
 
     def _key(self, key: bytes | None) -> tuple[Cell, ...]:
         if key is None:
@@ -115,6 +116,24 @@ class PaimonLogCodec(KafkaRecordCodec):
         return KafkaRecord(key, self.values.encode_event(event))
 
     # -- what is lost ---------------------------------------------------------------------------------------------
+
+    def writes_whole(self, event: ChangeEvent) -> bool:
+        """A key of JSON scalars, each column once, and a value the envelope writes whole (debezium-json's
+        ``envelope_whole``): of an op with a code, or in upsert mode an UPSERT of a new row alone; or in upsert mode a
+        tombstone, a DELETE of its key alone."""
+        if not connect_schema.written_whole(event.key, False):
+            return False
+        op = event.op
+        if not self.upsert:
+            return op is not Op.UPSERT and self.values.envelope_whole(event)
+        if not event.key or event.before is not None:
+            return False
+        if op is Op.DELETE:
+            source = event.source
+            return (event.after is None and event.table is None and not event.attributes and not event.key_only
+                    and source.system is None and not source.position and source.commit_time_us is None
+                    and source.capture_time_us is None)
+        return op is Op.UPSERT and event.after is not None and self.values.envelope_whole(event)
 
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """Upsert mode: a change that leaves a row is the new row (``c``), without the row before; a delete is a

@@ -59,7 +59,10 @@ class _Field:
     def cell(self, record: dict[str, Any], path: str) -> Cell:
         """The cell of this field in a row or key record: Debezium's variable-scale decimal in the form the type
         name gives (``value_in``), and the type named as ``type_read`` names the value."""
-        value = value_in(record.get(self.avro_name), f"{path}.{self.avro_name}", connect_struct(self.cell_type))
+        value = record.get(self.avro_name)
+        if self.cell_type is None and type(value) in _AS_READ:  # most cells: read as they are, without a type
+            return Cell(self.column.name, value)
+        value = value_in(value, f"{path}.{self.avro_name}", connect_struct(self.cell_type))
         if type(value) is float and self.column.type == FLOAT and is_connect_float(self.cell_type):
             value = connect_float(value)
         return Cell(self.column.name, value, type_read(self.cell_type, value))
@@ -120,18 +123,26 @@ class Reader:
     def key(self, record: dict[str, Any]) -> Image:
         return tuple(entry.cell(record, "key") for entry in self.key_fields)
 
-    def source(self, record: Any) -> tuple[Table | None, Source]:
-        """The table and source of a ``source`` record: no table where it names none, db and schema neither."""
+    def source(self, record: Any, envelope: dict[str, Any] | None = None) -> tuple[Table | None, Source]:
+        """The table and source of a ``source`` record: no table where it names none, db and schema neither. The
+        capture time is the ``envelope``'s, read once the source is (so that the source's errors come first)."""
         if type(record) is not dict:
             raise DecodeError(NAME, "expected the source record", field="source")
         name, db, schema = record.get("table"), record.get("db"), record.get("schema")
         if type(name) is not str and (name is not None or db is not None or schema is not None):
             raise DecodeError(NAME, "expected the table's name with its db and schema", field="source.table")
         table = None if name is None else Table(name, schema, db) if schema is not None else Table(name, db)
-        position = tuple((entry.column.name, value_in(record[entry.avro_name], f"source.{entry.avro_name}"))
-                         for entry in self.position if record.get(entry.avro_name) is not None)
+        position = []
+        for entry in self.position:
+            value = record.get(entry.avro_name)
+            if value is None:
+                continue
+            position.append((entry.column.name, value if type(value) in _AS_READ
+                             else value_in(value, f"source.{entry.avro_name}")))
         connector = record.get("connector")
-        return table, Source(connector if type(connector) is str else None, position, time_us(record, "source."))
+        commit_time_us = time_us(record, "source.")
+        return table, Source(connector if type(connector) is str else None, tuple(position), commit_time_us,
+                             None if envelope is None else time_us(envelope, ""))
 
 
 def _non_null(avro_type: Any) -> Any:
@@ -190,6 +201,10 @@ def _column_type_of(avro_type: Any) -> ColumnType:
     if avro_type.get("type") == "fixed":
         return ColumnType("bytes")
     return ColumnType("json")
+
+
+# The values fastavro reads that are change-event values as they are (``value_in``).
+_AS_READ = frozenset({type(None), bool, int, float, str, bytes, Decimal})
 
 
 def value_in(value: Any, where: str, variable_decimal_struct: bool = False) -> Value:

@@ -121,6 +121,9 @@ class TableVersion:
     # The Avro field names of the position's and the key's columns, as register() chose them.
     position_names: list[str] = field(default_factory=list)
     key_names: list[str] = field(default_factory=list)
+    # What ``holds_whole`` checks an event against, found once: see ``_plain_columns``.
+    _plain: tuple[_PlainColumns | None, _PlainColumns | None, _PlainColumns | None] | None = field(
+        default=None, repr=False, compare=False)
 
     @classmethod
     def registered(cls, codec: Registrar, table: Table | None) -> TableVersion:
@@ -235,6 +238,35 @@ class TableVersion:
 
     # -- losses -------------------------------------------------------------------------------------------------
 
+    def holds_whole(self, event: ChangeEvent) -> bool:
+        """Whether this version holds ``event`` as it is, without evolving (``evolved`` gives this version back),
+        and ``typed`` gives it back unchanged: its rows hold every column of the table, in order, its key the key
+        columns and its position the position's columns, in order, each cell a put without a type or version, each
+        value of its column's plain type (``_plain_columns``). Found without building anything, for the fast path of
+        encode (``writes_whole``)."""
+        if self._plain is None:
+            assert self.schema is not None and self.position is not None
+            self._plain = (_plain_columns(self.schema.columns, self.schema.key),
+                           _plain_columns(self.schema.key_columns(), self.schema.key),
+                           _plain_columns(self.position.columns, (), position=True))
+        columns, key_columns, position_columns = self._plain
+        if columns is None or key_columns is None or position_columns is None:
+            return False
+        for image in (event.before, event.after):
+            if image is not None and not _holds_cells(image, columns):
+                return False
+        if not _holds_cells(event.key, key_columns):
+            return False
+        position = event.source.position
+        if len(position) != len(position_columns):
+            return False
+        for (name, value), (column_name, kinds) in zip(position, position_columns):
+            if name != column_name or type(value) not in kinds:
+                return False
+        return True
+
+    # -- losses -------------------------------------------------------------------------------------------------
+
     def typed(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` as a table of this schema gives it back: each row with every column of the table in its order,
         the key's cells typed by their columns, and the position in the table's source field order."""
@@ -266,6 +298,41 @@ class TableVersion:
         if position != event.source.position:
             changed["source"] = replace(event.source, position=position)
         return replace(event, **changed) if changed else event
+
+
+# Each column's name and the kinds of value it holds as they are (``TableVersion.holds_whole``).
+_PlainColumns = tuple[tuple[str, tuple[type, ...]], ...]
+# The column types whose values are written and typed back as they are, with no cell type: their values' kinds.
+_PLAIN_KINDS: dict[ColumnType, type] = {ColumnType("string"): str, ColumnType("int64"): int,
+                                        ColumnType("double"): float, ColumnType("boolean"): bool}
+
+
+def _plain_columns(columns: tuple[Column, ...], key: tuple[str, ...], position: bool = False) -> _PlainColumns | None:
+    """Each column's name and the kinds of value that its cells hold as a change that evolves nothing gives them
+    back: a value of its plain type, or null where the column is nullable (never in the position, which leaves a
+    null out); None where a column has no plain type, a source type, or a nullability that a change of it would
+    change (every column but a key column is nullable)."""
+    plain = []
+    for column in columns:
+        kind = _PLAIN_KINDS.get(column.type)
+        if (kind is None or column.source_type is not None or column_type_name(column) is not None
+                or not column.nullable and column.name not in key
+                or position and column.name in SOURCE_FIELDS):
+            return None
+        plain.append((column.name, (kind,) if position or not column.nullable else (kind, type(None))))
+    return tuple(plain)
+
+
+def _holds_cells(image: Image, columns: _PlainColumns) -> bool:
+    """Whether ``image`` is the cells of ``columns``, in order, each a put without a type or version, of a kind of
+    value its column holds as it is."""
+    if len(image) != len(columns):
+        return False
+    for cell, (name, kinds) in zip(image, columns):
+        if (cell.name != name or type(cell.value) not in kinds or cell.type is not None or cell.version is not None
+                or cell.kind is not CellKind.PUT):
+            return False
+    return True
 
 
 def _written_cell(cell: Cell, column: Column) -> Cell:

@@ -58,7 +58,19 @@ from msgspec.structs import replace
 
 from ...core import typed_text
 from ...errors import DecodeError
-from ...model import MAX_NESTING, Cell, CellKind, ChangeEvent, Struct, Value, is_nested, same_value
+from ...model import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_NESTING,
+    Cell,
+    CellKind,
+    ChangeEvent,
+    Image,
+    Struct,
+    Value,
+    is_nested,
+    same_value,
+)
 from .json_message import encode, json_type, value_of
 
 # What a Connect schema lets a format carry beyond the JSON values: a format with a schema wrapper carries these only
@@ -93,6 +105,51 @@ _INT32_MAX = 2**31 - 1
 
 
 # -- writing ----------------------------------------------------------------------------------------------------------
+
+# The kinds of value that JSON holds as they are, whatever the wrapper: with a float where it is finite.
+_JSON_SCALARS = frozenset({str, int, bool, type(None)})
+_PUT = CellKind.PUT
+
+
+def is_json_scalar(value: Value) -> bool:
+    """Whether a value is one that JSON writes and reads back as it is, with or without a schema: text, an integer,
+    a boolean, null or a finite float."""
+    return type(value) in _JSON_SCALARS or type(value) is float and math.isfinite(value)
+
+
+# The kinds of value whose field schema, in a cell without a type, says the kind alone (``generated_schema``).
+_LAID_OUT_KINDS = frozenset({str, int, bool, float, type(None)})
+
+
+def plain_layout(cells: Image) -> tuple[tuple[str, type], ...] | None:
+    """The names and kinds of value of ``cells``, where each has no type and a scalar value: all that their fields'
+    schemas depend on (``field_schema``), so that a struct schema made once serves every row of that layout; None
+    for any other cells."""
+    layout = []
+    for cell in cells:
+        kind = type(cell.value)
+        if cell.type is not None or kind not in _LAID_OUT_KINDS:
+            return None
+        layout.append((cell.name, kind))
+    return tuple(layout)
+
+
+def written_whole(image: Image, typed: bool) -> bool:
+    """Whether a struct (a Connect row, an envelope's ``before`` or ``after``) writes ``image`` as it is, and reads
+    it back so: one cell per column, each a put of a JSON scalar (``is_json_scalar``) without a version, and without
+    a type unless the struct is ``typed`` (with a schema): then with none, or one that is no field schema (a field
+    schema is read back only where the value agrees with it, ``as_read_back``). For the fast path of encode
+    (``Codec.writes_whole``): no allocation but for an image of several cells."""
+    for cell in image:
+        value = cell.value
+        if cell.kind is not _PUT or cell.version is not None or (
+                type(value) not in _JSON_SCALARS and not (type(value) is float and math.isfinite(value))):
+            return False
+        cell_type = cell.type
+        if cell_type is not None and (not typed or cell_type.startswith("{")):
+            return False
+    return len(image) < 2 or len({cell.name for cell in image}) == len(image)
+
 
 def carries_decimal(value: Decimal) -> bool:
     """Whether a Connect Decimal (an unscaled integer and a scale) holds ``value`` exactly."""
@@ -387,6 +444,24 @@ def struct_fields(schema: Any, format_name: str, path: str) -> list[dict[str, An
     return schema["fields"]
 
 
+# The Connect types whose field, as ``generated_schema`` writes it (no name, no parameters, optional only for null),
+# reads a JSON value of one kind as it is, into a cell without a type: the kind.
+_PLAIN_KIND_OF: dict[Any, type] = {"string": str, "int64": int, "boolean": bool, "double": float}
+
+
+def reads_as_it_is(value: Any, field: dict[str, Any]) -> bool:
+    """Whether a field reads ``value`` as it is, into a cell without a type (what ``read_value`` gives, found without
+    it): a plain field (``_PLAIN_KIND_OF``) of the value's kind as ``generated_schema`` writes it, optional only for
+    null."""
+    if len(field) != 3 or "field" not in field:
+        return False
+    optional = field.get("optional")
+    if value is None:
+        return optional is True and field.get("type") == "string"
+    return (optional is False and _PLAIN_KIND_OF.get(field.get("type")) is type(value)
+            and (type(value) is not int or INT64_MIN <= value <= INT64_MAX))
+
+
 def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple[Cell, ...]:
     """The cells of a struct payload, in the schema's field order (a field the payload lacks is null), then the
     payload's fields the schema does not declare, read as JSON without a schema."""
@@ -394,14 +469,22 @@ def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple
     if type(payload) is not dict:
         raise DecodeError(format_name, f"expected an object, got {json_type(payload)}", field=f"{path}.payload")
     cells = []
+    present = 0  # the fields the payload has: where that is all of it, it has none the schema does not declare
     for field in fields:
         name = field["field"]
-        value, type_name = read_value(payload.get(name), field, format_name, f"{path}.payload.{name}")
+        if name in payload:
+            present += 1
+        value = payload.get(name)
+        if reads_as_it_is(value, field):  # most fields
+            cells.append(Cell(name, value))
+            continue
+        value, type_name = read_value(value, field, format_name, f"{path}.payload.{name}")
         cells.append(Cell(name, value, type_name))
-    names = {field["field"] for field in fields}
-    where = f"{path}.payload."
-    cells += [Cell(name, value_of(value, format_name, where, name)) for name, value in payload.items()
-              if name not in names]
+    if present < len(payload):
+        names = {field["field"] for field in fields}
+        where = f"{path}.payload."
+        cells += [Cell(name, value_of(value, format_name, where, name)) for name, value in payload.items()
+                  if name not in names]
     return tuple(cells)
 
 

@@ -16,9 +16,9 @@ from ...core import time_units, typed_text
 from ...core.typed_text import json_form
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
-from ...model import Cell, ChangeEvent, Image, Op, Source, Table, Value
+from ...model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
-from .json_message import encode, json_type, value_of
+from .json_message import encode, json_type, value_of, with_jackson_floats
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
@@ -31,6 +31,14 @@ SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # with
 OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
 # An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
 CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
+
+
+# The values that JSON holds as they are: written, and found written whole, without a call (most of a row).
+_AS_IS = frozenset({str, int, bool, type(None)})
+
+
+# The parsed JSON values that are cell values as they are (``value_of``), with an integer within 64 bits.
+_AS_READ = frozenset({str, bool, float, type(None)})
 
 
 def with_op_code(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> ChangeEvent:
@@ -70,6 +78,16 @@ def position_as_written(event: ChangeEvent, reserved: frozenset[str], schemas: b
     return event if written is None else replace(event, source=replace(event.source, position=tuple(written)))
 
 
+def position_whole(position: Entries, reserved: frozenset[str]) -> bool:
+    """Whether a ``source`` object writes ``position`` as it is, and reads it back so (``position_as_written``,
+    with or without a schema): each name once and none that decoding reads as another source field (``reserved``),
+    each value a JSON scalar. For the fast path of encode (``Codec.writes_whole``)."""
+    for name, value in position:
+        if name in reserved or type(value) not in _AS_IS and not connect_schema.is_json_scalar(value):
+            return False
+    return len(position) < 2 or len({name for name, _ in position}) == len(position)
+
+
 def canonical_json(value: Value) -> str:
     """A kept field's JSON text as decoding gives it back: JSON text in its canonical form; any other value is the
     JSON value it is as a scalar (text as a JSON string)."""
@@ -107,7 +125,13 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
     where = f"{image_name}."
     for name, value in data.items():
         if name in columns:
-            cells.append(Cell(name, *connect_schema.read_value(value, columns[name], NAME, where + name)))
+            column = columns[name]
+            if connect_schema.reads_as_it_is(value, column):
+                cells.append(Cell(name, value))
+            else:
+                cells.append(Cell(name, *connect_schema.read_value(value, column, NAME, where + name)))
+        elif type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
+            cells.append(Cell(name, value))
         else:
             cells.append(Cell(name, value_of(value, NAME, where, name)))
     return tuple(cells)
@@ -126,11 +150,12 @@ def read_time(document: dict[str, Any], path: str) -> int | None:
     return None
 
 
-def read_source(source: Any) -> tuple[Table | None, Source]:
+def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Table | None, Source]:
     """The table and the source of a ``source`` object: ``connector`` the system, ``ts_ms`` (``ts_us``) the commit
-    time, ``table`` in ``schema`` (``db`` the catalog) or else in ``db``; every other field the position."""
+    time, ``table`` in ``schema`` (``db`` the catalog) or else in ``db``; every other field the position. The
+    capture time is the ``envelope``'s time, read once the source is (so that the source's errors come first)."""
     if source is None:
-        return None, Source()
+        return None, Source(capture_time_us=None if envelope is None else read_time(envelope, ""))
     if type(source) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(source)}", field="source")
     system = source.get("connector")
@@ -151,15 +176,35 @@ def read_source(source: Any) -> tuple[Table | None, Source]:
     for field, value in source.items():
         if field in structural:
             continue
-        position.append((field, value_of(value, NAME, "source.", field)))
-    return table, Source(system, tuple(position), read_time(source, "source."))
+        if type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
+            position.append((field, value))
+        else:
+            position.append((field, value_of(value, NAME, "source.", field)))
+    commit_time_us = read_time(source, "source.")
+    return table, Source(system, tuple(position), commit_time_us, None if envelope is None else read_time(envelope, ""))
 
 
 def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
     """An image as its JSON object; with ``schemas``, values as its Connect schema types them."""
     if cells is None:
         return None
-    return {cell.name: connect_schema.json_value(cell.value) if schemas else json_form(cell.value) for cell in cells}
+    if schemas:
+        return {cell.name: value if type(value := cell.value) in _AS_IS else connect_schema.json_value(value)
+                for cell in cells}
+    return {cell.name: value if type(value := cell.value) in _AS_IS else json_form(value) for cell in cells}
+
+
+def jackson_fields(cells: Image | None) -> dict[str, Any] | None:
+    """An image as its JSON object without a schema (``image_fields``), spelt as Jackson writes it
+    (``with_jackson_floats``): a value JSON holds as it is written without a call."""
+    if cells is None:
+        return None
+    return {cell.name: value if type(value := cell.value) in _AS_IS else jackson_json(value) for cell in cells}
+
+
+def jackson_json(value: Value) -> Any:
+    """A value as the envelope without a schema writes it, spelt as Jackson writes it."""
+    return value if type(value) in _AS_IS else with_jackson_floats(json_form(value))
 
 
 def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:

@@ -36,7 +36,8 @@ class KafkaRecordCodec(Codec):
 
     def decode_message(self, message: Any) -> ChangeEvent:
         if not (isinstance(message, tuple) and len(message) == 2
-                and all(part is None or isinstance(part, bytes) for part in message)):
+                and (message[0] is None or isinstance(message[0], bytes))
+                and (message[1] is None or isinstance(message[1], bytes))):
             raise DecodeError(self.name, f"expected a KafkaRecord(key, value) of bytes or None, got "
                                          f"{type(message).__name__}")
         return self.decode_record(*message)
