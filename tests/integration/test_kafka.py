@@ -8,13 +8,14 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, DeserializingConsumer, Producer, SerializingProducer
+from confluent_kafka import Consumer, DeserializingConsumer, Producer, SerializingProducer, TopicPartition
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -36,23 +37,31 @@ def bootstrap() -> Iterator[str]:
     cluster.flush()
 
 
-def consume_all(bootstrap: str, topic: str, value_deserializer=None, idle: float = 4.0) -> list:
-    config = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4()}", "auto.offset.reset": "earliest",
-              "enable.auto.commit": False, "log_level": 0}
+def consume_all(bootstrap: str, topic: str, value_deserializer=None) -> list:
+    """Every message of ``topic`` as it stands: each partition read from its start to its high watermark. Assigned,
+    not subscribed, so the read neither waits for a group to form nor for a quiet spell to guess the topic's end."""
+    config = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4()}", "enable.auto.commit": False,
+              "log_level": 0}
     if value_deserializer is not None:
         consumer = DeserializingConsumer({**config, "value.deserializer": value_deserializer})
     else:
         consumer = Consumer(config)
-    consumer.subscribe([topic])
-    messages, quiet = [], 0.0
-    while quiet < (idle if messages else 30.0):  # the first message waits for the group join too
+    partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+    ends = {partition: consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)[1]
+            for partition in partitions}
+    unread = {partition: end for partition, end in ends.items() if end > 0}
+    consumer.assign([TopicPartition(topic, partition, 0) for partition in unread])
+    messages = []
+    deadline = time.monotonic() + 60
+    while unread:
+        assert time.monotonic() < deadline, f"{topic}: partitions {sorted(unread)} not read to their end in 60 s"
         message = consumer.poll(0.5)
         if message is None:
-            quiet += 0.5
             continue
         assert message.error() is None, message.error()
         messages.append(message)
-        quiet = 0.0
+        if message.offset() + 1 >= unread.get(message.partition(), 0):
+            unread.pop(message.partition(), None)
     consumer.close()
     return messages
 

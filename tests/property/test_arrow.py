@@ -218,13 +218,18 @@ def test_the_columnar_reader_leaves_each_row_it_cannot_read_to_event_from_row(ma
     assert_read_as_by_rows(pa.array([arrow.event_row(CORNERS), row, None, row], type=arrow.EVENT), columnar=True)
 
 
+# Built once, not in each draw of mangled_rows: a new events() is a new strategy tree for Hypothesis to set up.
+_events_or_none = st.none() | events()
+_mangling_lists = st.lists(st.sampled_from(list(MANGLINGS.values())), max_size=3)
+
+
 @st.composite
 def mangled_rows(draw: st.DrawFn) -> dict | None:
-    event = draw(st.none() | events())
+    event = draw(_events_or_none)
     if event is None:
         return None
     row = copy.deepcopy(arrow.event_row(event))
-    for mangling in draw(st.lists(st.sampled_from(list(MANGLINGS.values())), max_size=3)):
+    for mangling in draw(_mangling_lists):
         mangling(row, lambda items: draw(st.sampled_from(items)))
     return row
 

@@ -36,6 +36,15 @@ own_values = st.one_of(
     st.just('{"type":"struct","fields":[{"type":"string","optional":false,"field":"op"}]}'), values())
 
 
+# What changed() draws, built once, not in each draw: a new cells() or entries() is a new strategy tree for
+# Hypothesis to set up.
+_rows = st.none() | st.lists(cells(), max_size=3).map(tuple)
+_positions = entries()
+_times = st.none() | int64s
+_tables = st.none() | st.builds(cf.Table, st.text(max_size=5), st.none() | st.text(max_size=5),
+                                st.none() | st.text(max_size=5))
+
+
 @st.composite
 def changed(draw: st.DrawFn, event: cf.ChangeEvent) -> cf.ChangeEvent:
     """``event`` with some of what it says changed."""
@@ -43,16 +52,14 @@ def changed(draw: st.DrawFn, event: cf.ChangeEvent) -> cf.ChangeEvent:
         change = draw(st.sampled_from(["rows", "position", "times", "table", *ATTRIBUTE_CHANGES]))
         if change == "rows":
             image = draw(st.sampled_from(["before", "after"]))
-            event = replace(event, **{image: draw(st.none() | st.lists(cells(), max_size=3).map(tuple))})
+            event = replace(event, **{image: draw(_rows)})
         elif change == "position":
-            event = replace(event, source=replace(event.source, position=draw(entries())))
+            event = replace(event, source=replace(event.source, position=draw(_positions)))
         elif change == "times":
-            event = replace(event, source=replace(event.source, commit_time_us=draw(st.none() | int64s),
-                                                  capture_time_us=draw(st.none() | int64s)))
+            event = replace(event, source=replace(event.source, commit_time_us=draw(_times),
+                                                  capture_time_us=draw(_times)))
         elif change == "table":
-            event = replace(event, table=draw(st.none() | st.builds(cf.Table, st.text(max_size=5),
-                                                                    st.none() | st.text(max_size=5),
-                                                                    st.none() | st.text(max_size=5))))
+            event = replace(event, table=draw(_tables))
         else:
             event = attributes_changed(draw, event, change, OWN_NAMES, own_values)
     return event

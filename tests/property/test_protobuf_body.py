@@ -259,9 +259,14 @@ def test_a_lone_surrogate_is_the_encode_error_upb_gives(where: str) -> None:
 
 # -- the reader: whatever the input, what the reference says --------------------------------------------------------
 
+# Built once, not per example: a new events() is a new strategy tree for Hypothesis to set up.
+_events = events()
+_written_events = _events.map(write_event)
+
+
 @given(data=st.data())
 def test_any_input_decodes_as_the_reference_decodes_it(data: st.DataObject) -> None:
-    valid = data.draw(events().map(write_event))
+    valid = data.draw(_written_events)
     message = data.draw(st.one_of(
         st.binary(max_size=200),
         st.just(valid).map(lambda message: bytes_mutated(message, data)),
@@ -272,7 +277,7 @@ def test_any_input_decodes_as_the_reference_decodes_it(data: st.DataObject) -> N
 
 @given(data=st.data())
 def test_reordered_fields_and_unknown_fields_decode_to_the_same_event(data: st.DataObject) -> None:
-    event = data.draw(events())
+    event = data.draw(_events)
     message = reordered("ChangeEvent", proto_from_event(event).SerializeToString(), data)
     assert CODEC.decode_message(message) == event
     assert_as_the_reference(message)
