@@ -230,14 +230,18 @@ def test_the_floats_that_debezium_wrote_are_compared_as_their_single_precision()
 @given(document=debezium_real_wrapped())
 def test_debezium_avro_gives_back_every_cell_of_a_change_in_debeziums_shape(document: dict[str, Any]) -> None:
     """Part 2 as a property, over changes in the shapes of Debezium's connectors (``native_connect``): each cell
-    comes back from ``debezium-avro`` with the type name and value ``debezium-json`` read."""
+    comes back from ``debezium-avro`` with the type name and value ``debezium-json`` read, but for what ``dropped()``
+    declares (the strategy also draws columns no connector writes, such as an INT column of Connect int64 holding
+    2^31, whose cell type debezium-avro declares it writes otherwise)."""
     [event] = cf.codec("debezium-json", schemas=True).decode_messages(json.dumps(document).encode())
     target = cf.codec("debezium-avro", schema_registry=PROPERTY_REGISTRY, topic_prefix=f"p{next(_PREFIXES)}")
-    if refused(target.dropped(event)) is not None:  # a decimal beyond its precision, say: declared, not written
+    losses = target.dropped(event)
+    if refused(losses) is not None:  # a decimal beyond its precision, say: declared, not written
         return
+    expected = without(event, losses)
     [back] = target.decode(list(target.encode([event])))
     for image in ("before", "after"):
-        assert getattr(back, image) == getattr(event, image), image
+        assert getattr(back, image) == getattr(expected, image), image
 
 
 def test_a_connect_float_that_java_prints_otherwise_is_declared_as_read_back() -> None:
