@@ -90,6 +90,20 @@ def _names(names: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+def is_key_of_row(key: Image, row: Image) -> bool:
+    """Whether each key cell is the first cell of its column in ``row``: the key that reading it back out of the row
+    by its column names gives. Found without building anything, for the fast path of encode (``writes_whole``)."""
+    for key_cell in key:
+        for cell in row:
+            if cell.name == key_cell.name:
+                if cell is not key_cell and cell != key_cell:
+                    return False
+                break
+        else:
+            return False
+    return True
+
+
 def key_cells_outside(key: Image, row: Image | None) -> Image:
     """The key cells whose column ``row`` lacks, the first of each name: what a format that reads the key out of the
     row puts in front of it, so that the row still identifies itself (Tablestore keeps its primary key outside)."""
@@ -141,14 +155,9 @@ class KeyedByColumns(Codec):
         if len(event.key) != len(names):
             return False
         for name, key_cell in zip(names, event.key):
-            for cell in image:
-                if cell.name == name:
-                    if cell is not key_cell and cell != key_cell:
-                        return False
-                    break
-            else:
+            if key_cell.name != name:
                 return False
-        return True
+        return is_key_of_row(event.key, image)
 
     def with_key_read(self, event: ChangeEvent) -> ChangeEvent:
         """A decoded event of no key, with the key read out of its row image (built once more only for a key)."""

@@ -6,6 +6,7 @@ cells, with no cell built and no method called per cell: it runs for every event
 from __future__ import annotations
 
 from ...model import CellKind, ChangeEvent, Image, Op
+from .keys import is_key_of_row
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 PUT = CellKind.PUT
@@ -78,19 +79,13 @@ def plain_update(before: Image, after: Image, value_types: frozenset[type]) -> b
 def key_of_row(key: Image, row: Image) -> bool:
     """Whether each key cell is the cell of its column in ``row`` (a row of each column once), each column once: the
     key that a format which reads the key out of the row by the key's column names reads back."""
-    for key_cell in key:
-        for cell in row:
-            if cell.name == key_cell.name:
-                if cell is not key_cell and cell != key_cell:
-                    return False
-                break
-        else:
-            return False
-    return len(key) < 2 or names_once(key)
+    return is_key_of_row(key, row) and (len(key) < 2 or names_once(key))
 
 
 def columns_in_row(key: Image, row: Image) -> bool:
-    """Whether each key cell's column is one of ``row``'s (so that none is put in front of it)."""
+    """Whether each key cell's column is one of ``row``'s (so that none is put in front of it): whether
+    ``keys.key_cells_outside`` is empty, found without building the set and the cells it gives (0.45 µs an event of
+    Maxwell's fast path)."""
     for key_cell in key:
         for cell in row:
             if cell.name == key_cell.name:
