@@ -120,7 +120,7 @@ from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
 from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
-from ._kit.json_message import MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
+from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
 from ._kit.plain_rows import key_of_row, plain_row
 
@@ -153,11 +153,6 @@ _UNKNOWN_TIME = -1
 _UNKNOWN_TIME_US = _UNKNOWN_TIME * time_units.MILLISECOND
 _SEQUENCE_ID = "sequenceId"
 _BYTES_TYPE = "BYTES"
-# The values a JSON scalar holds as it reads back, in an untyped column (a float may be NaN, which JSON has no number
-# for).
-_JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
-_POSITION_VALUE_TYPES = frozenset({str, int, bool, type(None)})  # the position values that read back as they are
-
 
 SPLIT_UPDATES = Option(
     "split_updates", "write an UPDATE with both images as an UPDATE_BEFORE and an UPDATE_AFTER message instead of "
@@ -241,7 +236,7 @@ class AliyunJsonCodec(Codec):
         UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
         a position of sequenceId and timestamp fields other than the times, each once, and times to the
         millisecond."""
-        row = plain_row(event, _JSON_SCALAR_TYPES, (_OP_INSERT,), update_image_alone=True)
+        row = plain_row(event, AS_IS_TYPES, (_OP_INSERT,), update_image_alone=True)
         if row is None:
             return False
         source = event.source
@@ -679,7 +674,7 @@ def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
 
 def _values(image: Image) -> dict[str, Any]:
     """A row's ``dataColumn``: each column's JSON value (a JSON scalar, most of a row, as it is, without a call)."""
-    return {cell.name: value if type(value := cell.value) in _JSON_SCALAR_TYPES else json_form(value)
+    return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else json_form(value)
             for cell in image}
 
 
@@ -712,7 +707,7 @@ def _is_aliyun_position(position: Entries) -> bool:
     """Whether a position reads back as it is: JSON scalars, each name once, none a time's."""
     fields = dict(position)  # each step in C: positions are long
     return len(fields) == len(position) and _TIMES[0] not in fields and _TIMES[1] not in fields \
-        and _POSITION_VALUE_TYPES.issuperset(map(type, fields.values()))
+        and AS_IS_TYPES.issuperset(map(type, fields.values()))
 
 
 # -- what a round trip keeps ------------------------------------------------------------------------------------------

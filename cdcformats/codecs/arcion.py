@@ -78,6 +78,7 @@ from ..model import (
 )
 from ._kit import kept_fields
 from ._kit.json_message import (
+    AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
     encode,
@@ -99,8 +100,6 @@ TABLE_HASH = "arcion.table_hash"
 CURSOR_JSON = "arcion.cursor.json"
 FIELD_ATTRIBUTE = "arcion.field."
 TIMESTAMP = "timestamp"  # the cursor's entry that holds the commit time
-# Values that JSON writes as they are and reads back as the same value, whatever the column.
-_JSON_SCALAR_TYPES = frozenset({type(None), bool, int, str})
 _NO_SOURCE = Source()
 _PLAIN_JSON_TYPES = frozenset({str, int, float, bool, type(None)})  # a JSON scalar (an integer within 64 bits)
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
@@ -382,12 +381,12 @@ class ArcionCodec(KeyedByColumns):
             return False
         before = event.before
         if before is not None and after is not None:  # most often of one row's columns: walked together, once
-            if not plain_update(before, after, _JSON_SCALAR_TYPES) and not (
-                    plain_cells(before, _JSON_SCALAR_TYPES) and plain_cells(after, _JSON_SCALAR_TYPES)):
+            if not plain_update(before, after, AS_IS_TYPES) and not (
+                    plain_cells(before, AS_IS_TYPES) and plain_cells(after, AS_IS_TYPES)):
                 return False
         else:
             for image in (before, after):
-                if image is not None and not plain_cells(image, _JSON_SCALAR_TYPES):
+                if image is not None and not plain_cells(image, AS_IS_TYPES):
                     return False
         row = before if op is _OP_DELETE or after is None else after
         if not self.key_columns:
@@ -463,7 +462,7 @@ def _is_cursor(source: Source) -> bool:
         return False
     position = source.position
     cursor = dict(position)  # each step in C: cursors are long
-    return len(cursor) == len(position) and _JSON_SCALAR_TYPES.issuperset(map(type, cursor.values())) \
+    return len(cursor) == len(position) and AS_IS_TYPES.issuperset(map(type, cursor.values())) \
         and source.commit_time_us == time_units.to_microseconds(cursor.get(TIMESTAMP), time_units.MILLISECOND)
 
 
@@ -581,7 +580,7 @@ def _json_value(cell: Cell) -> Any:
 def _read_back(cell: Cell, type_name: str | None) -> Cell:
     """The cell that decoding its JSON value gives, in a column of ``type_name`` by the option column_types (which
     it is written with); ``cell`` itself when that is the same cell."""
-    if (type_name is None and cell.type is None and type(cell.value) in _JSON_SCALAR_TYPES and cell.version is None
+    if (type_name is None and cell.type is None and type(cell.value) in AS_IS_TYPES and cell.version is None
             and cell.kind is _PUT):
         return cell  # a JSON value of its own, read back as it is
     value = _json_value(Cell(cell.name, cell.value, type_name))
@@ -592,5 +591,5 @@ def _read_back(cell: Cell, type_name: str | None) -> Cell:
 
 def _row(cells: Image) -> dict[str, Any]:
     """A row's JSON object: an untyped JSON scalar (most of a row) as it is, found without a call."""
-    return {cell.name: value if cell.type is None and type(value := cell.value) in _JSON_SCALAR_TYPES
+    return {cell.name: value if cell.type is None and type(value := cell.value) in AS_IS_TYPES
             else _json_value(cell) for cell in cells}

@@ -70,6 +70,7 @@ from ..losses import REFUSED, Loss, Refusal
 from ..model import Cell, ChangeEvent, Image, Op, Source, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
+    AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
     encode,
     encode_as_jackson,
@@ -87,7 +88,6 @@ SCHEMA_ATTRIBUTE = "connect-json.schema."
 _PARTS = ("key", "value")  # in the order their schemas are kept and read back
 _UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
 # The values that JSON holds as they are: written without a call.
-_AS_IS = frozenset({str, int, bool, type(None)})
 _MAX_SCHEMA_TEXTS = 1024
 _NO_SOURCE = Source()  # a record says nothing of its source: one for every event
 
@@ -178,10 +178,10 @@ class ConnectJsonCodec(KafkaRecordCodec):
     def _write(self, cells: Image, part: str, kept: Value) -> bytes:
         """The key or the value of ``cells``, with the struct schema the event keeps for it (``kept``), if any."""
         if not self.schemas:  # the JSON values, as the schemaless formats write them
-            return encode_as_jackson({cell.name: value if type(value := cell.value) in _AS_IS
+            return encode_as_jackson({cell.name: value if type(value := cell.value) in AS_IS_TYPES
                                       else with_jackson_floats(json_form(value)) for cell in cells})
         return encode_as_jackson({"schema": self._schema(cells, part, kept), "payload": {
-            cell.name: value if type(value := cell.value) in _AS_IS
+            cell.name: value if type(value := cell.value) in AS_IS_TYPES
             else with_jackson_floats(connect_schema.json_value(value)) for cell in cells}})
 
     def _schema(self, cells: Image, part: str, kept: Value) -> Any:

@@ -84,7 +84,7 @@ from ._kit.debezium_envelope import (
     with_op_code,
     write_time,
 )
-from ._kit.json_message import MAX_MESSAGE_BYTES, encode, json_type, load_object
+from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, encode, json_type, load_object
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
 
 NAME = "lindorm-subscription"
@@ -230,7 +230,7 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     if source.system is not None:
         fields["connector"] = source.system
     for name, value in source.position:
-        fields[name] = value if type(value) in _AS_IS else json_form(value)
+        fields[name] = value if type(value) in AS_IS_TYPES else json_form(value)
     if table is not None:
         fields.update(db=table.catalog, namespace=table.schema, table=table.name)
     write_time(fields, source.commit_time_us)
@@ -248,7 +248,6 @@ def _reserved(table: Table | None) -> frozenset[str]:
 
 
 # The values that JSON holds as they are: written without a call.
-_AS_IS = frozenset({str, int, bool, type(None)})
 # The wrapper's schema of each layout met (``_schema_layout``), as its JSON text: a stream repeats a few.
 _SCHEMA_TEXTS: dict[tuple[Any, ...], msgspec.Raw] = {}
 _MAX_SCHEMA_TEXTS = 1024

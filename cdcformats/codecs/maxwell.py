@@ -101,6 +101,7 @@ from ..model import (
 )
 from ._kit import kept_fields
 from ._kit.json_message import (
+    AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
     database_table,
@@ -123,7 +124,6 @@ JSON_TYPE = "JSON"  # the cell type of a SET or JSON column, whose value is kept
 POSITION_FIELDS = ("xid", "xoffset", "commit", "position", "gtid", "server_id", "thread_id")
 _POSITION_ORDER = {name: index for index, name in enumerate(POSITION_FIELDS)}
 # The values a JSON scalar holds as it reads back (a float may be NaN, which JSON has no number for).
-_JSON_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
 _POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they are
 _ROW_FIELDS = ("database", "table", "type", "ts", *POSITION_FIELDS, "primary_key_columns", "data", "old")
 
@@ -306,7 +306,7 @@ class MaxwellJsonCodec(Codec):
         column once, an update's before image holding the after image's columns in its order; key cells of the
         row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of
         Maxwell's position fields, in its order, and a commit time in whole seconds."""
-        row = plain_row(event, _JSON_SCALAR_TYPES, (_OP_INSERT, _OP_READ))
+        row = plain_row(event, AS_IS_TYPES, (_OP_INSERT, _OP_READ))
         if row is None:
             return False
         table, source, key = event.table, event.source, event.key
@@ -317,7 +317,7 @@ class MaxwellJsonCodec(Codec):
                 or not _is_maxwell_position(source.position):
             return False
         if key:
-            return plain_cells(key, _JSON_SCALAR_TYPES) and columns_in_row(key, row)
+            return plain_cells(key, AS_IS_TYPES) and columns_in_row(key, row)
         return not self.key_columns.for_table(table)
 
     def carried_cell(self, cell: Cell) -> Cell:
@@ -518,7 +518,7 @@ def _cell_json(cell: Cell) -> Any:
 
 def _fields(cells: Image) -> dict[str, Any]:
     """A row as Maxwell writes it: an untyped JSON scalar (most of a row) as it is, found without a call."""
-    return {cell.name: value if cell.type is None and type(value := cell.value) in _JSON_SCALAR_TYPES
+    return {cell.name: value if cell.type is None and type(value := cell.value) in AS_IS_TYPES
             else _cell_json(cell) for cell in cells}
 
 

@@ -71,7 +71,7 @@ from ...model import (
     is_nested,
     same_value,
 )
-from .json_message import encode, json_type, value_of
+from .json_message import AS_IS_TYPES, encode, json_type, value_of
 
 # What a Connect schema lets a format carry beyond the JSON values: a format with a schema wrapper carries these only
 # when it writes the wrapper.
@@ -106,15 +106,13 @@ _INT32_MAX = 2**31 - 1
 
 # -- writing ----------------------------------------------------------------------------------------------------------
 
-# The kinds of value that JSON holds as they are, whatever the wrapper: with a float where it is finite.
-_JSON_SCALARS = frozenset({str, int, bool, type(None)})
 _PUT = CellKind.PUT
 
 
 def is_json_scalar(value: Value) -> bool:
     """Whether a value is one that JSON writes and reads back as it is, with or without a schema: text, an integer,
     a boolean, null or a finite float."""
-    return type(value) in _JSON_SCALARS or type(value) is float and math.isfinite(value)
+    return type(value) in AS_IS_TYPES or type(value) is float and math.isfinite(value)
 
 
 # The kinds of value whose field schema, in a cell without a type, says the kind alone (``generated_schema``).
@@ -143,7 +141,7 @@ def written_whole(image: Image, typed: bool) -> bool:
     for cell in image:
         value = cell.value
         if cell.kind is not _PUT or cell.version is not None or (
-                type(value) not in _JSON_SCALARS and not (type(value) is float and math.isfinite(value))):
+                type(value) not in AS_IS_TYPES and not (type(value) is float and math.isfinite(value))):
             return False
         cell_type = cell.type
         if cell_type is not None and (not typed or cell_type.startswith("{")):

@@ -18,7 +18,7 @@ from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
 from ...model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
-from .json_message import encode, json_type, value_of, with_jackson_floats
+from .json_message import AS_IS_TYPES, encode, json_type, value_of, with_jackson_floats
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
@@ -31,11 +31,6 @@ SOURCE_FIELDS = ("connector", "ts_ms", "ts_us", "db", "schema", "table")  # with
 OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t": Op.TRUNCATE}
 # An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
 CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
-
-
-# The values that JSON holds as they are: written, and found written whole, without a call (most of a row).
-_AS_IS = frozenset({str, int, bool, type(None)})
-
 
 # The parsed JSON values that are cell values as they are (``value_of``), with an integer within 64 bits.
 _AS_READ = frozenset({str, bool, float, type(None)})
@@ -83,7 +78,7 @@ def position_whole(position: Entries, reserved: frozenset[str]) -> bool:
     with or without a schema): each name once and none that decoding reads as another source field (``reserved``),
     each value a JSON scalar. For the fast path of encode (``Codec.writes_whole``)."""
     for name, value in position:
-        if name in reserved or type(value) not in _AS_IS and not connect_schema.is_json_scalar(value):
+        if name in reserved or type(value) not in AS_IS_TYPES and not connect_schema.is_json_scalar(value):
             return False
     return len(position) < 2 or len({name for name, _ in position}) == len(position)
 
@@ -189,9 +184,9 @@ def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] |
     if cells is None:
         return None
     if schemas:
-        return {cell.name: value if type(value := cell.value) in _AS_IS else connect_schema.json_value(value)
+        return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else connect_schema.json_value(value)
                 for cell in cells}
-    return {cell.name: value if type(value := cell.value) in _AS_IS else json_form(value) for cell in cells}
+    return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else json_form(value) for cell in cells}
 
 
 def jackson_fields(cells: Image | None) -> dict[str, Any] | None:
@@ -199,12 +194,12 @@ def jackson_fields(cells: Image | None) -> dict[str, Any] | None:
     (``with_jackson_floats``): a value JSON holds as it is written without a call."""
     if cells is None:
         return None
-    return {cell.name: value if type(value := cell.value) in _AS_IS else jackson_json(value) for cell in cells}
+    return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else jackson_json(value) for cell in cells}
 
 
 def jackson_json(value: Value) -> Any:
     """A value as the envelope without a schema writes it, spelt as Jackson writes it."""
-    return value if type(value) in _AS_IS else with_jackson_floats(json_form(value))
+    return value if type(value) in AS_IS_TYPES else with_jackson_floats(json_form(value))
 
 
 def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:

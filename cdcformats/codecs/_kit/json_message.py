@@ -25,6 +25,9 @@ from ...model import INT64_MAX, INT64_MIN, Table, Value
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # The Python types of a parsed JSON scalar.
 SCALAR_TYPES = (str, int, float, bool, type(None))
+# The values JSON writes and reads back as they are, told by their type alone (a float only where it is finite, an
+# integer only within 64 bits, which the model holds to): what a writer passes through without a call.
+AS_IS_TYPES = frozenset({str, int, bool, type(None)})
 
 
 def _positive_int(value: Any) -> int:
