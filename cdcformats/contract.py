@@ -303,7 +303,8 @@ class Codec:
     def encode_messages(self, event: ChangeEvent) -> list[Any]:
         """All the messages of one event, in this format's normal form of it (``written()``), so that a change from
         any other format is written, and only one with no form here at all is refused."""
-        return self.encode_exact(self.written(event))
+        messages = self.encode_whole(event)
+        return self.encode_exact(self.written(event)) if messages is None else messages
 
     def encode_exact(self, event: ChangeEvent) -> list[Any]:
         """The messages of an event this format carries exactly: one for most formats; a format where a record
@@ -425,19 +426,19 @@ class Codec:
         return (self.carries is ALL_FEATURES or self.carries == ALL_FEATURES) and self.shapes is None \
             and not self._has_loss_rules
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
-        """Whether this format's normal form of ``event`` is ``event`` itself, found without building the normal
-        form: the fast path of encode and ``dropped()`` for an event that holds nothing this format lacks, as the
-        events decoded from its own messages mostly do. A format states it, cheaply, for the events it writes most:
-        it may say False of an event it writes whole (whose normal form is then built and found the same), never True
-        of one it does not, which the conversion matrix checks for every format."""
-        return self._writes_every_event()
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        """The messages of ``event`` where it is its own normal form, checked and written in one pass without building
+        the normal form: the fast path of encode and ``dropped()`` for an event that holds nothing this format lacks,
+        as the events decoded from its own messages mostly do; None where this format does not find so cheaply. A
+        format states it for the events it writes most. It may give None for an event it writes whole (which is then
+        written through its normal form, found the same); it never gives messages for an event that is not its own
+        normal form, nor other messages than ``encode_exact`` writes. The conversion matrix checks both for every
+        format."""
+        return self.encode_exact(event) if self._writes_every_event() else None
 
     def written(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` as this format writes it (its ``normal_form``); ``EncodeError`` when the change has no form
         here at all."""
-        if self.writes_whole(event):  # nothing to find, and finding it would walk every cell
-            return event
         try:
             return self.normal_form(event)
         except Refusal as refusal:
@@ -448,8 +449,11 @@ class Codec:
         list is a promise, checked by the property tests, that ``decode(encode(event)) == event``; otherwise they
         check that ``decode(encode(event)) == normal_form(event) == without(event, dropped(event))``. A change with
         no form here gives one loss, written ``REFUSED``."""
-        if self.writes_whole(event):
-            return []
+        try:
+            if self.encode_whole(event) is not None:  # nothing to find, and finding it would walk every cell
+                return []
+        except EncodeError:  # a writer that refuses more than its normal form says: that answers below
+            pass
         try:
             written = self.normal_form(event)
         except Refusal as refusal:
@@ -652,7 +656,7 @@ def as_text(value: Value) -> str:
 
 def commit_time_alone(source: Source) -> bool:
     """Whether ``source`` says nothing but, perhaps, a commit time to the millisecond: what a format that carries a
-    commit time and nothing else of the source writes whole (a check of ``Codec.writes_whole``)."""
+    commit time and nothing else of the source writes whole (a check of ``Codec.encode_whole``)."""
     commit_time_us = source.commit_time_us
     return (source.system is None and not source.position and source.capture_time_us is None
             and (commit_time_us is None or commit_time_us % time_units.MILLISECOND == 0))

@@ -231,7 +231,10 @@ class AliyunJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """An INSERT, an UPDATE or a DELETE of the images its op reads, of untyped JSON scalars, each column once, an
         UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
         a position of sequenceId and timestamp fields other than the times, each once, and times to the

@@ -356,7 +356,10 @@ class ArcionCodec(KeyedByColumns):
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """A realtime I, U or D message of a named table, or (but in mode realtime) a snapshot row of the option
         table's, of untyped JSON scalars, each column once, not typed by the option column_types; the key read out
         of its row by key_columns; attributes none but the hashes, in their order; a cursor of JSON scalars, each

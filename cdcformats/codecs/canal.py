@@ -174,7 +174,7 @@ class CanalJsonCodec(Codec):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        # The ops whose after image is the row alone, written as it is (writes_whole).
+        # The ops whose after image is the row alone, written as it is (_is_own_normal_form).
         self._after_alone: tuple[Op, ...] = (_OP_INSERT,)
         if self.config["read_type"] == "INIT":  # else a READ is reshaped into an INSERT
             self.carries = self.carries | {"op.READ"}
@@ -312,7 +312,10 @@ class CanalJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """An INSERT (or, under read_type INIT, a READ), an UPDATE or a DELETE of the images its type reads, of
         untyped text or null columns, each once, an UPDATE's before image holding the after image's columns in its
         order; key cells that are the row's; no attributes, no catalog, no system, and a position of Canal's id and

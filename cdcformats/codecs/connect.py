@@ -208,7 +208,10 @@ class ConnectJsonCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """An UPSERT of a row, or a DELETE without one, that holds nothing but its key and its row: no table, source,
         before image or attributes; the key and the row of JSON scalars, each column once, untyped (with schemas,
         without a type that is a field schema: ``connect_schema.written_whole``); a key given, unless no

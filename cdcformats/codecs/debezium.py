@@ -279,7 +279,10 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """An event of an op with a code, its key the one read out of its row, and an envelope written whole
         (``envelope_whole``)."""
         if event.op is Op.UPSERT or not self.envelope_whole(event):

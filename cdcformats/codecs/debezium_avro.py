@@ -342,7 +342,10 @@ class DebeziumAvroCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """An event of an op with a code and no attributes nor ``key_only``, of a table named as normal_form found it
         (its own Avro name; a schema where it has a catalog) and written before, that the table's version holds as
         it is (``TableVersion.holds_whole``)."""

@@ -243,7 +243,10 @@ class LindormCodec(KeyedByColumns):
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """A Put of an UPSERT's after image, or a DeleteFamily of a DELETE's before image, of untyped text or null
         entries, with no attributes, an unqualified table, a commit time to the millisecond and nothing else in its
         source, and the key that decoding reads out of its entries."""

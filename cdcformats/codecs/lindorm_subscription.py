@@ -173,7 +173,10 @@ class LindormSubscriptionCodec(KeyedByColumns):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """An event of an op with a Lindorm code, no attributes nor ``key_only``, rows of one cell per column of JSON
         scalars (``connect_schema.written_whole``), a position of JSON scalars, each name once and none of
         ``source``'s own, and the key read out of its row."""

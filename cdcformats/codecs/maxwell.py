@@ -301,7 +301,10 @@ class MaxwellJsonCodec(Codec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """An insert, bootstrap-insert, update or delete of the images its type reads, of untyped JSON scalars, each
         column once, an update's before image holding the after image's columns in its order; key cells of the
         row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of

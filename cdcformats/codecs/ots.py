@@ -289,7 +289,10 @@ class OtsCodec(Codec):
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """In a mode with one row per cell change: a PutRow (an UPSERT of puts), an UpdateRow (an UPDATE of puts and
         deletions) or a DeleteRow (a DELETE of no image) of the option table, its key the primary key's values (of a
         key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,

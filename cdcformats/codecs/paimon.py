@@ -117,7 +117,10 @@ class PaimonLogCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def writes_whole(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
+        return self.encode_exact(event) if self._is_own_normal_form(event) else None
+
+    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """A key of JSON scalars, each column once, and a value the envelope writes whole (debezium-json's
         ``envelope_whole``): of an op with a code, or in upsert mode an UPSERT of a new row alone; or in upsert mode a
         tombstone, a DELETE of its key alone."""

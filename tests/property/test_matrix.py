@@ -3,9 +3,10 @@
 For each source, events are drawn from the source's own native messages (the canonical envelopes' from every event
 the model can hold), and each is written by every target, without ``strict``. The target either writes its normal
 form of the event, which reads back exactly, which is the event with what ``dropped()`` reports applied
-(``cf.without``), and which it then carries exactly (where it says it ``writes_whole`` an event, which is the fast
-path of encode, that event is its own normal form); or it refuses a change it has no form for, which
-``cf.loss(source, target)`` declared before any data flowed. ``strict`` refuses exactly the events with drops.
+(``cf.without``), and which it then carries exactly (where it writes an event by the fast path of encode,
+``encode_whole``, that event is its own normal form, written as ``encode_exact`` writes it); or it refuses a change
+it has no form for, which ``cf.loss(source, target)`` declared before any data flowed. ``strict`` refuses exactly the
+events with drops.
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ TARGET_CODECS = {name: target_codec(format_name, **options) for name, (format_na
 
 
 def check_target(source: cf.Codec, target: cf.Codec, target_name: str, event: cf.ChangeEvent) -> None:
-    if target.writes_whole(event):  # the fast path of encode: never taken for an event the target changes
+    whole = target.encode_whole(event)
+    if whole is not None:  # the fast path of encode: never taken for an event the target changes
         assert target.normal_form(event) == event, f"{target_name} claims to write {event} whole"
+        assert whole == target.encode_exact(event), f"{target_name}'s fast path writes {event} otherwise"
     losses = target.dropped(event)
     assert (refusal(target, event) is None) == (not losses), "strict refuses exactly the events with drops"
     refused_loss = refused(losses)

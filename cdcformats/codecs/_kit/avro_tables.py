@@ -243,7 +243,7 @@ class TableVersion:
         and ``typed`` gives it back unchanged: its rows hold every column of the table, in order, its key the key
         columns and its position the position's columns, in order, each cell a put without a type or version, each
         value of its column's plain type (``_plain_columns``). Found without building anything, for the fast path of
-        encode (``writes_whole``)."""
+        encode (``encode_whole``)."""
         if self._plain is None:
             assert self.schema is not None and self.position is not None
             self._plain = (_plain_columns(self.schema.columns, self.schema.key),

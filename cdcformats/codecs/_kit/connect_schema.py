@@ -137,7 +137,7 @@ def written_whole(image: Image, typed: bool) -> bool:
     it back so: one cell per column, each a put of a JSON scalar (``is_json_scalar``) without a version, and without
     a type unless the struct is ``typed`` (with a schema): then with none, or one that is no field schema (a field
     schema is read back only where the value agrees with it, ``as_read_back``). For the fast path of encode
-    (``Codec.writes_whole``): no allocation but for an image of several cells."""
+    (``Codec.encode_whole``): no allocation but for an image of several cells."""
     for cell in image:
         value = cell.value
         if cell.kind is not _PUT or cell.version is not None or (

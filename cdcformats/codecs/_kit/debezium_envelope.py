@@ -76,7 +76,7 @@ def position_as_written(event: ChangeEvent, reserved: frozenset[str], schemas: b
 def position_whole(position: Entries, reserved: frozenset[str]) -> bool:
     """Whether a ``source`` object writes ``position`` as it is, and reads it back so (``position_as_written``,
     with or without a schema): each name once and none that decoding reads as another source field (``reserved``),
-    each value a JSON scalar. For the fast path of encode (``Codec.writes_whole``)."""
+    each value a JSON scalar. For the fast path of encode (``Codec.encode_whole``)."""
     for name, value in position:
         if name in reserved or type(value) not in AS_IS_TYPES and not connect_schema.is_json_scalar(value):
             return False

@@ -92,7 +92,7 @@ def _names(names: Any) -> tuple[str, ...]:
 
 def is_key_of_row(key: Image, row: Image) -> bool:
     """Whether each key cell is the first cell of its column in ``row``: the key that reading it back out of the row
-    by its column names gives. Found without building anything, for the fast path of encode (``writes_whole``)."""
+    by its column names gives. Found without building anything, for the fast path of encode (``encode_whole``)."""
     for key_cell in key:
         for cell in row:
             if cell.name == key_cell.name:
@@ -150,7 +150,7 @@ class KeyedByColumns(Codec):
 
     def holds_key_as_read(self, event: ChangeEvent, image: Image) -> bool:
         """Whether ``event``'s key is the one decoding reads out of ``image``, its row, with every key cell in that
-        row: found without building the key, for the fast path of encode (``writes_whole``)."""
+        row: found without building the key, for the fast path of encode (``encode_whole``)."""
         names = self.key_columns.for_table(event.table)
         if len(event.key) != len(names):
             return False

@@ -1,4 +1,4 @@
-"""What the fast path of encode (``Codec.writes_whole``) asks of an event's rows in the formats that write a row as
+"""What the fast path of encode (``Codec.encode_whole``) asks of an event's rows in the formats that write a row as
 one JSON object of column name -> value (canal-json, maxwell-json, aliyun-json, arcion): that every cell is a plain
 value put in its column, once, so that the row is written and read back cell for cell. Each check is a loop over the
 cells, with no cell built and no method called per cell: it runs for every event encoded."""
