@@ -263,10 +263,12 @@ class Codec:
     def encoded(self, events: Iterable[ChangeEvent], on_error: Callable[[EncodeError], None] | None = None
                 ) -> Iterator[list[Any]]:
         """The messages of each event, lazily, one list per event written; errors are handled as in ``decode``."""
-        encode_messages = self.encode_messages
+        encode_whole = self.encode_whole
         for position, event in enumerate(events):
-            try:
-                messages = encode_messages(event)
+            try:  # encode_messages, written out: a call less per event
+                messages = encode_whole(event)
+                if messages is None:
+                    messages = self.encode_exact(self.written(event))
             except EncodeError as error:
                 report(error.at(position, event), on_error)
                 continue

@@ -1,5 +1,5 @@
-"""The fast paths of canal-json, maxwell-json, aliyun-json, arcion and ots: ``encode_whole`` writes only an event
-that is its own normal form, as ``encode_exact`` writes it, including for the conditions the conversion matrix's
+"""The fast paths of canal-json, maxwell-json, aliyun-json, arcion, ots and lindorm: ``encode_whole`` writes only an
+event that is its own normal form, as ``encode_exact`` writes it, including for the conditions the conversion matrix's
 sources seldom draw (an update's columns in another order, a time not in the format's unit, attributes out of order,
 a cell without its version); and Tablestore's records of one sequence id are still checked row against row."""
 
@@ -32,6 +32,12 @@ def ots_upsert(version: int | None) -> ChangeEvent:
     return ChangeEvent(Op.UPSERT, None, (Cell("id", "1"),), after=(Cell("name", "a", version=version),))
 
 
+def lindorm_put(source: Source) -> ChangeEvent:
+    """A row with a cell of its own time and a null cell, which entries write otherwise than plain text."""
+    row = (Cell("id", "1"), Cell("name", "a", version=1_700_000_000_123), Cell("note", None))
+    return ChangeEvent(Op.UPSERT, Table("t"), KEY, after=row, source=source)
+
+
 # (format, options, an event written whole, the same event but for one condition, which its normal form changes)
 CASES = [
     ("canal-json", {}, update(ROW), update(REORDERED)),
@@ -41,6 +47,7 @@ CASES = [
      arcion_update((("arcion.namespace_hash", 1), ("arcion.table_hash", 2))),
      arcion_update((("arcion.table_hash", 2), ("arcion.namespace_hash", 1)))),
     ("ots", {"primary_key": ["id"]}, ots_upsert(5), ots_upsert(None)),
+    ("lindorm", {"key_columns": ["id"]}, lindorm_put(MILLIS), lindorm_put(Source(commit_time_us=1_000_001))),
 ]
 
 

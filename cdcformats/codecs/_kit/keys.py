@@ -151,7 +151,9 @@ class KeyedByColumns(Codec):
     def holds_key_as_read(self, event: ChangeEvent, image: Image) -> bool:
         """Whether ``event``'s key is the one decoding reads out of ``image``, its row, with every key cell in that
         row: found without building the key, for the fast path of encode (``encode_whole``)."""
-        names = self.key_columns.for_table(event.table)
+        key_columns = self.key_columns
+        # The same names as for_table gives, without the call where no table has key columns of its own.
+        names = key_columns.for_table(event.table) if key_columns.per_table else key_columns.everywhere
         if len(event.key) != len(names):
             return False
         for name, key_cell in zip(names, event.key):
