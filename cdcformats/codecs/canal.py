@@ -121,7 +121,7 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import key_cells_outside
-from ._kit.plain_rows import key_of_row, plain_row
+from ._kit.plain_rows import key_of_row, plain_objects
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
@@ -310,27 +310,39 @@ class CanalJsonCodec(Codec):
             document.update(kept_fields.write(NAME, attributes, FIELD_ATTRIBUTE, _FIELDS))
         return encode(document)
 
-    # -- what is lost ---------------------------------------------------------------------------------------------
-
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
         """An INSERT (or, under read_type INIT, a READ), an UPDATE or a DELETE of the images its type reads, of
         untyped text or null columns, each once, an UPDATE's before image holding the after image's columns in its
         order; key cells that are the row's; no attributes, no catalog, no system, and a position of Canal's id and
-        gtid, in that order, and times to the millisecond."""
-        row = plain_row(event, _TEXT_TYPES, self._after_alone)
-        if row is None:
-            return False
+        gtid, in that order, and times to the millisecond: written as ``encode_event`` writes it, the row checked as
+        it is written (``plain_objects``)."""
         table, source = event.table, event.source
-        commit_time, capture_time = source.commit_time_us, source.capture_time_us
+        position, commit_time, capture_time = source.position, source.commit_time_us, source.capture_time_us
         if event.attributes or event.key_only or table is not None and table.catalog is not None \
-                or source.system is not None or source.position and not _is_canal_position(source.position) \
+                or source.system is not None or position and not _is_canal_position(position) \
                 or commit_time is not None and commit_time % time_units.MILLISECOND \
                 or capture_time is not None and capture_time % time_units.MILLISECOND:
-            return False
-        return key_of_row(event.key, row)
+            return None
+        objects = plain_objects(event, _TEXT_TYPES, self._after_alone)
+        if objects is None or not key_of_row(event.key, objects.row):
+            return None
+        document: dict[str, Any] = {
+            "data": [objects.written], "database": None if table is None else table.schema,
+            "es": None if commit_time is None else commit_time // time_units.MILLISECOND}
+        for name, value in reversed(position):  # Canal's field order: gtid, then id
+            document[name] = value
+        document["isDdl"] = False
+        document["mysqlType"] = None
+        document["old"] = None if objects.old is None else [objects.old]
+        document["pkNames"] = [cell.name for cell in event.key] or None
+        document["sql"] = ""
+        document["sqlType"] = None
+        document["table"] = None if table is None else table.name
+        document["ts"] = None if capture_time is None else capture_time // time_units.MILLISECOND
+        document["type"] = _TYPE_OF_OP[event.op]
+        return [encode(document)]
+
+    # -- what is lost ---------------------------------------------------------------------------------------------
 
     def carried_cell(self, cell: Cell) -> Cell:
         """A row holds text: each value is written as its text and read back typed by the column's ``mysqlType``

@@ -112,12 +112,13 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
-from ._kit.plain_rows import columns_in_row, plain_cells, plain_row
+from ._kit.plain_rows import columns_in_row, plain_cells, plain_objects
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
     Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
 _PUT = CellKind.PUT
+_WRITTEN_AS_INSERTS = (_OP_INSERT, _OP_READ)  # the ops of an insert and a bootstrap-insert: the after image alone
 NAME = "maxwell-json"
 FIELD_ATTRIBUTE = "maxwell.field."
 JSON_TYPE = "JSON"  # the cell type of a SET or JSON column, whose value is kept as JSON text
@@ -293,6 +294,45 @@ class MaxwellJsonCodec(Codec):
                 document["old"] = _fields(changed)
         return encode(document)
 
+    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
+        """An insert, bootstrap-insert, update or delete of the images its type reads, of untyped JSON scalars, each
+        column once, an update's before image holding the after image's columns in its order; key cells of the
+        row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of
+        Maxwell's position fields, in its order, and a commit time in whole seconds: written as ``encode_event``
+        writes it, the row checked as it is written (``plain_objects``)."""
+        table, source, key = event.table, event.source, event.key
+        commit_time = source.commit_time_us
+        if event.attributes or event.key_only or table is not None and table.catalog is not None \
+                or source.system is not None or source.capture_time_us is not None \
+                or commit_time is not None and commit_time % time_units.SECOND \
+                or not _is_maxwell_position(source.position):
+            return None
+        objects = plain_objects(event, AS_IS_TYPES, _WRITTEN_AS_INSERTS)
+        if objects is None:
+            return None
+        if key:
+            if not plain_cells(key, AS_IS_TYPES) or not columns_in_row(key, objects.row):
+                return None
+        elif self.key_columns.for_table(table):
+            return None
+        document: dict[str, Any] = {}
+        if table is not None:
+            if table.schema is not None:
+                document["database"] = table.schema
+            document["table"] = table.name
+        document["type"] = _TYPE_OF_OP[event.op]
+        if commit_time is not None:
+            document["ts"] = commit_time // time_units.SECOND
+        if source.position:
+            document.update(source.position)
+        if key:
+            document["primary_key"] = [cell.value for cell in key]
+        document["primary_key_columns"] = [cell.name for cell in key]
+        document["data"] = objects.written
+        if objects.old:
+            document["old"] = objects.old
+        return [encode(document)]
+
     def _reserved(self, event: ChangeEvent) -> frozenset[str]:
         """The message fields that decoding reads as something other than a kept field."""
         if event.key or self.key_columns.for_table(event.table):
@@ -300,28 +340,6 @@ class MaxwellJsonCodec(Codec):
         return frozenset(_ROW_FIELDS)
 
     # -- what is lost ---------------------------------------------------------------------------------------------
-
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
-        """An insert, bootstrap-insert, update or delete of the images its type reads, of untyped JSON scalars, each
-        column once, an update's before image holding the after image's columns in its order; key cells of the
-        row's columns (or, without a key, none that key_columns reads); no attributes, no catalog, a source of
-        Maxwell's position fields, in its order, and a commit time in whole seconds."""
-        row = plain_row(event, AS_IS_TYPES, (_OP_INSERT, _OP_READ))
-        if row is None:
-            return False
-        table, source, key = event.table, event.source, event.key
-        commit_time = source.commit_time_us
-        if event.attributes or event.key_only or table is not None and table.catalog is not None \
-                or source.system is not None or source.capture_time_us is not None \
-                or commit_time is not None and commit_time % time_units.SECOND \
-                or not _is_maxwell_position(source.position):
-            return False
-        if key:
-            return plain_cells(key, AS_IS_TYPES) and columns_in_row(key, row)
-        return not self.key_columns.for_table(table)
 
     def carried_cell(self, cell: Cell) -> Cell:
         """As ``Codec.carried_cell``, but a cell of type JSON holding JSON text keeps its type: it is written as

@@ -82,3 +82,12 @@ def test_a_dr_row_of_the_same_sequence_id_cannot_follow() -> None:
     rows = [("k", "c", 5, "v", "U", SEQUENCE % 0), ("k", None, None, None, "DR", SEQUENCE % 1)]
     (unit,) = codec.decode_units(enumerate(rows))
     assert unit.error is not None and "a DR row can only open a record" in str(unit.error)
+
+
+def test_an_update_from_true_to_1_is_written_with_its_old_value() -> None:
+    """True == 1 in Python; a changed column is told by the cells, which compare the kind of value too."""
+    before, after = (Cell("id", 1), Cell("flag", True)), (Cell("id", 1), Cell("flag", 1))
+    event = ChangeEvent(Op.UPDATE, TABLE, (Cell("id", 1),), before, after, SECONDS)
+    codec = cf.codec("maxwell-json")
+    assert codec.encode_whole(event) == codec.encode_exact(event)
+    assert list(codec.decode(codec.encode([event]))) == [event]

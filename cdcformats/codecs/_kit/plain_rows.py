@@ -5,6 +5,8 @@ cells, with no cell built and no method called per cell: it runs for every event
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 from ...model import CellKind, ChangeEvent, Image, Op
 from .keys import is_key_of_row
 
@@ -37,6 +39,57 @@ def plain_row(event: ChangeEvent, value_types: frozenset[type], after_alone: tup
     else:
         return None
     return row if row is not None and plain_cells(row, value_types) else None
+
+
+class PlainObjects(NamedTuple):
+    """An event's row as a format of one JSON object per row writes it (``plain_objects``)."""
+
+    row: Image  # the image written as the row
+    written: dict[str, Any]  # the row as its object: column name -> value
+    old: dict[str, Any] | None  # an UPDATE's: the before image's values that differ from the after image's
+
+
+def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone: tuple[Op, ...]
+                  ) -> PlainObjects | None:
+    """``plain_row``'s row, with its object and an UPDATE's ``old`` built in the same walk that checks it, for the
+    fast path of a format that writes them (a column the update left as it was is most often the same cell in both
+    images: told by identity); None where ``plain_row`` gives None."""
+    op, before, after = event.op, event.before, event.after
+    if op is _UPDATE:
+        if before is None or after is None or len(before) != len(after):
+            return None
+        written: dict[str, Any] = {}
+        old: dict[str, Any] = {}
+        for before_cell, cell in zip(before, after):
+            name, value = cell.name, cell.value
+            if before_cell.name != name or cell.kind is not PUT or before_cell.kind is not PUT \
+                    or cell.type is not None or before_cell.type is not None \
+                    or cell.version is not None or before_cell.version is not None \
+                    or type(value) not in value_types or type(before_cell.value) not in value_types:
+                return None
+            written[name] = value
+            if before_cell is not cell and before_cell != cell:
+                old[name] = before_cell.value
+        return PlainObjects(after, written, old) if len(written) == len(after) else None
+    if op is _DELETE:
+        if after is not None:
+            return None
+        row = before
+    elif op in after_alone:  # a tuple of members: told by identity
+        if before is not None:
+            return None
+        row = after
+    else:
+        return None
+    if row is None:
+        return None
+    written = {}
+    for cell in row:
+        value = cell.value
+        if cell.kind is not PUT or cell.type is not None or cell.version is not None or type(value) not in value_types:
+            return None
+        written[cell.name] = value
+    return PlainObjects(row, written, None) if len(written) == len(row) else None
 
 
 def plain_cells(image: Image, value_types: frozenset[type]) -> bool:
