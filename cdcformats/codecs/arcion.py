@@ -89,7 +89,7 @@ from ._kit.json_message import (
     value_of,
 )
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
-from ._kit.plain_rows import plain_cells, plain_update
+from ._kit.plain_rows import plain_object
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_READ, _OP_TRUNCATE = Op.INSERT, Op.UPDATE, Op.DELETE, Op.READ, Op.TRUNCATE
@@ -354,47 +354,49 @@ class ArcionCodec(KeyedByColumns):
             document.update(kept_fields.write(NAME, attributes, FIELD_ATTRIBUTE, _ENVELOPE_FIELDS))
         return encode(document)
 
-    # -- what other formats' events lose ----------------------------------------------------------------------------
-
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
         """A realtime I, U or D message of a named table, or (but in mode realtime) a snapshot row of the option
         table's, of untyped JSON scalars, each column once, not typed by the option column_types; the key read out
         of its row by key_columns; attributes none but the hashes, in their order; a cursor of JSON scalars, each
-        name once, whose timestamp is the commit time."""
-        op, table, after = event.op, event.table, event.after
+        name once, whose timestamp is the commit time: written as ``encode_event`` writes it, each image checked as
+        it is written (``plain_object``)."""
+        op, table, before, after = event.op, event.table, event.before, event.after
         mode = self.config["mode"]
-        if op is _OP_READ:
-            if mode == "realtime" or event.before is not None or after is None or table != self.config["table"] \
-                    or event.source is not _NO_SOURCE and event.source != _NO_SOURCE or event.attributes:
-                return False
-            if mode == "auto":
-                for cell in after:
-                    if cell.name == "opType":  # a column that would read back as a realtime message's
-                        return False
-        elif op is _OP_INSERT or op is _OP_UPDATE or op is _OP_DELETE:
-            if mode == "snapshot" or table is None or not _holds_hashes_alone(event.attributes) \
-                    or not _is_cursor(event.source):
-                return False
-        else:
-            return False
         if event.key_only or self.column_types.for_table(table):
-            return False
-        before = event.before
-        if before is not None and after is not None:  # most often of one row's columns: walked together, once
-            if not plain_update(before, after, AS_IS_TYPES) and not (
-                    plain_cells(before, AS_IS_TYPES) and plain_cells(after, AS_IS_TYPES)):
-                return False
-        else:
-            for image in (before, after):
-                if image is not None and not plain_cells(image, AS_IS_TYPES):
-                    return False
-        row = before if op is _OP_DELETE or after is None else after
+            return None
+        if op is _OP_READ:
+            if mode == "realtime" or before is not None or after is None or table != self.config["table"] \
+                    or event.source is not _NO_SOURCE and event.source != _NO_SOURCE or event.attributes:
+                return None
+            row = plain_object(after, AS_IS_TYPES)
+            # A column opType would read back as a realtime message's.
+            if row is None or mode == "auto" and "opType" in row or not self._holds_key(event, after):
+                return None
+            return [encode(row)]
+        # The op's code, told by identity: looking an enum member up in _TYPE_OF_OP hashes it in Python.
+        op_type = "I" if op is _OP_INSERT else "U" if op is _OP_UPDATE else "D" if op is _OP_DELETE else None
+        if op_type is None or mode == "snapshot" or table is None or not _holds_hashes_alone(event.attributes):
+            return None
+        cursor = _cursor_object(event.source)
+        before_row = None if before is None else plain_object(before, AS_IS_TYPES)
+        after_row = None if after is None else plain_object(after, AS_IS_TYPES)
+        if cursor is None or before_row is None and before is not None or after_row is None and after is not None \
+                or not self._holds_key(event, before if op is _OP_DELETE or after is None else after):
+            return None
+        namespace: dict[str, Any] = {"catalog": table.catalog, "schema": table.schema}
+        table_name: dict[str, Any] = {"namespace": namespace, "name": table.name}
+        for name, value in event.attributes:  # the hashes, each in its place
+            (namespace if name == NAMESPACE_HASH else table_name)["hash"] = value
+        return [encode({"tableName": table_name, "opType": op_type, "cursor": cursor, "before": before_row,
+                        "after": after_row})]
+
+    def _holds_key(self, event: ChangeEvent, row: Image | None) -> bool:
+        """Whether ``event``'s key is the one decoding reads out of ``row`` by key_columns (none without them)."""
         if not self.key_columns:
             return not event.key
         return row is not None and self.holds_key_as_read(event, row)
+
+    # -- what other formats' events lose ----------------------------------------------------------------------------
 
     key_in_row = True
 
@@ -458,15 +460,19 @@ def _cursor_as_written(source: Source) -> Source:
     return replace(source, position=tuple(cursor), commit_time_us=_commit_time(cursor))
 
 
-def _is_cursor(source: Source) -> bool:
-    """Whether a source is a cursor as a message gives it back: JSON scalars (no NaN), each name once, and a
-    commit time that is its timestamp (none without one)."""
+def _cursor_object(source: Source) -> dict[str, Any] | None:
+    """A source's cursor object, where the source is a cursor as a message gives it back: JSON scalars (no NaN),
+    each name once, and a commit time that is its timestamp (none without one); else None."""
     if source.system is not None or source.capture_time_us is not None:
-        return False
+        return None
     position = source.position
     cursor = dict(position)  # each step in C: cursors are long
-    return len(cursor) == len(position) and AS_IS_TYPES.issuperset(map(type, cursor.values())) \
-        and source.commit_time_us == time_units.to_microseconds(cursor.get(TIMESTAMP), time_units.MILLISECOND)
+    if len(cursor) != len(position) or not AS_IS_TYPES.issuperset(map(type, cursor.values())):
+        return None
+    timestamp = cursor.get(TIMESTAMP)
+    # A commit time is a 64-bit time: so is the timestamp of milliseconds that gives it.
+    commit_time = None if type(timestamp) is not int else timestamp * time_units.MILLISECOND
+    return cursor if source.commit_time_us == commit_time else None
 
 
 def _holds_hashes_alone(attributes: Entries) -> bool:

@@ -83,13 +83,20 @@ def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone:
         return None
     if row is None:
         return None
-    written = {}
-    for cell in row:
+    row_object = plain_object(row, value_types)
+    return None if row_object is None else PlainObjects(row, row_object, None)
+
+
+def plain_object(image: Image, value_types: frozenset[type]) -> dict[str, Any] | None:
+    """An image that is ``plain_cells`` as its JSON object (column name -> value), built in the walk that checks it;
+    None for any other image."""
+    written: dict[str, Any] = {}
+    for cell in image:
         value = cell.value
         if cell.kind is not PUT or cell.type is not None or cell.version is not None or type(value) not in value_types:
             return None
         written[cell.name] = value
-    return PlainObjects(row, written, None) if len(written) == len(row) else None
+    return written if len(written) == len(image) else None
 
 
 def plain_cells(image: Image, value_types: frozenset[type]) -> bool:
