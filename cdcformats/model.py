@@ -52,6 +52,10 @@ class Op(enum.Enum):
     READ = "READ"  # a snapshot row
     TRUNCATE = "TRUNCATE"
 
+    # Members are singletons, equal only to themselves: hashed by identity in C, as every format's table of its ops
+    # is looked up per event (Enum's own hash runs Python code, hashing the name).
+    __hash__ = object.__hash__
+
 
 class CellKind(enum.Enum):
     """What a cell does to its column; wide-column stores delete single versions or whole columns."""
@@ -59,6 +63,8 @@ class CellKind(enum.Enum):
     PUT = "PUT"
     DELETE_VERSION = "DELETE_VERSION"  # Tablestore DO, HBase Delete
     DELETE_ALL_VERSIONS = "DELETE_ALL_VERSIONS"  # Tablestore DA, HBase DeleteColumn
+
+    __hash__ = object.__hash__  # as Op's
 
 
 def check_value(value: object, where: str) -> None:
