@@ -132,10 +132,12 @@ from ._kit.debezium_envelope import (
     position_as_written,
     position_whole,
     read_source,
+    whole_jackson_fields,
     with_op_code,
     write_time,
 )
 from ._kit.json_message import (
+    AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
     encode,
@@ -158,6 +160,7 @@ SOURCE_FIELD_NAMES = FIELDS_ATTRIBUTE + "source"
 _OWN = (FIELDS_ATTRIBUTE, SCHEMA_ATTRIBUTE, SCHEMALESS_WRAPPER)  # the attributes that say how a message was written
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
 _ROWS = ("before", "after")
+_OP_UPSERT = Op.UPSERT  # read once: reading a member off its class runs Python code (enum's metaclass)
 # The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
 _TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
                       {"type": "int64", "optional": False, "field": "total_order"},
@@ -279,28 +282,31 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
         """An event of an op with a code, its key the one read out of its row, and an envelope written whole
-        (``envelope_whole``)."""
-        if event.op is Op.UPSERT or not self.envelope_whole(event):
-            return False
+        (``envelope_written_whole``)."""
+        if event.op is _OP_UPSERT:
+            return None
         row = getattr(event, self.row_image_name(event))
-        return not event.key if row is None else self.holds_key_as_read(event, row)
+        if event.key if row is None else not self.holds_key_as_read(event, row):
+            return None
+        message = self.envelope_written_whole(event)
+        return None if message is None else [message]
 
-    def envelope_whole(self, event: ChangeEvent) -> bool:
-        """Whether the envelope writes ``event`` as it is, whatever its key and op (``envelope_form``, which
+    def envelope_written_whole(self, event: ChangeEvent) -> bytes | None:
+        """The envelope of ``event`` where it writes it as it is, whatever its key and op (``envelope_form``, which
         paimon-log's values are): no attributes, nor ``key_only``; rows of one cell per column, each a JSON scalar
         (``connect_schema.written_whole``); a position of JSON scalars, each name once and none of ``source``'s own.
-        Found without building anything, for the fast path of encode."""
+        Without schemas, each checked in the walk that writes it; None for any other event."""
         if event.attributes or event.key_only:
-            return False
+            return None
+        if not self.schemas:
+            document = _default_envelope(event, whole=True)
+            return None if document is None else encode_as_jackson(document)
         for image in (event.before, event.after):
-            if image is not None and not connect_schema.written_whole(image, self.schemas):
-                return False
-        return position_whole(event.source.position, _reserved(event))
+            if image is not None and not connect_schema.written_whole(image, True):
+                return None
+        return self.encode_event(event) if position_whole(event.source.position, _reserved(event)) else None
 
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)
@@ -586,11 +592,21 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     return {name: values[name] for name in order}
 
 
-def _default_envelope(event: ChangeEvent) -> dict[str, Any] | None:
+def _default_envelope(event: ChangeEvent, whole: bool = False) -> dict[str, Any] | None:
     """The envelope of an event without attributes, without a schema, as ``_payload`` writes it in its default order
     and ``with_jackson_floats`` spells it, built field by field for what the event has; None where its position has
-    a name twice, or a name of ``source``'s own, which ``_source_fields`` sorts out."""
-    document: dict[str, Any] = {"before": jackson_fields(event.before), "after": jackson_fields(event.after)}
+    a name twice, or a name of ``source``'s own, which ``_source_fields`` sorts out. ``whole``: None too where its
+    rows or its position are not written as they are (``envelope_written_whole``), found in the walk that writes
+    them."""
+    before, after = event.before, event.after
+    if whole:
+        before_fields = None if before is None else whole_jackson_fields(before)
+        after_fields = None if after is None else whole_jackson_fields(after)
+        if before_fields is None and before is not None or after_fields is None and after is not None:
+            return None
+    else:
+        before_fields, after_fields = jackson_fields(before), jackson_fields(after)
+    document: dict[str, Any] = {"before": before_fields, "after": after_fields}
     source, table = event.source, event.table
     if source.system is not None or source.commit_time_us is not None or table is not None or source.position:
         fields: dict[str, Any] = {}
@@ -606,7 +622,11 @@ def _default_envelope(event: ChangeEvent) -> dict[str, Any] | None:
         for name, value in source.position:
             if name in fields or name in reserved:
                 return None
-            fields[name] = jackson_json(value)
+            if type(value) not in AS_IS_TYPES:  # most of a position is written as it is, without a call
+                if whole and not connect_schema.is_json_scalar(value):
+                    return None
+                value = jackson_json(value)
+            fields[name] = value
         document["source"] = fields
     document["op"] = CODE_OF_OP[event.op]
     write_time(document, source.capture_time_us)

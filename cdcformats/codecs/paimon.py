@@ -51,6 +51,8 @@ from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
 from .debezium import DebeziumJsonCodec  # the format of the values (Paimon's default log.format)
 
+_OP_DELETE, _OP_UPSERT = Op.DELETE, Op.UPSERT  # read once: reading a member off its class runs Python code
+
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
 
@@ -110,33 +112,37 @@ class PaimonLogCodec(KafkaRecordCodec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_event(self, event: ChangeEvent) -> KafkaRecord:
-        key = encode({cell.name: json_form(cell.value) for cell in event.key}) if event.key else None
+        key = _key_message(event.key)
         if self.upsert and event.op is Op.DELETE:
             return KafkaRecord(key, None)
         return KafkaRecord(key, self.values.encode_event(event))
 
-    # -- what is lost ---------------------------------------------------------------------------------------------
-
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[KafkaRecord] | None:
         """A key of JSON scalars, each column once, and a value the envelope writes whole (debezium-json's
-        ``envelope_whole``): of an op with a code, or in upsert mode an UPSERT of a new row alone; or in upsert mode a
-        tombstone, a DELETE of its key alone."""
-        if not connect_schema.written_whole(event.key, False):
-            return False
+        ``envelope_written_whole``): of an op with a code, or in upsert mode an UPSERT of a new row alone; or in
+        upsert mode a tombstone, a DELETE of its key alone."""
+        key = event.key
+        if not connect_schema.written_whole(key, False):
+            return None
         op = event.op
-        if not self.upsert:
-            return op is not Op.UPSERT and self.values.envelope_whole(event)
-        if not event.key or event.before is not None:
-            return False
-        if op is Op.DELETE:
-            source = event.source
-            return (event.after is None and event.table is None and not event.attributes and not event.key_only
-                    and source.system is None and not source.position and source.commit_time_us is None
-                    and source.capture_time_us is None)
-        return op is Op.UPSERT and event.after is not None and self.values.envelope_whole(event)
+        if self.upsert:
+            if not key or event.before is not None:
+                return None
+            if op is _OP_DELETE:
+                source = event.source
+                if event.after is None and event.table is None and not event.attributes and not event.key_only \
+                        and source.system is None and not source.position and source.commit_time_us is None \
+                        and source.capture_time_us is None:
+                    return [KafkaRecord(_key_message(key), None)]
+                return None
+            if op is not _OP_UPSERT or event.after is None:
+                return None
+        elif op is _OP_UPSERT:
+            return None
+        value = self.values.envelope_written_whole(event)
+        return None if value is None else [KafkaRecord(_key_message(key), value)]
+
+    # -- what is lost ---------------------------------------------------------------------------------------------
 
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """Upsert mode: a change that leaves a row is the new row (``c``), without the row before; a delete is a
@@ -158,3 +164,8 @@ class PaimonLogCodec(KafkaRecordCodec):
         if written.op is Op.DELETE:  # a tombstone holds only the key
             return ChangeEvent(Op.DELETE, key=written.key, before=written.before, after=written.after)
         return self.values.envelope_form(written)
+
+
+def _key_message(key: tuple[Cell, ...]) -> bytes | None:
+    """The record key: the key's columns as a JSON object; none for a change without a key."""
+    return encode({cell.name: json_form(cell.value) for cell in key}) if key else None
