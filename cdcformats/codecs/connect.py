@@ -58,6 +58,7 @@ the event has no key cells. JSON is spelt as JsonConverter's Jackson writes it (
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import msgspec
@@ -67,7 +68,7 @@ from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Image, Op, Source, Value, same_entries
+from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
     AS_IS_TYPES,
@@ -90,6 +91,7 @@ _UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": F
 # The values that JSON holds as they are: written without a call.
 _MAX_SCHEMA_TEXTS = 1024
 _NO_SOURCE = Source()  # a record says nothing of its source: one for every event
+_OP_UPSERT, _OP_DELETE, _PUT = Op.UPSERT, Op.DELETE, CellKind.PUT  # read once: a member's lookup runs Python code
 
 
 def _optional_name(value: Any) -> str | None:
@@ -184,6 +186,57 @@ class ConnectJsonCodec(KafkaRecordCodec):
             cell.name: value if type(value := cell.value) in AS_IS_TYPES
             else with_jackson_floats(connect_schema.json_value(value)) for cell in cells}})
 
+    def encode_whole(self, event: ChangeEvent) -> list[KafkaRecord] | None:
+        """An UPSERT of a row, or a DELETE without one, that holds nothing but its key and its row: no table, source,
+        before image or attributes; the key and the row of untyped JSON scalars, each column once
+        (``connect_schema.written_whole``); a key given, unless no ``key_columns`` would read one out of the row:
+        each struct written in the walk that checks it (``_whole_struct``)."""
+        source = event.source
+        if (event.table is not None or event.before is not None or event.attributes or event.key_only
+                or source.system is not None or source.position or source.commit_time_us is not None
+                or source.capture_time_us is not None):
+            return None
+        key, after = event.key, event.after
+        if event.op is _OP_UPSERT:
+            if after is None or not key and self.key_columns:
+                return None
+        elif event.op is not _OP_DELETE or after is not None:
+            return None
+        key_message = None
+        if key:
+            key_message = self._whole_struct(key, "key")
+            if key_message is None:
+                return None
+        if after is None:
+            return [KafkaRecord(key_message, None)]
+        value = self._whole_struct(after, "value")
+        return None if value is None else [KafkaRecord(key_message, value)]
+
+    def _whole_struct(self, cells: Image, part: str) -> bytes | None:
+        """The key or the value of ``cells`` (as ``_write`` writes it) where they are untyped puts of JSON scalars,
+        each column once, which a struct writes and reads back as they are; None for any other cells."""
+        payload: dict[str, Any] = {}
+        layout = []
+        for cell in cells:
+            value = cell.value
+            kind = type(value)
+            if cell.kind is not _PUT or cell.version is not None or cell.type is not None:
+                return None
+            if type(value) is float:  # not kind: mypy narrows value on this form
+                if not math.isfinite(value):
+                    return None
+                payload[cell.name] = with_jackson_floats(value)
+            elif kind in AS_IS_TYPES:
+                payload[cell.name] = value
+            else:
+                return None
+            layout.append((cell.name, kind))
+        if len(payload) != len(cells):
+            return None
+        if not self.schemas:
+            return encode_as_jackson(payload)
+        return encode_as_jackson({"schema": self._laid_out_schema(cells, part, tuple(layout)), "payload": payload})
+
     def _schema(self, cells: Image, part: str, kept: Value) -> Any:
         """The struct schema of the key or the value: made once for each layout of cells that says it all
         (``connect_schema.plain_layout``), under the struct this codec writes without a kept one, and written from
@@ -191,6 +244,9 @@ class ConnectJsonCodec(KafkaRecordCodec):
         layout = connect_schema.plain_layout(cells) if not kept else None
         if layout is None:
             return {**self._struct(kept, part), "fields": [connect_schema.field_schema(cell) for cell in cells]}
+        return self._laid_out_schema(cells, part, layout)
+
+    def _laid_out_schema(self, cells: Image, part: str, layout: tuple[tuple[str, type], ...]) -> msgspec.Raw:
         text = self._schema_texts.get((part, layout))
         if text is None:
             if len(self._schema_texts) >= _MAX_SCHEMA_TEXTS:
@@ -207,28 +263,6 @@ class ConnectJsonCodec(KafkaRecordCodec):
         return struct if name is None else {**struct, "name": name}
 
     # -- what is lost ---------------------------------------------------------------------------------------------
-
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
-        """An UPSERT of a row, or a DELETE without one, that holds nothing but its key and its row: no table, source,
-        before image or attributes; the key and the row of JSON scalars, each column once, untyped (with schemas,
-        without a type that is a field schema: ``connect_schema.written_whole``); a key given, unless no
-        ``key_columns`` would read one out of the row."""
-        source = event.source
-        if (event.table is not None or event.before is not None or event.attributes or event.key_only
-                or source.system is not None or source.position or source.commit_time_us is not None
-                or source.capture_time_us is not None):
-            return False
-        after = event.after
-        if event.op is Op.UPSERT:
-            if after is None or not connect_schema.written_whole(after, self.schemas) or (
-                    not event.key and self.key_columns):
-                return False
-        elif event.op is not Op.DELETE or after is not None:
-            return False
-        return connect_schema.written_whole(event.key, self.schemas)
 
     def carried_cell(self, cell: Cell) -> Cell:
         cell = super().carried_cell(cell)
