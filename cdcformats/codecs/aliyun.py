@@ -122,7 +122,7 @@ from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op,
 from ._kit import kept_fields
 from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
-from ._kit.plain_rows import key_of_row, plain_row
+from ._kit.plain_rows import key_of_row, plain_object
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
@@ -213,6 +213,13 @@ class AliyunJsonCodec(Codec):
     # -- encode ---------------------------------------------------------------------------------------------------
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
+        before, after = event.before, event.after
+        return self._messages(event, None if before is None else _values(before),
+                              None if after is None else _values(after), _schema(event, _data_columns(before, after)))
+
+    def _messages(self, event: ChangeEvent, before_values: dict[str, Any] | None,
+                  after_values: dict[str, Any] | None, schema: dict[str, Any]) -> list[bytes]:
+        """The messages of ``event``, whose images' ``dataColumn`` objects and schema are given."""
         if event.op is _OP_UPDATE:
             if event.after is None:
                 codes = [UPDATE_BEFORE]
@@ -222,26 +229,22 @@ class AliyunJsonCodec(Codec):
                 codes = [UPDATE_AFTER]
         else:
             codes = [_CODE_OF_OP[event.op]]
-        schema = _schema(event)
+        split = len(codes) == 2
         if event.attributes:
             top_fields = kept_fields.write(NAME, event.attributes, FIELD_ATTRIBUTE, _TOP_FIELDS)
-            return [encode({"schema": schema, "payload": _payload(event, code, len(codes) == 2), **top_fields})
-                    for code in codes]
-        return [encode({"schema": schema, "payload": _payload(event, code, len(codes) == 2)}) for code in codes]
+            return [encode({"schema": schema, "payload": _payload(event, code, split, before_values, after_values),
+                            **top_fields}) for code in codes]
+        return [encode({"schema": schema, "payload": _payload(event, code, split, before_values, after_values)})
+                for code in codes]
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
         """An INSERT, an UPDATE or a DELETE of the images its op reads, of untyped JSON scalars, each column once, an
         UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
         a position of sequenceId and timestamp fields other than the times, each once, and times to the
-        millisecond."""
-        row = plain_row(event, AS_IS_TYPES, (_OP_INSERT,), update_image_alone=True)
-        if row is None:
-            return False
+        millisecond: written as ``encode_exact`` writes it, each image checked in the walk that writes it
+        (``plain_object``)."""
         source = event.source
         commit_time, capture_time = source.commit_time_us, source.capture_time_us
         if event.attributes or event.key_only or source.position and not _is_aliyun_position(source.position) \
@@ -249,8 +252,26 @@ class AliyunJsonCodec(Codec):
                                                 or commit_time == _UNKNOWN_TIME_US) \
                 or capture_time is not None and (capture_time % time_units.MILLISECOND
                                                  or capture_time == _UNKNOWN_TIME_US):
-            return False
-        return key_of_row(event.key, row)
+            return None
+        op, before, after = event.op, event.before, event.after
+        if op is _OP_INSERT and before is None and after is not None \
+                or op is _OP_UPDATE and after is not None:
+            row = after
+        elif op is _OP_DELETE and after is None and before is not None \
+                or op is _OP_UPDATE and before is not None:
+            row = before
+        else:
+            return None
+        before_values = None if before is None else plain_object(before, AS_IS_TYPES)
+        after_values = None if after is None else plain_object(after, AS_IS_TYPES)
+        row_values = after_values if row is after else before_values
+        if row_values is None or before_values is None and before is not None \
+                or after_values is None and after is not None or not key_of_row(event.key, row):
+            return None
+        if before_values is not None and after_values is not None and list(before_values) != list(after_values):
+            return None  # the columns of an update's two images, in their order, are schema.dataColumn's
+        return self._messages(event, before_values, after_values,
+                              _schema(event, [{"name": name} for name in row_values]))
 
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT or a READ is an INSERT (a snapshot row is an insert to Paimon). An INSERT or DELETE without the
@@ -605,9 +626,8 @@ def _scalar(value: Any, path: str) -> Value:
 
 # -- encoding helpers -------------------------------------------------------------------------------------------------
 
-def _schema(event: ChangeEvent) -> dict[str, Any]:
-    columns = [{"name": name} if type_name is None else {"name": name, "type": type_name}
-               for name, type_name in _columns(event.before, event.after).items()]
+def _schema(event: ChangeEvent, columns: list[dict[str, str]]) -> dict[str, Any]:
+    """The message's schema, whose ``dataColumn`` is given."""
     key_names = [cell.name for cell in event.key]
     if not event.attributes:  # most events: nothing kept to write
         return {"dataColumn": columns, "primaryKey": key_names, "source": _source_fields(event)}
@@ -617,6 +637,12 @@ def _schema(event: ChangeEvent) -> dict[str, Any]:
     return {"dataColumn": columns, "primaryKey": key_names if primary_key is None else primary_key,
             "source": _source_fields(event),
             **kept_fields.write(NAME, event.attributes, SCHEMA_ATTRIBUTE, _SCHEMA_FIELDS)}
+
+
+def _data_columns(before: Image | None, after: Image | None) -> list[dict[str, str]]:
+    """``schema.dataColumn`` as written: each column's name, and its type where it has one (``_columns``)."""
+    return [{"name": name} if type_name is None else {"name": name, "type": type_name}
+            for name, type_name in _columns(before, after).items()]
 
 
 def _columns(before: Image | None, after: Image | None) -> dict[str, str | None]:
@@ -652,13 +678,15 @@ def _reserved_source_fields(table: Table | None) -> tuple[str, ...]:
     return ("dbType", *_TABLE_FIELDS) if table is not None else ("dbType", "tableName")
 
 
-def _payload(event: ChangeEvent, code: str, split: bool) -> dict[str, Any]:
-    image_names = ("before", "after") if code == UPDATE_AFTER and not split else (_IMAGE_OF_OP[code],)
+def _payload(event: ChangeEvent, code: str, split: bool, before_values: dict[str, Any] | None,
+             after_values: dict[str, Any] | None) -> dict[str, Any]:
+    """The payload of the message of ``code`` for ``event``, whose images' ``dataColumn`` objects are given."""
     payload: dict[str, Any] = {"before": None, "after": None}
+    image_names = ("before", "after") if code == UPDATE_AFTER and not split else (_IMAGE_OF_OP[code],)
     for image_name in image_names:
-        image = getattr(event, image_name)
-        if image is not None:
-            payload[image_name] = {"dataColumn": _values(image)}
+        values = before_values if image_name == "before" else after_values
+        if values is not None:
+            payload[image_name] = {"dataColumn": values}
     source = event.source
     position = source.position
     if position and position[0][0] == _SEQUENCE_ID:
