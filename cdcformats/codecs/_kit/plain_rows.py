@@ -1,7 +1,7 @@
-"""What the fast path of encode (``Codec.encode_whole``) asks of an event's rows in the formats that write a row as
-one JSON object of column name -> value (canal-json, maxwell-json, aliyun-json, arcion): that every cell is a plain
-value put in its column, once, so that the row is written and read back cell for cell. Each check is a loop over the
-cells, with no cell built and no method called per cell: it runs for every event encoded."""
+"""The fast path of encode (``Codec.encode_whole``) of the formats that write a row as one JSON object of column name
+-> value (canal-json, maxwell-json, aliyun-json, arcion): every cell must be a plain value put in its column, once, so
+that the row is written and read back cell for cell. Each row is checked in the walk that builds its object, with no
+cell built and no method called per cell: it runs for every event encoded."""
 
 from __future__ import annotations
 
@@ -15,32 +15,6 @@ PUT = CellKind.PUT
 _UPDATE, _DELETE = Op.UPDATE, Op.DELETE
 
 
-def plain_row(event: ChangeEvent, value_types: frozenset[type], after_alone: tuple[Op, ...],
-              update_image_alone: bool = False) -> Image | None:
-    """The row that a format of one row per message writes for ``event``, where its images are ``plain_cells``:
-    a DELETE's before image alone, the after image alone of an op of ``after_alone`` (an INSERT), an UPDATE's after
-    image with a before image of the same columns in the same order (or, with ``update_image_alone``, either image
-    alone); None for any other event."""
-    op, before, after = event.op, event.before, event.after
-    if op is _UPDATE:
-        if before is not None and after is not None:
-            return after if plain_update(before, after, value_types) else None
-        if not update_image_alone:
-            return None
-        row = before if after is None else after
-    elif op is _DELETE:
-        if after is not None:
-            return None
-        row = before
-    elif op in after_alone:  # a tuple of members: told by identity
-        if before is not None:
-            return None
-        row = after
-    else:
-        return None
-    return row if row is not None and plain_cells(row, value_types) else None
-
-
 class PlainObjects(NamedTuple):
     """An event's row as a format of one JSON object per row writes it (``plain_objects``)."""
 
@@ -51,9 +25,11 @@ class PlainObjects(NamedTuple):
 
 def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone: tuple[Op, ...]
                   ) -> PlainObjects | None:
-    """``plain_row``'s row, with its object and an UPDATE's ``old`` built in the same walk that checks it, for the
-    fast path of a format that writes them (a column the update left as it was is most often the same cell in both
-    images: told by identity); None where ``plain_row`` gives None."""
+    """The row that a format of one row per message writes for ``event``, with its object and an UPDATE's ``old``
+    built in the walk that checks them: a DELETE's before image alone, the after image alone of an op of
+    ``after_alone`` (an INSERT), an UPDATE's after image with a before image of the same columns in the same order
+    (a column the update left as it was is most often the same cell in both images: told by identity), each image
+    ``plain_cells``; None for any other event."""
     op, before, after = event.op, event.before, event.after
     if op is _UPDATE:
         if before is None or after is None or len(before) != len(after):
@@ -117,23 +93,6 @@ def names_once(image: Image) -> bool:
     for cell in image:
         names.add(cell.name)
     return len(names) == len(image)
-
-
-def plain_update(before: Image, after: Image, value_types: frozenset[type]) -> bool:
-    """Whether an update's two images are ``plain_cells`` of the same columns in the same order (as an update of
-    one row is): walked together, once."""
-    if len(before) != len(after):
-        return False
-    names = set()
-    for before_cell, cell in zip(before, after):
-        name = cell.name
-        if before_cell.name != name or cell.kind is not PUT or before_cell.kind is not PUT \
-                or cell.type is not None or before_cell.type is not None \
-                or cell.version is not None or before_cell.version is not None \
-                or type(cell.value) not in value_types or type(before_cell.value) not in value_types:
-            return False
-        names.add(name)
-    return len(names) == len(after)
 
 
 def key_of_row(key: Image, row: Image) -> bool:
