@@ -290,50 +290,56 @@ class OtsCodec(Codec):
     # -- what other formats' events lose ----------------------------------------------------------------------------
 
     def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
         """In a mode with one row per cell change: a PutRow (an UPSERT of puts), an UpdateRow (an UPDATE of puts and
         deletions) or a DeleteRow (a DELETE of no image) of the option table, its key the primary key's values (of a
         key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,
         a DO or DA row's without a value, a DA row's without a version; no attributes, and a source of whole sequence
-        info or none."""
+        info or none: its rows as ``encode_exact`` writes them, each cell checked as its row is written."""
         if self.single_version or not self._distinct_key:
-            return False
-        op, after = event.op, event.after
+            return None
+        op, after, source = event.op, event.after, event.source
         if op is _OP_DELETE:
             if after is not None:
-                return False
+                return None
         elif op is _OP_UPSERT or op is _OP_UPDATE:
             if not after:
-                return False
+                return None
         else:
-            return False
+            return None
         if event.before is not None or event.attributes or event.key_only or event.table != self.table \
-                or not _is_sequence_info(event.source):
-            return False
+                or not _is_sequence_info(source):
+            return None
         primary_key = self.primary_key or ()  # a mode with one row per cell change requires it (__init__)
         key = event.key
         if len(key) != len(primary_key):
-            return False
+            return None
         for name, cell in zip(primary_key, key):
             if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
                     or cell.version is not None or cell.kind is not _PUT:
-                return False
+                return None
+        key_values = tuple(cell.value for cell in key)
+        rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
         for cell in after or ():
-            kind, value = cell.kind, cell.value
+            kind, value, version = cell.kind, cell.value, cell.version
             if cell.type is not None or cell.name in primary_key:
-                return False
+                return None
             if kind is _PUT:
-                if cell.version is None or type(value) not in _CELL_VALUE_TYPES:
-                    return False
+                if version is None or type(value) not in _CELL_VALUE_TYPES:
+                    return None
+                op_type = "U"
             elif kind is _DELETE_VERSION:
-                if op is _OP_UPSERT or value is not None or cell.version is None:
-                    return False
-            elif kind is not _DELETE_ALL_VERSIONS or op is _OP_UPSERT or value is not None \
-                    or cell.version is not None:
-                return False
-        return True
+                if op is _OP_UPSERT or value is not None or version is None:
+                    return None
+                op_type = "DO"
+            elif kind is not _DELETE_ALL_VERSIONS or op is _OP_UPSERT or value is not None or version is not None:
+                return None
+            else:
+                op_type = "DA"
+            rows.append((*key_values, cell.name, version, value, op_type))
+        if source.position:
+            sequence = _sequence_text(source)
+            return [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
+        return rows
 
     def keyed(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` with its key as Tablestore writes it: the value of each primary_key column, by name from the
@@ -456,6 +462,10 @@ class OtsJsonCodec(OtsCodec):
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         return [encode(_json_row(row)) for row in super().encode_exact(event)]
+
+    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
+        rows = super().encode_whole(event)
+        return None if rows is None else [encode(_json_row(row)) for row in rows]
 
 
 _read_scalar_row = msgspec.json.Decoder(tuple[str | int | float | bool | None, ...]).decode
@@ -620,7 +630,12 @@ def _sequence_prefix(source: Source) -> str | None:
     layout = tuple((name, type(value)) for name, value in source.position)
     if layout != POSITION_LAYOUT or source.commit_time_us is None:
         return None
-    epoch, row_index, shard_id = (value for _, value in source.position)
+    return _sequence_text(source)
+
+
+def _sequence_text(source: Source) -> str:
+    """The sequence info of a source of ``POSITION_LAYOUT`` with a commit time, without the per-row colIdx."""
+    (_, epoch), (_, row_index), (_, shard_id) = source.position
     assert isinstance(epoch, int) and isinstance(row_index, int) and isinstance(shard_id, str)  # as the layout says
     return f"{epoch:010d}_{source.commit_time_us:020d}_{row_index:010d}_{shard_id}"
 
