@@ -632,15 +632,24 @@ def as_json(messages_out: list[Any]) -> list[Any]:
 
 # -- garbage ----------------------------------------------------------------------------------------------------------
 
+_field_types = st.sampled_from(["int8", "int64", "string", "float", "double", "bytes", "struct", "array", "boolean"]) \
+    | native.json_values
+_optional_flags = st.sampled_from([{}, {"optional": False}, {"optional": True}])
 json_garbage = st.one_of(
     native.json_values.map(msgspec.json.encode), native.lindorm_documents.map(msgspec.json.encode),
     native.arcion_realtime.map(msgspec.json.encode), native.debezium_documents.map(msgspec.json.encode),
     st.tuples(native.json_values, native.json_values).map(
         lambda parts: msgspec.json.encode({"schema": parts[0], "payload": parts[1]})),
-    st.tuples(st.sampled_from(["int8", "float", "double", "bytes", "struct", "array", "boolean"]),
-              native.json_values).map(
-        lambda parts: msgspec.json.encode({"schema": {"type": "struct", "fields": [{"type": parts[0], "field": "a"}]},
-                                           "payload": {"a": parts[1]}})),
+    # A field schema of each type, or of a type that is no type name (a producer's own schemas), with and without
+    # its optional flag; in a struct of its own, and as a column of an envelope's row.
+    st.tuples(_field_types, _optional_flags, native.json_values).map(
+        lambda parts: msgspec.json.encode({"schema": {"type": "struct", "fields": [
+            {"type": parts[0], **parts[1], "field": "a"}]}, "payload": {"a": parts[2]}})),
+    st.tuples(_field_types, _optional_flags, native.json_values).map(
+        lambda parts: msgspec.json.encode({"schema": {"type": "struct", "fields": [
+            {"type": "struct", "optional": True, "field": "after", "fields": [
+                {"type": parts[0], **parts[1], "field": "a"}]},
+            {"type": "string", "optional": False, "field": "op"}]}, "payload": {"after": {"a": parts[2]}, "op": "c"}})),
     st.sampled_from([b"[" * 5000, b'{"schema": {"type": "struct", "fields": [], "parameters": 1}, "payload": {}}',
                      b'{"schema": {"type": "struct", "fields": [{"type": "bytes", "field": "d", "name": '
                      b'"org.apache.kafka.connect.data.Decimal", "parameters": {"scale": "9999999999"}}]}, '

@@ -451,12 +451,13 @@ def reads_as_it_is(value: Any, field: dict[str, Any]) -> bool:
     """Whether a field reads ``value`` as it is, into a cell without a type (what ``read_value`` gives, found without
     it): a plain field (``_PLAIN_KIND_OF``) of the value's kind as ``generated_schema`` writes it, optional only for
     null."""
-    if len(field) != 3 or "field" not in field:
+    field_type = field.get("type")
+    if len(field) != 3 or "field" not in field or type(field_type) is not str:  # read_value tells what is wrong
         return False
     optional = field.get("optional")
     if value is None:
-        return optional is True and field.get("type") == "string"
-    return (optional is False and _PLAIN_KIND_OF.get(field.get("type")) is type(value)
+        return optional is True and field_type == "string"
+    return (optional is False and _PLAIN_KIND_OF.get(field_type) is type(value)
             and (type(value) is not int or INT64_MIN <= value <= INT64_MAX))
 
 
