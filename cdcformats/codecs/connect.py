@@ -90,6 +90,17 @@ _PARTS = ("key", "value")  # in the order their schemas are kept and read back
 _UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
 # The values that JSON holds as they are: written without a call.
 _MAX_SCHEMA_TEXTS = 1024
+_NULL = msgspec.Raw(b"null")
+
+
+class _WithSchema(msgspec.Struct, forbid_unknown_fields=True):
+    """A key or value as JsonConverter writes it with schemas, its schema as its text: what a plan is found by."""
+
+    schema: msgspec.Raw
+    payload: Any
+
+
+_read_with_schema = msgspec.json.Decoder(_WithSchema).decode
 _NO_SOURCE = Source()  # a record says nothing of its source: one for every event
 _OP_UPSERT, _OP_DELETE, _PUT = Op.UPSERT, Op.DELETE, CellKind.PUT  # read once: a member's lookup runs Python code
 
@@ -123,6 +134,8 @@ class ConnectJsonCodec(KafkaRecordCodec):
         self.schemas: bool = self.config["schemas"]
         # The struct schema of each part and layout of cells met, as its JSON text (``_schema``).
         self._schema_texts: dict[tuple[str, tuple[tuple[str, type], ...]], msgspec.Raw] = {}
+        # The plan of each struct schema read (by part and schema text), and its schema as kept (None: as written).
+        self._plans: dict[tuple[str, bytes], tuple[connect_schema.StructPlan, str | None]] = {}
         # The struct schema of each part written without a kept one, which reading tells a kept one from.
         self._written_structs = {part: self._struct(None, part) for part in _PARTS}
         if self.schemas:
@@ -145,6 +158,13 @@ class ConnectJsonCodec(KafkaRecordCodec):
     def _read(self, data: bytes, part: str, attributes: list[tuple[str, Value]]) -> Image:
         """The cells of the key or the value; its struct schema, where it is not the one this codec writes without
         it, is kept in ``attributes`` (a key of no fields is no key: nor is its schema kept)."""
+        if self.schemas and type(data) is bytes and len(data) <= self.config["max_message_bytes"]:
+            try:
+                wrapped = _read_with_schema(data)
+            except msgspec.DecodeError:  # any other message: read below, which says what is wrong with it
+                wrapped = None
+            if wrapped is not None and wrapped.schema != _NULL:
+                return self._read_planned(wrapped, part, attributes)
         try:
             document: Any = load_object(NAME, data, self.config["max_message_bytes"])
         except DecodeError as error:
@@ -164,6 +184,25 @@ class ConnectJsonCodec(KafkaRecordCodec):
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field=f"{part}.payload")
         where = f"{part}."
         return tuple(Cell(name, value_of(value, NAME, where, name)) for name, value in document.items())
+
+    def _read_planned(self, wrapped: _WithSchema, part: str, attributes: list[tuple[str, Value]]) -> Image:
+        """``_read`` of a record with a struct schema, read by the plan of its schema's text, which is found (and the
+        schema checked) once for all the records of that schema."""
+        key = (part, bytes(wrapped.schema))
+        planned = self._plans.get(key)
+        if planned is None:
+            schema = msgspec.json.decode(wrapped.schema)
+            plan = connect_schema.struct_plan(schema, NAME, f"{part}.schema")
+            struct = {**schema, "fields": []}  # the fields are the cells' (their types keep their schemas)
+            if len(self._plans) >= _MAX_SCHEMA_TEXTS:
+                self._plans.clear()
+            planned = self._plans[key] = (plan, None if struct == self._written_structs[part]
+                                          else encode(struct).decode())
+        plan, kept = planned
+        cells = connect_schema.read_planned(plan, wrapped.payload, NAME, part)
+        if kept is not None and (cells or part == "value"):  # a key of no fields is no key: nor is its schema kept
+            attributes.append((SCHEMA_ATTRIBUTE + part, kept))
+        return cells
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

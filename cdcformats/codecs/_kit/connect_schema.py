@@ -51,7 +51,7 @@ import math
 import re
 import struct
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from msgspec.structs import replace
@@ -461,29 +461,54 @@ def reads_as_it_is(value: Any, field: dict[str, Any]) -> bool:
             and (type(value) is not int or INT64_MIN <= value <= INT64_MAX))
 
 
+class StructPlan(NamedTuple):
+    """How to read the payloads of one struct schema, found once for every payload of it (``struct_plan``): each
+    field's name, the kind of value it reads as it is (``reads_as_it_is``; None: none), whether it reads a null as
+    it is, and its field schema."""
+
+    fields: tuple[tuple[str, type | None, bool, dict[str, Any]], ...]
+    names: frozenset[str]
+
+
+def struct_plan(schema: Any, format_name: str, path: str) -> StructPlan:
+    """The plan of a struct schema, checked as ``struct_fields`` checks it."""
+    planned = []
+    for field in struct_fields(schema, format_name, path):
+        field_type, optional = field.get("type"), field.get("optional")
+        plain = len(field) == 3 and type(field_type) is str  # as generated_schema writes a plain field
+        planned.append((field["field"], _PLAIN_KIND_OF.get(field_type) if plain and optional is False else None,
+                        plain and optional is True and field_type == "string", field))
+    return StructPlan(tuple(planned), frozenset(name for name, *_ in planned))
+
+
 def read_struct(schema: Any, payload: Any, format_name: str, path: str) -> tuple[Cell, ...]:
     """The cells of a struct payload, in the schema's field order (a field the payload lacks is null), then the
     payload's fields the schema does not declare, read as JSON without a schema."""
-    fields = struct_fields(schema, format_name, f"{path}.schema")
+    return read_planned(struct_plan(schema, format_name, f"{path}.schema"), payload, format_name, path)
+
+
+def read_planned(plan: StructPlan, payload: Any, format_name: str, path: str) -> tuple[Cell, ...]:
+    """``read_struct`` of a schema whose plan is given."""
     if type(payload) is not dict:
         raise DecodeError(format_name, f"expected an object, got {json_type(payload)}", field=f"{path}.payload")
     cells = []
     present = 0  # the fields the payload has: where that is all of it, it has none the schema does not declare
-    for field in fields:
-        name = field["field"]
+    for name, kind, reads_null, field in plan.fields:
         if name in payload:
             present += 1
-        value = payload.get(name)
-        if reads_as_it_is(value, field):  # most fields
+        value: Any = payload.get(name)
+        value_kind = type(value)  # not narrowing value (mypy would, to its kind's)
+        # reads_as_it_is, as the plan found it: most fields
+        if value_kind is kind and (value_kind is not int or INT64_MIN <= value <= INT64_MAX) \
+                or value is None and reads_null:
             cells.append(Cell(name, value))
             continue
         value, type_name = read_value(value, field, format_name, f"{path}.payload.{name}")
         cells.append(Cell(name, value, type_name))
     if present < len(payload):
-        names = {field["field"] for field in fields}
         where = f"{path}.payload."
         cells += [Cell(name, value_of(value, format_name, where, name)) for name, value in payload.items()
-                  if name not in names]
+                  if name not in plan.names]
     return tuple(cells)
 
 
