@@ -37,6 +37,8 @@ CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
 
 # The parsed JSON values that are cell values as they are (``value_of``), with an integer within 64 bits.
 _AS_READ = frozenset({str, bool, float, type(None)})
+# The source fields that are not the position, with a table and without one.
+_STRUCTURAL, _STRUCTURAL_WITHOUT_TABLE = frozenset(SOURCE_FIELDS), frozenset({"connector", "ts_ms", "ts_us"})
 
 
 def with_op_code(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> ChangeEvent:
@@ -137,15 +139,14 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
 
 def read_time(document: dict[str, Any], path: str) -> int | None:
     """Microseconds from ``ts_us`` where it is there, else from ``ts_ms``."""
-    for field, unit in (("ts_us", time_units.MICROSECOND), ("ts_ms", time_units.MILLISECOND)):
-        value = document.get(field)
+    field, unit, value = "ts_us", time_units.MICROSECOND, document.get("ts_us")
+    if value is None:
+        field, unit, value = "ts_ms", time_units.MILLISECOND, document.get("ts_ms")
         if value is None:
-            continue
-        microseconds = time_units.to_microseconds(value, unit)
-        if microseconds is None:
-            raise DecodeError(NAME, f"expected a 64-bit timestamp, got {value!r}", field=path + field)
-        return microseconds
-    return None
+            return None
+    if type(value) is int and INT64_MIN <= value * unit <= INT64_MAX:  # time_units.to_microseconds, without a call
+        return value * unit
+    raise DecodeError(NAME, f"expected a 64-bit timestamp, got {value!r}", field=path + field)
 
 
 def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Table | None, Source]:
@@ -160,7 +161,7 @@ def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Ta
     if system is not None and type(system) is not str:
         raise DecodeError(NAME, f"expected a string, got {json_type(system)}", field="source.connector")
     table = None
-    structural: tuple[str, ...] = ("connector", "ts_ms", "ts_us")
+    structural = _STRUCTURAL_WITHOUT_TABLE
     if "table" in source:
         name, db, schema = source["table"], source.get("db"), source.get("schema")
         for field, value in (("table", name), ("db", db), ("schema", schema)):
@@ -169,13 +170,14 @@ def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Ta
         if name is None:
             raise DecodeError(NAME, "expected the table name, got null", field="source.table")
         table = Table(name, schema, db) if "schema" in source else Table(name, db)
-        structural = SOURCE_FIELDS
+        structural = _STRUCTURAL
     position = []
-    for field, value in source.items():
+    for entry in source.items():
+        field, value = entry
         if field in structural:
             continue
         if type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
-            position.append((field, value))
+            position.append(entry)
         else:
             position.append((field, value_of(value, NAME, "source.", field)))
     commit_time_us = read_time(source, "source.")
