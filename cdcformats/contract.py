@@ -656,14 +656,6 @@ def as_text(value: Value) -> str:
     return typed_text.render(value)
 
 
-def commit_time_alone(source: Source) -> bool:
-    """Whether ``source`` says nothing but, perhaps, a commit time to the millisecond: what a format that carries a
-    commit time and nothing else of the source writes whole (a check of ``Codec.encode_whole``)."""
-    commit_time_us = source.commit_time_us
-    return (source.system is None and not source.position and source.capture_time_us is None
-            and (commit_time_us is None or commit_time_us % time_units.MILLISECOND == 0))
-
-
 def with_one_row(event: ChangeEvent, op: Op) -> ChangeEvent:
     """An INSERT or a DELETE (``op``) as a format writes it that writes such a change as the one row its op reads,
     the after image or the before image: a missing row is the event's key cells (none: an empty row), and the other

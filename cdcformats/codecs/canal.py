@@ -174,7 +174,7 @@ class CanalJsonCodec(Codec):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        # The ops whose after image is the row alone, written as it is (_is_own_normal_form).
+        # The ops whose after image is the row alone, written as it is (encode_whole).
         self._after_alone: tuple[Op, ...] = (_OP_INSERT,)
         if self.config["read_type"] == "INIT":  # else a READ is reshaped into an INSERT
             self.carries = self.carries | {"op.READ"}

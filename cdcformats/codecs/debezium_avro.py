@@ -342,20 +342,20 @@ class DebeziumAvroCodec(KafkaRecordCodec):
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 
-    def encode_whole(self, event: ChangeEvent) -> list[Any] | None:
-        return self.encode_exact(event) if self._is_own_normal_form(event) else None
-
-    def _is_own_normal_form(self, event: ChangeEvent) -> bool:
+    def encode_whole(self, event: ChangeEvent) -> list[KafkaRecord] | None:
         """An event of an op with a code and no attributes nor ``key_only``, of a table named as normal_form found it
         (its own Avro name; a schema where it has a catalog) and written before, that the table's version holds as
-        it is (``TableVersion.holds_whole``)."""
+        it is (``TableVersion.holds_whole``), with a key schema where it has a key: written with that version."""
         if event.op is Op.UPSERT or event.attributes or event.key_only:
-            return False
+            return None
         table = event.table
         if table is not None and table.catalog is not None and table.schema is None or table not in self._own_names:
-            return False
+            return None
         version = self._tables.get(table)
-        return version is not None and version.value_schema is not None and version.holds_whole(event)
+        if version is None or version.value_schema is None or event.key and version.key_id is None \
+                or not version.holds_whole(event):
+            return None
+        return [KafkaRecord(version.write_key(event.key) if event.key else None, version.write_value(event))]
 
     def carried_cell(self, cell: Cell) -> Cell:
         """As the base rules write it, judged by what it holds: a variable-scale decimal by its decimal (the record

@@ -246,7 +246,7 @@ class LindormCodec(KeyedByColumns):
         """A Put of an UPSERT's after image, or a DeleteFamily of a DELETE's before image, of untyped text or null
         entries, with no attributes, an unqualified table, a commit time to the millisecond and nothing else in its
         source, and the key that decoding reads out of its entries: written as ``encode_event`` writes it, each
-        condition checked where the writing comes to it (``commit_time_alone`` written out: a call less per event)."""
+        condition checked where the writing comes to it."""
         op = event.op
         document: dict[str, Any]
         if op is _UPSERT:
