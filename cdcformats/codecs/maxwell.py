@@ -251,6 +251,10 @@ class MaxwellJsonCodec(Codec):
             if type(key_values) is not list or len(key_values) != len(names):
                 raise DecodeError(NAME, f"expected an array of {len(names)} key values, one per key column "
                                         f"{', '.join(names)}; got {_json_excerpt(key_values)}", field="primary_key")
+            if len(names) == 1:  # most keys: one column, once, of a scalar made its cell without a call
+                value = key_values[0]
+                if type(value) in _PLAIN_JSON_TYPES and (type(value) is not int or INT64_MIN <= value <= INT64_MAX):
+                    return (Cell(names[0], value),), True
             return _once_each(_cell(name, value, f"primary_key[{index}]")
                               for index, (name, value) in enumerate(zip(names, key_values))), True
         by_name = {cell.name: cell for cell in data}
