@@ -44,7 +44,7 @@ text_values = st.one_of(st.text(), typed_looking_texts)
 def column_or_name(count: int) -> st.SearchStrategy[int | str]:
     """Half the time one of ``count`` columns, by its index, else any name: ``st.sampled_from(columns) | names``
     for every list of ``count`` columns (``names`` alone for none); :func:`named` tells the name."""
-    return st.integers(0, count - 1) | names if count else names
+    return st.sampled_from(range(count)) | names if count else names
 
 
 def named(columns: list[str], drawn: int | str) -> str:
