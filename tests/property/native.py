@@ -322,13 +322,15 @@ key_values = st.one_of(st.text(max_size=6), int64s, st.binary(max_size=6))
 ots_values = st.one_of(st.text(max_size=8), int64s, st.floats(), st.booleans(), st.binary(max_size=8), st.none())
 column_names = st.sampled_from(["col_a", "col_b", "name"]) | st.text(max_size=6).filter(
     lambda name: name not in ("id", "pk1", "pk2"))  # attribute columns never share a primary key name
+_record_kinds = st.sampled_from(["put", "update", "delete"])
+_update_ops = st.sampled_from(["U", "DO", "DA"])
 
 
 @st.composite
 def ots_records(draw: st.DrawFn, key_width: int, sequence_info: bool, index: int) -> list[tuple]:
     """The rows of one Tablestore record: PutRow (DR, then U rows), UpdateRow (U/DO/DA rows) or DeleteRow (DR)."""
     key = tuple(draw(key_values) for _ in range(key_width))
-    kind = draw(st.sampled_from(["put", "update", "delete"]))
+    kind = draw(_record_kinds)
     rows: list[tuple] = []
     if kind in ("put", "delete"):
         rows.append((*key, None, None, None, "DR"))
@@ -337,7 +339,7 @@ def ots_records(draw: st.DrawFn, key_width: int, sequence_info: bool, index: int
                  for _ in range(draw(st.integers(0, 4)))]
     elif kind == "update":
         for _ in range(draw(st.integers(1, 4))):
-            op = draw(st.sampled_from(["U", "DO", "DA"]))
+            op = draw(_update_ops)
             rows.append((*key, draw(column_names), None if op == "DA" else draw(int64s),
                          draw(ots_values) if op == "U" else None, op))
     if sequence_info:
@@ -348,9 +350,12 @@ def ots_records(draw: st.DrawFn, key_width: int, sequence_info: bool, index: int
 
 
 def ots_streams(key_width: int) -> st.SearchStrategy[list[tuple]]:
-    return st.booleans().flatmap(lambda sequence_info: st.integers(0, 4).flatmap(lambda count: st.tuples(
-        *(ots_records(key_width, sequence_info, index) for index in range(count))))).map(
-        lambda records: [row for record in records for row in record])
+    """Up to four records, with sequence info or without: each count's records built once, not in every draw."""
+    records = {(sequence_info, count): st.tuples(*(ots_records(key_width, sequence_info, index)
+                                                   for index in range(count)))
+               for sequence_info in (False, True) for count in range(5)}
+    return st.tuples(st.booleans(), st.integers(0, 4)).flatmap(records.__getitem__).map(
+        lambda drawn: [row for record in drawn for row in record])
 
 
 def ots_single_version_rows(width: int) -> st.SearchStrategy[list[tuple]]:
