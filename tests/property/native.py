@@ -42,7 +42,7 @@ text_values = st.one_of(st.text(), typed_looking_texts)
 
 @functools.cache
 def column_or_name(count: int) -> st.SearchStrategy[int | str]:
-    """Half the time one of ``count`` columns, by its index, else any name: ``st.sampled_from(columns) | names``
+    """One of ``count`` columns by its index, or any name, drawn as ``st.sampled_from(columns) | names`` draws them
     for every list of ``count`` columns (``names`` alone for none); :func:`named` tells the name."""
     return st.sampled_from(range(count)) | names if count else names
 
