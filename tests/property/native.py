@@ -7,6 +7,7 @@ The normal forms here are written from FORMATS.md, independently of the codecs: 
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -32,6 +33,33 @@ typed_looking_texts = st.one_of(
                                                                "-Infinity", "nan", "true", "false", "TRUE", "1.10",
                                                                "-0", "-0.0", "1E+5", " 1", "sNaN", ""]))
 text_values = st.one_of(st.text(), typed_looking_texts)
+
+
+# -- drawing what depends on an earlier draw ---------------------------------------------------------------------------
+# Hypothesis sets up every new strategy object on its first draw (validation, emptiness, labels), which costs more than
+# the draw itself: a composite that builds ``st.sampled_from(columns)`` or ``st.permutations(items)`` from what it drew
+# pays that on every example. These are built once per count instead, and draw the same choices.
+
+@functools.cache
+def column_or_name(count: int) -> st.SearchStrategy[int | str]:
+    """One of ``count`` columns by its index, or any name, drawn as ``st.sampled_from(columns) | names`` draws them
+    for every list of ``count`` columns (``names`` alone for none); :func:`named` tells the name."""
+    return st.sampled_from(range(count)) | names if count else names
+
+
+def named(columns: list[str], drawn: int | str) -> str:
+    """The name a draw of :func:`column_or_name` stands for."""
+    return columns[drawn] if isinstance(drawn, int) else drawn
+
+
+@functools.cache
+def _orders(count: int) -> st.SearchStrategy[list[int]]:
+    return st.permutations(range(count))
+
+
+def permuted(draw: st.DrawFn, items: list[Any]) -> list[Any]:
+    """``items`` in any order, drawn as ``st.permutations(items)`` draws it."""
+    return [items[index] for index in draw(_orders(len(items)))]
 
 
 # -- Lindorm ----------------------------------------------------------------------------------------------------------
@@ -168,18 +196,21 @@ SOURCE_SCHEMAS = {
         _source_field("xmin", "int64", True)],
 }
 _SOURCE_VALUES = {"string": st.text(max_size=8), "int64": int64s, "int32": st.integers(-(2**31), 2**31 - 1)}
+_source_instants = st.integers(-(2**62) // 1000, 2**62 // 1000)
+_source_versions = st.sampled_from(["2.7.0.Final", "1.9.7.Final", "3.0.1.Final"])
+_source_servers = st.sampled_from(["dbserver1", "inventory"])
+_source_snapshots = st.sampled_from(["true", "last", "false", "incremental", None])
 
 
 @st.composite
 def debezium_real_sources(draw: st.DrawFn, connector: str) -> dict[str, Any]:
     """A source block of Debezium's MySQL or PostgreSQL connector, its fields in Debezium's order: one instant in
     ts_ms, ts_us and ts_ns (ts_us sometimes null), names as Debezium writes them, and null in optional fields."""
-    instant = draw(st.integers(-(2**62) // 1000, 2**62 // 1000))
-    values: dict[str, Any] = {"version": draw(st.sampled_from(["2.7.0.Final", "1.9.7.Final", "3.0.1.Final"])),
-                              "connector": connector, "name": draw(st.sampled_from(["dbserver1", "inventory"])),
-                              "ts_ms": instant // 1000, "ts_us": instant if draw(st.integers(0, 4)) else None,
-                              "ts_ns": instant * 1000,
-                              "snapshot": draw(st.sampled_from(["true", "last", "false", "incremental", None]))}
+    instant = draw(_source_instants)
+    values: dict[str, Any] = {"version": draw(_source_versions), "connector": connector,
+                              "name": draw(_source_servers), "ts_ms": instant // 1000,
+                              "ts_us": instant if draw(st.integers(0, 4)) else None, "ts_ns": instant * 1000,
+                              "snapshot": draw(_source_snapshots)}
     source = {}
     before_2_6 = connector == "postgresql" and draw(st.booleans())  # PostgreSQL's source had no ts_us, ts_ns
     for field in SOURCE_SCHEMAS[connector]:
@@ -195,6 +226,7 @@ def debezium_real_sources(draw: st.DrawFn, connector: str) -> dict[str, Any]:
     return source
 
 
+REAL_SOURCES = {connector: debezium_real_sources(connector) for connector in SOURCE_SCHEMAS}
 debezium_sources = st.tuples(
     st.fixed_dictionaries({}, optional={
         "version": st.text(max_size=8), "connector": st.sampled_from(["mysql", "postgresql"]) | st.none(),
@@ -202,15 +234,24 @@ debezium_sources = st.tuples(
         "db": st.none() | st.text(max_size=6), "schema": st.none() | st.text(max_size=6), "table": st.text(max_size=8),
         "file": st.text(max_size=8), "pos": int64s, "lsn": int64s, "gtid": st.none() | st.text(max_size=8)}),
     st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})}) | st.sampled_from(
-    list(SOURCE_SCHEMAS)).flatmap(debezium_real_sources)
-debezium_documents = st.tuples(
+    list(SOURCE_SCHEMAS)).flatmap(REAL_SOURCES.__getitem__)
+_debezium_documents_in_order = st.tuples(
     st.fixed_dictionaries({"op": st.sampled_from(["c", "u", "d", "r", "t"])}, optional={
         "before": st.none() | debezium_rows, "after": st.none() | debezium_rows, "source": st.none() | debezium_sources,
         "transaction": st.none() | st.fixed_dictionaries(
             {"id": st.text(max_size=8), "total_order": int64s, "data_collection_order": int64s}),
         "extension": json_values}),
-    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})}).flatmap(
-    lambda document: st.just(document) | st.permutations(list(document.items())).map(dict))
+    st.none() | debezium_times()).map(lambda parts: {**parts[0], **(parts[1] or {})})
+
+
+@st.composite
+def _debezium_documents(draw: st.DrawFn) -> dict[str, Any]:
+    """A Debezium envelope, its fields in the order drawn or in any other."""
+    document = draw(_debezium_documents_in_order)
+    return dict(permuted(draw, list(document.items()))) if draw(st.booleans()) else document
+
+
+debezium_documents = _debezium_documents()
 
 
 # What Debezium sends beside the row changes, which the option skip_control skips: heartbeats, transactions' BEGIN
@@ -281,13 +322,15 @@ key_values = st.one_of(st.text(max_size=6), int64s, st.binary(max_size=6))
 ots_values = st.one_of(st.text(max_size=8), int64s, st.floats(), st.booleans(), st.binary(max_size=8), st.none())
 column_names = st.sampled_from(["col_a", "col_b", "name"]) | st.text(max_size=6).filter(
     lambda name: name not in ("id", "pk1", "pk2"))  # attribute columns never share a primary key name
+_record_kinds = st.sampled_from(["put", "update", "delete"])
+_update_ops = st.sampled_from(["U", "DO", "DA"])
 
 
 @st.composite
 def ots_records(draw: st.DrawFn, key_width: int, sequence_info: bool, index: int) -> list[tuple]:
     """The rows of one Tablestore record: PutRow (DR, then U rows), UpdateRow (U/DO/DA rows) or DeleteRow (DR)."""
     key = tuple(draw(key_values) for _ in range(key_width))
-    kind = draw(st.sampled_from(["put", "update", "delete"]))
+    kind = draw(_record_kinds)
     rows: list[tuple] = []
     if kind in ("put", "delete"):
         rows.append((*key, None, None, None, "DR"))
@@ -296,7 +339,7 @@ def ots_records(draw: st.DrawFn, key_width: int, sequence_info: bool, index: int
                  for _ in range(draw(st.integers(0, 4)))]
     elif kind == "update":
         for _ in range(draw(st.integers(1, 4))):
-            op = draw(st.sampled_from(["U", "DO", "DA"]))
+            op = draw(_update_ops)
             rows.append((*key, draw(column_names), None if op == "DA" else draw(int64s),
                          draw(ots_values) if op == "U" else None, op))
     if sequence_info:
@@ -307,9 +350,12 @@ def ots_records(draw: st.DrawFn, key_width: int, sequence_info: bool, index: int
 
 
 def ots_streams(key_width: int) -> st.SearchStrategy[list[tuple]]:
-    return st.booleans().flatmap(lambda sequence_info: st.integers(0, 4).flatmap(lambda count: st.tuples(
-        *(ots_records(key_width, sequence_info, index) for index in range(count))))).map(
-        lambda records: [row for record in records for row in record])
+    """Up to four records, with sequence info or without: each count's records built once, not in every draw."""
+    records = {(sequence_info, count): st.tuples(*(ots_records(key_width, sequence_info, index)
+                                                   for index in range(count)))
+               for sequence_info in (False, True) for count in range(5)}
+    return st.tuples(st.booleans(), st.integers(0, 4)).flatmap(records.__getitem__).map(
+        lambda drawn: [row for record in drawn for row in record])
 
 
 def ots_single_version_rows(width: int) -> st.SearchStrategy[list[tuple]]:

@@ -9,12 +9,23 @@ UPDATE_AFTER) among single messages; ``normal_form`` is what the codec must writ
 from __future__ import annotations
 
 import base64
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 from hypothesis import strategies as st
 
-from .native import debezium_documents, json_scalars, json_values, lindorm_documents, milliseconds, text_values
+from .native import (
+    debezium_documents,
+    json_scalars,
+    json_values,
+    lindorm_documents,
+    milliseconds,
+    named,
+    permuted,
+    text_values,
+)
 from .strategies import int64s, names
 
 encode_json = msgspec.json.encode
@@ -41,21 +52,44 @@ def _without_absent(document: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in document.items() if value is not ABSENT}
 
 
-@st.composite
-def rows(draw: st.DrawFn, columns: list[str], required: list[str] = ()) -> dict[str, Any]:
+def rows(draw: st.DrawFn, columns: list[str], required: Sequence[str] = ()) -> dict[str, Any]:
     """An image object: some of the columns (the required ones always), in any order."""
     chosen = [name for name in columns if name in required or draw(st.booleans())]
-    row = {name: draw(values) for name in draw(st.permutations(chosen))}
-    image = {"dataColumn": row}
+    row = {name: draw(values) for name in permuted(draw, chosen)}
+    image: dict[str, Any] = {"dataColumn": row}
     if draw(st.booleans()):
         image["extension"] = draw(json_scalars)  # not kept
     return image
 
 
-# The parts of a document that do not depend on its columns, built once rather than on every draw.
-_column_lists = st.lists(st.tuples(names, st.none() | st.sampled_from(TYPE_NAMES)), max_size=5,
+# The strategies a document draws from, built once rather than on every draw (native.column_or_name says why).
+# IMAGE stands for an image that rows() then draws over the document's columns; a drawn key column is an index
+# into the row's columns (0, 1, ..), or one into all columns counted from the end (-1, -2, ..), or any name.
+IMAGE = object()
+MAX_COLUMNS = 5
+_column_lists = st.lists(st.tuples(names, st.none() | st.sampled_from(TYPE_NAMES)), max_size=MAX_COLUMNS,
                          unique_by=lambda column: column[0])
-_ignored_images = _optional(st.none() | json_values)  # an image the decoder ignores, but for rows drawn below
+_ops = st.sampled_from(OPS)
+_after_images = _optional(st.none() | st.just(IMAGE))
+_ignored_images = _optional(st.none() | json_values) | st.just(IMAGE)  # the decoder ignores it, rows() or not
+
+
+@functools.cache
+def _key_columns(in_row: int, in_schema: int) -> st.SearchStrategy[list[int | str]]:
+    """Key columns of a message with ``in_row`` columns in its row, of ``in_schema`` in its schema."""
+    any_column = st.sampled_from(range(-in_schema, 0)) | names if in_schema else names
+    if in_row:
+        return st.lists(st.sampled_from(range(in_row)) | any_column, unique=True, max_size=3)
+    return st.lists(any_column, unique=True, max_size=3)
+
+
+_row_key_columns = {count: st.lists(st.sampled_from(range(count)), unique=True, max_size=2)
+                    for count in range(1, MAX_COLUMNS + 1)}
+_empty_keys = st.sampled_from([(), ABSENT, None])  # no key columns: [], left out, or null
+
+
+def _as_list(drawn: Any) -> Any:
+    return [] if drawn == () else drawn
 _sources = _optional(st.none() | st.fixed_dictionaries({}, optional={
     "dbType": st.none() | st.sampled_from(["MySQL", "Oracle", "PostgreSQL"]), "dbVersion": st.text(max_size=6),
     "dbName": st.none() | st.text(max_size=6), "schemaName": st.none() | st.text(max_size=6),
@@ -73,23 +107,26 @@ _versions = _optional(st.just("0.0.1"))
 def documents(draw: st.DrawFn, op: str | None = None) -> dict[str, Any]:
     columns = draw(_column_lists)
     column_names = [name for name, _ in columns]
-    op = op or draw(st.sampled_from(OPS))
+    op = op or draw(_ops)
     read = READ_IMAGE[op]
-    read_row = draw(rows(column_names))
+    read_row = rows(draw, column_names)
     # The key's columns are the row's; in every other message, any column may be among them, which the row may lack
     # (DataWorks leaves columns out of a row).
     row_columns = sorted(read_row["dataColumn"])
-    any_column = st.sampled_from(column_names) | names if column_names else names
     if draw(st.booleans()):
-        primary_key = draw(st.lists(st.sampled_from(row_columns) | any_column if row_columns else any_column,
-                                    unique=True, max_size=3))
+        drawn = draw(_key_columns(len(row_columns), len(column_names)))
+        # Two draws may name one column (by its place in the row and among all), which is one key column.
+        primary_key = list(dict.fromkeys(named(row_columns, column) if isinstance(column, int) and column >= 0
+                                         else named(column_names, column) for column in drawn))
     else:
-        primary_key = draw(st.lists(st.sampled_from(row_columns), unique=True, max_size=2) if row_columns
-                           else st.just([]))
+        primary_key = [row_columns[index] for index in draw(_row_key_columns[len(row_columns)])] if row_columns \
+            else []
     if op == "UPDATE_AFTER":
-        other = draw(_optional(st.none() | rows(column_names, primary_key)))
+        other = draw(_after_images)
+        other = rows(draw, column_names, primary_key) if other is IMAGE else other
     else:  # ignored by the decoder, whatever it is
-        other = draw(_ignored_images | rows(column_names))
+        other = draw(_ignored_images)
+        other = rows(draw, column_names) if other is IMAGE else other
     data_column = []
     for name, type_name in columns:
         entry: dict[str, Any] = {"name": name}
@@ -98,8 +135,7 @@ def documents(draw: st.DrawFn, op: str | None = None) -> dict[str, Any]:
         data_column.append(entry)
     source = draw(_sources)
     schema = _without_absent({"dataColumn": data_column,
-                              "primaryKey": draw(st.sampled_from([primary_key, ABSENT, None])
-                                                 if not primary_key else st.just(primary_key)),
+                              "primaryKey": primary_key or _as_list(draw(_empty_keys)),
                               "source": source, "extension": draw(_extensions)})
     timestamp = draw(_timestamps)
     payload = _without_absent({
@@ -110,13 +146,17 @@ def documents(draw: st.DrawFn, op: str | None = None) -> dict[str, Any]:
                             "extension": draw(_extensions)})
 
 
+_update_befores = documents("UPDATE_BEFORE")
+_documents = documents()
+
+
 @st.composite
 def update_pairs(draw: st.DrawFn) -> list[dict[str, Any]]:
     """An UPDATE_BEFORE and its UPDATE_AFTER: the same message but for the op and the images."""
-    update_before = draw(documents("UPDATE_BEFORE"))
+    update_before = draw(_update_befores)
     columns = [column["name"] for column in update_before["schema"]["dataColumn"]]
     payload = dict(update_before["payload"], op="UPDATE_AFTER",
-                   after=draw(rows(columns, update_before["schema"].get("primaryKey") or [])))
+                   after=rows(draw, columns, update_before["schema"].get("primaryKey") or []))
     if draw(st.booleans()):
         payload["before"] = None
     else:
@@ -124,7 +164,7 @@ def update_pairs(draw: st.DrawFn) -> list[dict[str, Any]]:
     return [update_before, {**update_before, "payload": payload}]
 
 
-messages = st.lists(st.one_of(documents().map(lambda document: [document]), update_pairs()), max_size=4).map(
+messages = st.lists(st.one_of(_documents.map(lambda document: [document]), update_pairs()), max_size=4).map(
     lambda units: [encode_json(document) for unit in units for document in unit])
 
 HEARTBEAT = "MHEARTBEAT"
@@ -136,12 +176,12 @@ def heartbeats(draw: st.DrawFn) -> dict[str, Any]:
     message whose op is MHEARTBEAT, with anything else a message holds, or with its op and time alone."""
     if draw(st.booleans()):
         return {"payload": _without_absent({"op": HEARTBEAT, "timestamp": draw(_timestamps)})}
-    document = draw(documents())
+    document = draw(_documents)
     return {**document, "payload": {**document["payload"], "op": HEARTBEAT}}
 
 
 messages_with_heartbeats = st.lists(
-    st.one_of(documents().map(lambda document: [document]), update_pairs(), heartbeats().map(lambda beat: [beat])),
+    st.one_of(_documents.map(lambda document: [document]), update_pairs(), heartbeats().map(lambda beat: [beat])),
     max_size=4).map(lambda units: [encode_json(document) for unit in units for document in unit])
 
 
@@ -286,7 +326,7 @@ garbage = st.lists(st.one_of(
     json_values.map(encode_json),
     st.one_of(lindorm_documents, debezium_documents).map(encode_json),
     messages.map(lambda batch: batch[0][: len(batch[0]) // 2] if batch else b"{"),
-    st.tuples(documents(), st.sampled_from(["op", "value", "undeclared", "time", "huge", "key"])).map(
+    st.tuples(_documents, st.sampled_from(["op", "value", "undeclared", "time", "huge", "key"])).map(
         lambda pair: encode_json(_broken(*pair))),
     st.sampled_from([b"[" * 5000, b'{"payload": {"op": "INSERT"}, "schema": []}', b'"\\ud800"', b'{"a": 1e400}'])),
     max_size=5)

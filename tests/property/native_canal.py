@@ -15,12 +15,14 @@ from hypothesis import strategies as st
 from cdcformats.codecs._kit.json_message import jackson_float
 
 from .native import (
+    column_or_name,
     decode_json,
     encode_json,
     finite_floats,
     garbage_for,
     json_values,
     milliseconds,
+    named,
     text_values,
     typed_looking_texts,
 )
@@ -44,63 +46,82 @@ java_spelt_numbers = st.one_of(
     .map(lambda value: format(value, "f")))
 values = st.one_of(typed_looking_texts, java_spelt_numbers, text_values, st.none(), st.booleans(), int64s,
                    finite_floats)
-column_lists = st.lists(names, max_size=5, unique=True)
+MAX_COLUMNS = 5
+column_lists = st.lists(names, max_size=MAX_COLUMNS, unique=True)
 extra_fields = st.dictionaries(st.sampled_from(["canalId", "traceId", "comment", "userId"]) | st.text(max_size=6),
                                json_values, max_size=2).map(
     lambda fields: {name: value for name, value in fields.items() if name not in CANAL_FIELDS})
 
+# What a document draws after its columns, built once for each count of columns (native.column_or_name says why). A
+# row, or a column type, is a tuple for every column, or a dict over any columns: a key that is an index names a
+# column.
+_type_names = st.sampled_from(MYSQL_TYPES)
+_row_lists = {count: st.lists(st.tuples(*(values,) * count) | st.dictionaries(names, values, max_size=4), max_size=3)
+              for count in range(MAX_COLUMNS + 1)}
+_old_rows = {count: st.dictionaries(column_or_name(count), values, max_size=4) for count in range(1, MAX_COLUMNS + 1)}
+_old_rows_of_no_columns = st.dictionaries(names, values, max_size=2)
+_null_or_empty: st.SearchStrategy[Any] = st.none() | st.builds(list)  # as null or as []
+_table_names = st.none() | st.text(max_size=8)
+_optional_fields = {count: st.fixed_dictionaries({}, optional={
+    "es": st.none() | milliseconds, "ts": st.none() | milliseconds, "id": st.none() | int64s,
+    "gtid": st.none() | st.text(max_size=12),
+    "mysqlType": st.none() | st.tuples(*(_type_names,) * count) | st.dictionaries(
+        column_or_name(count), st.none() | _type_names, max_size=6),
+    "sql": st.none() | st.just("") | st.text(max_size=20),
+    "sqlType": st.none() | st.dictionaries(names, st.integers(-7, 2005), max_size=4) | json_values,
+}) for count in range(MAX_COLUMNS + 1)}
+_key_names: dict[int, st.SearchStrategy[list[int | str] | None]] = {
+    count: st.none() | st.lists(column_or_name(count), min_size=1, max_size=3) | st.builds(list)
+    for count in range(MAX_COLUMNS + 1)}
+_type_names_of = {with_ddl: st.sampled_from([*ROW_TYPES, "TRUNCATE", *(NO_ROW_TYPES if with_ddl else ())])
+                  for with_ddl in (False, True)}
 
-def _rows(columns: list[str]) -> st.SearchStrategy[dict[str, Any]]:
-    """A row over ``columns`` (as Canal writes them), or now and then over any names."""
-    same_columns = st.tuples(*(values for _ in columns)).map(lambda row: dict(zip(columns, row)))
-    return same_columns | st.dictionaries(names, values, max_size=4)
 
-
-def _column_types(columns: list[str]) -> st.SearchStrategy[dict[str, Any]]:
-    """``mysqlType`` as Canal writes it: the type of every column."""
-    return st.tuples(*(st.sampled_from(MYSQL_TYPES) for _ in columns)).map(lambda types: dict(zip(columns, types)))
+def _by_name(columns: list[str], drawn: Any) -> dict[str, Any]:
+    """A row or the column types: a tuple holds one for every column, a dict's index keys name a column."""
+    if type(drawn) is tuple:
+        return dict(zip(columns, drawn))
+    return {named(columns, column): value for column, value in drawn.items()}
 
 
 @st.composite
 def documents(draw: st.DrawFn, with_ddl: bool = False) -> dict[str, Any]:
-    type_name = draw(st.sampled_from([*ROW_TYPES, "TRUNCATE", *(NO_ROW_TYPES if with_ddl else ())]))
+    """A message: its rows over the same columns (as Canal writes them), or now and then over any names; ``old``,
+    ``mysqlType`` and ``pkNames`` naming those columns, or any."""
+    type_name = draw(_type_names_of[with_ddl])
     columns = draw(column_lists)
-    column_names = st.sampled_from(columns) | names if columns else names
     document: dict[str, Any] = {}
     if type_name in ROW_TYPES:
-        rows = draw(st.lists(_rows(columns), max_size=3))
-        document["data"] = rows or draw(st.sampled_from([None, []]))
+        rows = [_by_name(columns, row) for row in draw(_row_lists[len(columns)])]
+        document["data"] = rows or draw(_null_or_empty)
         if type_name == "UPDATE":
-            document["old"] = [draw(st.dictionaries(st.sampled_from(sorted(row)) | names, values, max_size=4))
-                               if row else draw(st.dictionaries(names, values, max_size=2)) for row in rows]
+            document["old"] = [_by_name(sorted(row), draw(_old_rows[len(row)])) if row
+                               else draw(_old_rows_of_no_columns) for row in rows]
             if not rows:
-                document["old"] = draw(st.sampled_from([None, []]))
+                document["old"] = draw(_null_or_empty)
         elif draw(st.booleans()):
-            document["old"] = draw(st.sampled_from([None, []]))
+            document["old"] = draw(_null_or_empty)
         if draw(st.booleans()):
             document["isDdl"] = False
     else:
         document.update(data=None, old=None, isDdl=True)
     document["type"] = type_name
-    table = draw(st.none() | st.text(max_size=8))
+    table = draw(_table_names)
     document["table"] = table
-    document["database"] = None if table is None else draw(st.none() | st.text(max_size=8))
-    optional = draw(st.fixed_dictionaries({}, optional={
-        "es": st.none() | milliseconds, "ts": st.none() | milliseconds, "id": st.none() | int64s,
-        "gtid": st.none() | st.text(max_size=12),
-        "mysqlType": st.none() | _column_types(columns) | st.dictionaries(
-            column_names, st.none() | st.sampled_from(MYSQL_TYPES), max_size=6),
-        "sql": st.none() | st.just("") | st.text(max_size=20),
-        "sqlType": st.none() | st.dictionaries(names, st.integers(-7, 2005), max_size=4) | json_values,
-    }))
+    document["database"] = None if table is None else draw(_table_names)
+    optional = draw(_optional_fields[len(columns)])
+    if optional.get("mysqlType") is not None:
+        optional["mysqlType"] = _by_name(columns, optional["mysqlType"])
     document.update(optional)
-    document["pkNames"] = draw(st.none() | st.lists(column_names, min_size=1, max_size=3) | st.just([]))
+    key_names = draw(_key_names[len(columns)])
+    document["pkNames"] = None if key_names is None else [named(columns, name) for name in key_names]
     document.update(draw(extra_fields))
     return document
 
 
+_documents_with_ddl = documents(with_ddl=True)
 messages = st.lists(documents().map(encode_json), max_size=4)
-messages_with_ddl = st.lists(documents(with_ddl=True).map(encode_json), max_size=4)
+messages_with_ddl = st.lists(_documents_with_ddl.map(encode_json), max_size=4)
 
 
 def _text(value: Any) -> str | None:
@@ -158,11 +179,14 @@ def normal_form(messages: list[bytes], read_type: str = "INSERT") -> list[bytes]
 
 # -- garbage ----------------------------------------------------------------------------------------------------------
 
+_damaged_fields = st.sampled_from([*CANAL_FIELDS, "data.0", "old.0"])
+
+
 @st.composite
 def damaged_documents(draw: st.DrawFn) -> bytes:
     """A canal message with one field replaced by any JSON value."""
-    document = draw(documents(with_ddl=True))
-    field = draw(st.sampled_from([*CANAL_FIELDS, "data.0", "old.0"]))
+    document = draw(_documents_with_ddl)
+    field = draw(_damaged_fields)
     value = draw(json_values)
     if field.endswith(".0"):
         rows = document.get(field[:-2])

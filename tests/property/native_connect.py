@@ -67,12 +67,17 @@ CONNECT_TYPES: dict[str, tuple[str, str | None, st.SearchStrategy]] = {
 }
 SOURCE_TYPES = ["VARCHAR", "INT", "integer", "BIGINT", "TINYINT", "FLOAT", "DOUBLE", "DECIMAL(10,2)", "BOOLEAN",
                 "VARBINARY", "x", "", "int32", "float", "string", DATE]
+# The strategies the composites below draw from, built once rather than on every draw (native.column_or_name says
+# why): a schema's value is drawn by schema kind from strategies built once per kind.
+_connect_kinds = st.sampled_from(list(CONNECT_TYPES))
+_source_types = st.sampled_from(SOURCE_TYPES)
+_shapes = st.sampled_from(["primitive"] * 5 + ["array", "map", "struct"])
 
 
 @st.composite
 def primitive_schema(draw: st.DrawFn) -> dict[str, Any]:
     """The schema of a Connect primitive or logical type, without its field name."""
-    kind = draw(st.sampled_from(list(CONNECT_TYPES)))
+    kind = draw(_connect_kinds)
     primitive, logical, _ = CONNECT_TYPES[kind]
     schema: dict[str, Any] = {"type": primitive, "optional": draw(st.booleans())}
     parameters: dict[str, str] = {}
@@ -83,7 +88,7 @@ def primitive_schema(draw: st.DrawFn) -> dict[str, Any]:
     elif draw(st.integers(0, 5)) == 0:  # a schema name that is no Connect logical type: not kept
         schema["name"] = "io.debezium.time.Timestamp"
     if draw(st.booleans()):
-        parameters[SOURCE_TYPE] = draw(st.sampled_from(SOURCE_TYPES))
+        parameters[SOURCE_TYPE] = draw(_source_types)
     if draw(st.integers(0, 5)) == 0:
         parameters["__debezium.source.column.length"] = "10"
     if parameters:
@@ -93,63 +98,90 @@ def primitive_schema(draw: st.DrawFn) -> dict[str, Any]:
     return schema
 
 
+_primitive_schemas = primitive_schema()
+_member_schemas = st.lists(_primitive_schemas, max_size=3)
+
+
 @st.composite
 def column_schema(draw: st.DrawFn) -> dict[str, Any]:
     """A column's schema: mostly a primitive, else an array, a map with text keys or a struct of primitives (a
     Postgres array, a composite type, Debezium's geometry)."""
-    shape = draw(st.sampled_from(["primitive"] * 5 + ["array", "map", "struct"]))
+    shape = draw(_shapes)
     if shape == "primitive":
-        return draw(primitive_schema())
+        return draw(_primitive_schemas)
     optional = draw(st.booleans())
     if shape == "array":
-        return {"type": "array", "items": draw(primitive_schema()), "optional": optional}
+        return {"type": "array", "items": draw(_primitive_schemas), "optional": optional}
     if shape == "map":
-        return {"type": "map", "keys": {"type": "string", "optional": False}, "values": draw(primitive_schema()),
+        return {"type": "map", "keys": {"type": "string", "optional": False}, "values": draw(_primitive_schemas),
                 "optional": optional}
-    members = draw(st.lists(primitive_schema(), max_size=3))
+    members = draw(_member_schemas)
     return {"type": "struct", "fields": [{**member, "field": f"f{index}"} for index, member in enumerate(members)],
             "optional": optional}
 
 
-def values_of(schema: dict[str, Any]) -> st.SearchStrategy:
-    """JSON values a producer sends for a column of ``schema``: mostly of its type, sometimes null, and sometimes
-    any JSON value at all (a producer that breaks its own schema: "0" in an int32 column, a number in a Decimal)."""
-    if schema["type"] == "array":
-        typed = st.lists(values_of(schema["items"]), max_size=3)
-    elif schema["type"] == "map":
-        typed = st.dictionaries(names, values_of(schema["values"]), max_size=3)
-    elif schema["type"] == "struct":
-        typed = st.fixed_dictionaries({member["field"]: values_of(member) for member in schema["fields"]})
-    else:
-        kind = schema["name"] if schema.get("name") in CONNECT_TYPES else schema["type"]
-        typed = CONNECT_TYPES[kind][2]
+_column_schemas = column_schema()
+
+
+def _or_any(typed: st.SearchStrategy) -> st.SearchStrategy:
+    # (Hypothesis's one_of draws each distinct branch alike: typed, null and any JSON value a third of the time each.)
     return st.one_of(typed, typed, typed, st.none(), native.json_values)
+
+
+def _kind(schema: dict[str, Any]) -> str:
+    return schema["name"] if schema.get("name") in CONNECT_TYPES else schema["type"]
+
+
+TYPED = object()  # drawn where a struct's value is its members' values, drawn after it
+_primitive_values = {kind: _or_any(typed) for kind, (_, _, typed) in CONNECT_TYPES.items()}
+_array_values = {kind: _or_any(st.lists(_primitive_values[kind], max_size=3)) for kind in CONNECT_TYPES}
+_map_values = {kind: _or_any(st.dictionaries(names, _primitive_values[kind], max_size=3)) for kind in CONNECT_TYPES}
+_struct_values = _or_any(st.just(TYPED))
+
+
+def value_of(draw: st.DrawFn, schema: dict[str, Any]) -> Any:
+    """A JSON value a producer sends for a column of ``schema``: of its type, null, or any JSON value at all (a
+    producer that breaks its own schema: "0" in an int32 column, a number in a Decimal)."""
+    if schema["type"] == "array":
+        return draw(_array_values[_kind(schema["items"])])
+    if schema["type"] == "map":
+        return draw(_map_values[_kind(schema["values"])])
+    if schema["type"] == "struct":
+        value = draw(_struct_values)
+        return {member["field"]: value_of(draw, member) for member in schema["fields"]} if value is TYPED else value
+    return draw(_primitive_values[_kind(schema)])
 
 
 @st.composite
 def fields(draw: st.DrawFn) -> tuple[dict[str, Any], Any, bool]:
     """A field schema, its JSON value, and whether the payload writes it (a field left out reads as null)."""
-    schema = {**draw(column_schema()), "field": draw(names)}
-    return schema, draw(values_of(schema)), draw(st.integers(0, 5)) > 0
+    schema = {**draw(_column_schemas), "field": draw(names)}
+    return schema, value_of(draw, schema), draw(st.integers(0, 5)) > 0
+
+
+_fields = fields()
+_field_lists = {count: st.lists(_fields, max_size=count, unique_by=lambda field: field[0]["field"]) for count in (4, 5)}
+_record_schema_names = st.sampled_from(["pg.public.types.Key", "pg.public.types.Value"]) | st.text(max_size=10)
+_undeclared_fields = st.dictionaries(names, native.json_values, max_size=2)
 
 
 @st.composite
-def struct_records(draw: st.DrawFn, max_fields: int = 5) -> bytes:
-    drawn = draw(st.lists(fields(), max_size=max_fields, unique_by=lambda field: field[0]["field"]))
+def struct_records(draw: st.DrawFn) -> bytes:
+    drawn = draw(_field_lists[5])
     # The struct's own schema: Debezium names its key and row structs after the topic and marks the row optional.
     schema: dict[str, Any] = {"type": "struct", "fields": [field for field, _, _ in drawn],
                               "optional": draw(st.booleans())}
     if draw(st.booleans()):
-        schema["name"] = draw(st.sampled_from(["pg.public.types.Key", "pg.public.types.Value"]) | st.text(max_size=10))
+        schema["name"] = draw(_record_schema_names)
     if draw(st.integers(0, 3)) == 0:
         schema["version"] = draw(st.integers(1, 3))
     if draw(st.integers(0, 5)) == 0:
         schema["doc"] = draw(st.text(max_size=6))
     payload = {field["field"]: value for field, value, written in drawn if written}
     # A field the schema does not declare, as a producer that breaks its own schema sends it.
-    undeclared = draw(st.dictionaries(names, native.json_values, max_size=2))
+    undeclared = draw(_undeclared_fields)
     payload.update((name, value) for name, value in undeclared.items() if name not in payload)
-    payload = dict(draw(st.permutations(list(payload.items()))))
+    payload = dict(native.permuted(draw, list(payload.items())))
     return msgspec.json.encode({"schema": schema, "payload": payload})
 
 
@@ -397,6 +429,11 @@ def _struct(fields: list[dict[str, Any]], optional: bool, name: str | None, fiel
     return {**schema, "field": field}
 
 
+_wrapped_struct_names = {
+    is_row: st.sampled_from(["dbserver1.inventory.products." + ("Value" if is_row else "Envelope")])
+    | st.text(max_size=6) for is_row in (False, True)}
+
+
 @st.composite
 def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     """A Debezium envelope in the schema wrapper: one row schema of typed columns (int8 .. int64, float, Decimals
@@ -404,7 +441,7 @@ def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     ``after``, each row holding every column (values of its type, or sometimes any JSON value);
     the envelope and row structs optional or not, named or not, versioned or not."""
     document = draw(native.debezium_documents)
-    columns = [field for field, _, _ in draw(st.lists(fields(), max_size=4, unique_by=lambda f: f[0]["field"]))]
+    columns = [field for field, _, _ in draw(_field_lists[4])]
     for field in columns:
         if field.get("name") == DECIMAL and draw(st.booleans()):
             field["parameters"]["connect.decimal.precision"] = str(draw(st.integers(1, 40)))
@@ -412,15 +449,13 @@ def debezium_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     def row() -> dict[str, Any] | None:
         if draw(st.integers(0, 3)) == 0:
             return None
-        return {field["field"]: draw(values_of(field)) for field in columns}
+        return {field["field"]: value_of(draw, field) for field in columns}
 
     def header(field: str | None) -> dict[str, Any]:
         struct: dict[str, Any] = {"type": "struct", "fields": columns if field else [],
                                   "optional": draw(st.booleans()) if field else False}
         if draw(st.booleans()):
-            struct["name"] = draw(st.sampled_from(["dbserver1.inventory.products." + ("Value" if field else
-                                                                                         "Envelope")])
-                                  | st.text(max_size=6))
+            struct["name"] = draw(_wrapped_struct_names[bool(field)])
         if draw(st.integers(0, 3)) == 0:
             struct["version"] = draw(st.integers(1, 3))
         if field:
@@ -440,8 +475,7 @@ VARIABLE_SCALE_DECIMAL = {"type": "struct", "fields": [{"type": "int32", "option
                           "doc": "Variable scaled decimal"}
 
 
-@st.composite
-def typed_values(draw: st.DrawFn, field: dict[str, Any]) -> Any:
+def typed_value(draw: st.DrawFn, field: dict[str, Any]) -> Any:
     """A JSON value of a primitive column's type, or of Debezium's variable-scale decimal: null only where the
     column is optional."""
     if field["optional"] and draw(st.booleans()):
@@ -452,6 +486,13 @@ def typed_values(draw: st.DrawFn, field: dict[str, Any]) -> Any:
     return draw(CONNECT_TYPES[kind][2])
 
 
+_connectors = st.sampled_from(list(native.SOURCE_SCHEMAS))
+_ops = st.sampled_from(["c", "u", "d", "r", "t"])
+_transactions = st.none() | st.fixed_dictionaries({
+    "id": st.text(max_size=12), "total_order": int64s, "data_collection_order": int64s})
+_blocks = st.sampled_from([{"name": "event.block", "version": 1}, {}])  # Flink's tests name none
+
+
 @st.composite
 def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     """A change event as Debezium's MySQL or PostgreSQL connector writes it through JsonConverter with schemas: its
@@ -459,8 +500,8 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
     holding null, an optional Decimal with its scale) for ``before`` and ``after`` (a TRUNCATE has the schema but no
     rows); the envelope's fields sometimes in another order than the codec generates, and the payload's sometimes in
     another order than its schema's."""
-    connector = draw(st.sampled_from(list(native.SOURCE_SCHEMAS)))
-    source = draw(native.debezium_real_sources(connector))
+    connector = draw(_connectors)
+    source = draw(native.REAL_SOURCES[connector])
     columns = [{"type": "int32", "optional": False, "field": "id"}, {"type": "string", "optional": True,
                                                                       "field": "email"},
                {"type": "bytes", "optional": True, "name": DECIMAL, "version": 1, "parameters": {"scale": "2"},
@@ -472,12 +513,11 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
                         "default": "00000000-0000-0000-0000-000000000000", "field": "uuid"})
     if draw(st.booleans()):  # a PostgreSQL numeric without precision: Debezium's variable-scale decimal struct
         columns.append({**VARIABLE_SCALE_DECIMAL, "field": "amount"})
-    columns += [{**schema, "field": f"c{index}"} for index, schema in enumerate(
-        draw(st.lists(primitive_schema(), max_size=3)))]
-    code = draw(st.sampled_from(["c", "u", "d", "r", "t"]))
+    columns += [{**schema, "field": f"c{index}"} for index, schema in enumerate(draw(_member_schemas))]
+    code = draw(_ops)
 
     def row() -> dict[str, Any]:
-        return {column["field"]: draw(typed_values(column)) for column in columns}
+        return {column["field"]: typed_value(draw, column) for column in columns}
 
     table = source["schema"] if connector == "postgresql" else source["db"]
     prefix = f"{source['name']}.{table}.{source['table']}."
@@ -496,15 +536,14 @@ def debezium_real_wrapped(draw: st.DrawFn) -> dict[str, Any]:
         payload["ts_us"], payload["ts_ns"] = instant, instant * 1000
         fields += [{"type": "int64", "optional": True, "field": "ts_us"},
                    {"type": "int64", "optional": True, "field": "ts_ns"}]
-    payload["transaction"] = draw(st.none() | st.fixed_dictionaries({
-        "id": st.text(max_size=12), "total_order": int64s, "data_collection_order": int64s}))
-    block = draw(st.sampled_from([{"name": "event.block", "version": 1}, {}]))  # Flink's tests name none
+    payload["transaction"] = draw(_transactions)
+    block = draw(_blocks)
     fields.append({"type": "struct", "fields": TRANSACTION_BLOCK, "optional": True, **block, "field": "transaction"})
     if draw(st.booleans()):
-        fields = draw(st.permutations(fields))
+        fields = native.permuted(draw, fields)
     payload = {field["field"]: payload[field["field"]] for field in fields}  # JsonConverter's order: the schema's
     if draw(st.integers(0, 3)) == 0:
-        payload = dict(draw(st.permutations(list(payload.items()))))
+        payload = dict(native.permuted(draw, list(payload.items())))
     envelope = {"type": "struct", "fields": fields, "optional": False, "name": prefix + "Envelope"}
     if draw(st.booleans()):
         envelope["version"] = 1

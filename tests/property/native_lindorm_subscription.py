@@ -76,17 +76,22 @@ def _column_schema(name: str, kind: str, scale: int) -> dict[str, Any]:
     return {"type": kind, "optional": True, "field": name}
 
 
+# What wrapped_messages draws, built once rather than on every draw (native.column_or_name says why).
+_columns = st.dictionaries(names, st.tuples(st.sampled_from(sorted(COLUMN_VALUES)), scales), max_size=5)
+_cells = {kind: st.none() | values for kind, values in COLUMN_VALUES.items()}
+_envelopes_without_images = envelopes(st.just(None))
+
+
 @st.composite
 def wrapped_messages(draw: st.DrawFn) -> dict[str, Any]:
-    columns = draw(st.dictionaries(names, st.tuples(st.sampled_from(sorted(COLUMN_VALUES)), scales), max_size=5))
+    columns = draw(_columns)
 
     def image() -> dict[str, Any] | None:
         if draw(st.booleans()):
             return None
-        return {name: draw(st.none() | COLUMN_VALUES[kind]) for name, (kind, _) in columns.items()
-                if draw(st.booleans())}
+        return {name: draw(_cells[kind]) for name, (kind, _) in columns.items() if draw(st.booleans())}
 
-    envelope = draw(envelopes(st.just(None)))
+    envelope = draw(_envelopes_without_images)
     envelope["before"], envelope["after"] = image(), image()
     struct = [_column_schema(name, kind, scale) for name, (kind, scale) in columns.items()]
     schema = {"type": "struct", "optional": False, "fields": [

@@ -27,11 +27,12 @@ ROW_TYPES = ["insert", "update", "delete", "bootstrap-insert"]
 POSITION_FIELDS = ["xid", "xoffset", "commit", "position", "gtid", "server_id", "thread_id"]
 READ_FIELDS = ["database", "table", "type", "ts", *POSITION_FIELDS, "primary_key_columns", "data", "old"]
 
+MAX_COLUMNS = 5
 scalars = st.one_of(st.none(), st.booleans(), int64s, native.finite_floats, st.text(max_size=8),
                     native.typed_looking_texts)
 # SET columns come as arrays, JSON columns as any JSON.
 column_values = st.one_of(scalars, scalars, native.json_values)
-columns = st.dictionaries(names, column_values, max_size=5)
+columns = st.dictionaries(names, column_values, max_size=MAX_COLUMNS)
 seconds = st.integers(-(2**63 // 1_000_000), INT64_MAX // 1_000_000)
 position_fields = st.fixed_dictionaries({}, optional={
     "xid": int64s, "xoffset": int64s, "commit": st.booleans(),
@@ -41,6 +42,15 @@ position_fields = st.fixed_dictionaries({}, optional={
 other_fields = st.fixed_dictionaries({}, optional={
     "query": st.text(max_size=12), "schema_id": int64s, "push_timestamp": native.finite_floats,
     "serverId": int64s, "extension": native.json_values})
+# What a document draws, built once rather than on every draw (native.column_or_name says why); what depends on the
+# row's columns once for each count of them, drawing indices into the sorted columns.
+_databases = st.none() | st.text(max_size=6)
+_row_types = st.sampled_from(ROW_TYPES)
+_times = st.none() | seconds
+_key_names = {count: st.lists(native.column_or_name(count), max_size=3) for count in range(1, MAX_COLUMNS + 1)}
+_key_names_of_no_columns = st.lists(names, max_size=2)
+_changed = {count: st.lists(st.sampled_from(range(count)), unique=True) for count in range(1, MAX_COLUMNS + 1)}
+_other_columns = st.dictionaries(names, column_values, max_size=2)
 
 
 @st.composite
@@ -49,17 +59,18 @@ def documents(draw: st.DrawFn, key_columns: tuple[str, ...] = ()) -> dict[str, A
     document: dict[str, Any] = {}
     if draw(st.integers(0, 5)):  # a table, sometimes written without its database
         if draw(st.booleans()):
-            document["database"] = draw(st.none() | st.text(max_size=6))
+            document["database"] = draw(_databases)
         document["table"] = draw(st.text(max_size=8))
-    row_type = draw(st.sampled_from(ROW_TYPES))
+    row_type = draw(_row_types)
     document["type"] = row_type
     if draw(st.booleans()):
-        document["ts"] = draw(st.none() | seconds)
+        document["ts"] = draw(_times)
     document.update(draw(position_fields))
     document.update(draw(other_fields))
     data = draw(columns)
-    key_names = draw(st.lists(st.sampled_from(sorted(data)) | names, max_size=3) if data else
-                     st.lists(names, max_size=2))
+    sorted_columns = sorted(data)
+    key_names = [native.named(sorted_columns, name) for name in draw(_key_names[len(data)])] if data else \
+        draw(_key_names_of_no_columns)
     named = key_names if draw(st.booleans()) else None  # output_primary_key_columns
     if draw(st.booleans()):  # output_primary_keys: one value per key column, which the consumer may know
         value_names = named or list(key_columns)
@@ -72,9 +83,9 @@ def documents(draw: st.DrawFn, key_columns: tuple[str, ...] = ()) -> dict[str, A
         document["primary_key_columns"] = named
     document["data"] = data
     if row_type == "update" and draw(st.integers(0, 3)):
-        changed = draw(st.lists(st.sampled_from(sorted(data)), unique=True)) if data else []
+        changed = [sorted_columns[index] for index in draw(_changed[len(data)])] if data else []
         old = {name: draw(column_values) for name in changed}
-        old.update(draw(st.dictionaries(names, column_values, max_size=2)))  # columns data does not show
+        old.update(draw(_other_columns))  # columns data does not show
         document["old"] = old
     return document
 
@@ -82,13 +93,15 @@ def documents(draw: st.DrawFn, key_columns: tuple[str, ...] = ()) -> dict[str, A
 # Maxwell's messages that change no row: a bootstrap's markers, and the schema changes that output_ddl adds.
 BOOTSTRAP_MARKERS = ["bootstrap-start", "bootstrap-complete"]
 DDL_TYPES = [f"{kind}-{change}" for kind in ("database", "table") for change in ("create", "alter", "drop")]
+_control_types = st.sampled_from([*BOOTSTRAP_MARKERS, *DDL_TYPES])
+_definitions = st.fixed_dictionaries({}, optional={"def": native.json_values, "old": native.json_values})
 
 
 @st.composite
 def control_documents(draw: st.DrawFn) -> dict[str, Any]:
     """A bootstrap marker, as Maxwell writes it around the bootstrap-insert rows (an empty ``data``), or a schema
     change of output_ddl (the statement, and the table's definition before and after)."""
-    row_type = draw(st.sampled_from([*BOOTSTRAP_MARKERS, *DDL_TYPES]))
+    row_type = draw(_control_types)
     document: dict[str, Any] = {"type": row_type, "database": draw(st.text(max_size=6))}
     if row_type.startswith("table-") or row_type in BOOTSTRAP_MARKERS:
         document["table"] = draw(st.text(max_size=8))
@@ -98,8 +111,7 @@ def control_documents(draw: st.DrawFn) -> dict[str, Any]:
     else:
         document.update(draw(position_fields))
         document["sql"] = draw(st.text(max_size=20))
-        document.update(draw(st.fixed_dictionaries({}, optional={"def": native.json_values,
-                                                                 "old": native.json_values})))
+        document.update(draw(_definitions))
     return document
 
 
@@ -179,22 +191,27 @@ def same(left: list[bytes], right: list[bytes]) -> bool:
 
 # -- garbage ----------------------------------------------------------------------------------------------------------
 
+_documents = documents()
+_broken_fields = st.sampled_from([*READ_FIELDS, "primary_key"])
+_broken_values = native.json_values | st.sampled_from(["table-create", "bootstrap-start", 2**64])
+
+
 @st.composite
 def broken_documents(draw: st.DrawFn) -> bytes:
     """A row message with one field replaced by any JSON value, or removed."""
-    document = draw(documents())
-    field = draw(st.sampled_from([*READ_FIELDS, "primary_key"]))
+    document = draw(_documents)
+    field = draw(_broken_fields)
     if draw(st.booleans()):
         document.pop(field, None)
     else:
-        document[field] = draw(native.json_values | st.sampled_from(["table-create", "bootstrap-start", 2**64]))
+        document[field] = draw(_broken_values)
     return encode_json(document)
 
 
 garbage = st.lists(st.one_of(
     st.binary(max_size=64), broken_documents(), native.json_values.map(encode_json),
     native.debezium_documents.map(encode_json), native.lindorm_documents.map(encode_json),
-    documents().map(encode_json).map(lambda message: message[: len(message) // 2]),
+    _documents.map(encode_json).map(lambda message: message[: len(message) // 2]),
     st.sampled_from([b"[" * 5000, b'{"type": "insert", "data": ' + b"[" * 5000, b'"\\ud800"', b'{"ts": 1e400}',
                      b'{"type": "insert", "ts": 1' + b"0" * 30 + b', "data": {}}',
                      b'{"type": "insert", "data": {"id": 1' + b"0" * 30 + b"}}"])), max_size=5)

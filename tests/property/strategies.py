@@ -7,6 +7,7 @@ belongs in its ``carries`` (and so in ``cf.loss``).
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 
 from hypothesis import strategies as st
@@ -71,9 +72,12 @@ def values(carries: frozenset[str] = ALL_FEATURES) -> st.SearchStrategy:
     return scalars | nested_values(carries) if "value.nested" in carries else scalars
 
 
-def _typed_values(type_name: str | None, carries: frozenset[str]) -> st.SearchStrategy:
-    """Values that a text format writes and types back by ``type_name``: its kind, or text (and nested values) for
-    untyped columns."""
+# Built once for each type name, not in every draw of a cell: a new strategy is set up by Hypothesis on its first draw,
+# which costs more than the draw.
+@functools.cache
+def _name_and_typed_values(type_name: str | None, carries: frozenset[str]) -> st.SearchStrategy:
+    """A type name, and values that a text format writes and types back by it: its kind, or text (and nested values)
+    for untyped columns."""
     kind = typed_text.kind_of(type_name)
     options = ["value.null"] + (["value.str"] if kind is None else [_KIND_FEATURE[kind]])
     strategies = [_VALUE_STRATEGIES[feature] for feature in options if feature in carries]
@@ -81,7 +85,7 @@ def _typed_values(type_name: str | None, carries: frozenset[str]) -> st.SearchSt
         strategies.append(nonfinite_floats)
     if kind is None and "value.nested" in carries:
         strategies.append(nested_values(carries))
-    return st.one_of(*strategies) if strategies else st.nothing()
+    return st.tuples(st.just(type_name), st.one_of(*strategies) if strategies else st.nothing())
 
 
 # With MySQL's attributes as Canal's table-meta history and MySQL's DESC write them, PostgreSQL's names of two words
@@ -98,7 +102,7 @@ def cells(carries: frozenset[str] = ALL_FEATURES, kinds: frozenset[CellKind] | N
     if "value.off_type" in carries:
         typed = st.tuples(type_names, values(carries))
     else:  # the format types values by their type name: draw the name, then a value it reads back as such
-        typed = type_names.flatmap(lambda name: st.tuples(st.just(name), _typed_values(name, carries)))
+        typed = type_names.flatmap(lambda name: _name_and_typed_values(name, carries))
     return st.builds(
         lambda name, type_and_value, version, kind: Cell(name, type_and_value[1], type_and_value[0], version, kind),
         names, typed, st.none() | int64s if "cell.version" in carries else st.none(), st.sampled_from(allowed))
