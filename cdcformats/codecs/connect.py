@@ -58,7 +58,6 @@ the event has no key cells. JSON is spelt as JsonConverter's Jackson writes it (
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import msgspec
@@ -68,7 +67,7 @@ from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Value, same_entries
+from ..model import Cell, ChangeEvent, Image, Op, Source, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
     AS_IS_TYPES,
@@ -88,7 +87,6 @@ NAME = "connect-json"
 SCHEMA_ATTRIBUTE = "connect-json.schema."
 _PARTS = ("key", "value")  # in the order their schemas are kept and read back
 _UNNAMED_STRUCT: dict[str, Any] = {"type": "struct", "fields": [], "optional": False}
-# The values that JSON holds as they are: written without a call.
 _MAX_SCHEMA_TEXTS = 1024
 _NULL = msgspec.Raw(b"null")
 
@@ -102,7 +100,7 @@ class _WithSchema(msgspec.Struct, forbid_unknown_fields=True):
 
 _read_with_schema = msgspec.json.Decoder(_WithSchema).decode
 _NO_SOURCE = Source()  # a record says nothing of its source: one for every event
-_OP_UPSERT, _OP_DELETE, _PUT = Op.UPSERT, Op.DELETE, CellKind.PUT  # read once: a member's lookup runs Python code
+_OP_UPSERT, _OP_DELETE = Op.UPSERT, Op.DELETE  # read once: a member's lookup runs Python code
 
 
 def _optional_name(value: Any) -> str | None:
@@ -254,26 +252,13 @@ class ConnectJsonCodec(KafkaRecordCodec):
     def _whole_struct(self, cells: Image, part: str) -> bytes | None:
         """The key or the value of ``cells`` (as ``_write`` writes it) where they are untyped puts of JSON scalars,
         each column once, which a struct writes and reads back as they are; None for any other cells."""
-        payload: dict[str, Any] = {}
-        layout = []
-        for cell in cells:
-            value = cell.value
-            kind = type(value)
-            if cell.kind is not _PUT or cell.version is not None or cell.type is not None:
-                return None
-            if type(value) is float:  # not kind: mypy narrows value on this form
-                if not math.isfinite(value):
-                    return None
-                payload[cell.name] = with_jackson_floats(value)
-            elif kind in AS_IS_TYPES:
-                payload[cell.name] = value
-            else:
-                return None
-            layout.append((cell.name, kind))
-        if len(payload) != len(cells):
-            return None
         if not self.schemas:
-            return encode_as_jackson(payload)
+            payload = connect_schema.whole_fields(cells)
+            return None if payload is None else encode_as_jackson(payload)
+        layout: list[tuple[str, type]] = []
+        payload = connect_schema.whole_fields(cells, layout)
+        if payload is None:
+            return None
         return encode_as_jackson({"schema": self._laid_out_schema(cells, part, tuple(layout)), "payload": payload})
 
     def _schema(self, cells: Image, part: str, kept: Value) -> Any:

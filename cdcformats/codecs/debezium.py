@@ -132,7 +132,6 @@ from ._kit.debezium_envelope import (
     position_as_written,
     position_whole,
     read_source,
-    whole_jackson_fields,
     with_op_code,
     write_time,
 )
@@ -600,8 +599,8 @@ def _default_envelope(event: ChangeEvent, whole: bool = False) -> dict[str, Any]
     them."""
     before, after = event.before, event.after
     if whole:
-        before_fields = None if before is None else whole_jackson_fields(before)
-        after_fields = None if after is None else whole_jackson_fields(after)
+        before_fields = None if before is None else connect_schema.whole_fields(before)
+        after_fields = None if after is None else connect_schema.whole_fields(after)
         if before_fields is None and before is not None or after_fields is None and after is not None:
             return None
     else:

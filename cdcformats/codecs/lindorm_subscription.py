@@ -250,7 +250,6 @@ def _reserved(table: Table | None) -> frozenset[str]:
     return _RESERVED_WITHOUT_TABLE if table is None else _RESERVED
 
 
-# The values that JSON holds as they are: written without a call.
 # The wrapper's schema of each layout met (``_schema_layout``), as its JSON text: a stream repeats a few.
 _SCHEMA_TEXTS: dict[tuple[Any, ...], msgspec.Raw] = {}
 _MAX_SCHEMA_TEXTS = 1024

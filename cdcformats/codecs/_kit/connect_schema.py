@@ -71,7 +71,7 @@ from ...model import (
     is_nested,
     same_value,
 )
-from .json_message import AS_IS_TYPES, encode, json_type, value_of
+from .json_message import AS_IS_TYPES, encode, json_type, value_of, with_jackson_floats
 
 # What a Connect schema lets a format carry beyond the JSON values: a format with a schema wrapper carries these only
 # when it writes the wrapper.
@@ -147,6 +147,29 @@ def written_whole(image: Image, typed: bool) -> bool:
         if cell_type is not None and (not typed or cell_type.startswith("{")):
             return False
     return len(image) < 2 or len({cell.name for cell in image}) == len(image)
+
+
+def whole_fields(image: Image, layout: list[tuple[str, type]] | None = None) -> dict[str, Any] | None:
+    """An image that a struct without a type writes as it is (``written_whole``, untyped) as its JSON object, spelt
+    as Jackson writes it, built in the walk that checks it; None for any other image. With ``layout``, each cell's
+    name and kind of value is added to it (``plain_layout``'s, for a schema made once per layout)."""
+    fields: dict[str, Any] = {}
+    for cell in image:
+        value = cell.value
+        kind = type(value)
+        if cell.kind is not _PUT or cell.version is not None or cell.type is not None:
+            return None
+        if type(value) is float:  # not kind: mypy narrows value on this form
+            if not math.isfinite(value):
+                return None
+            fields[cell.name] = with_jackson_floats(value)
+        elif kind in AS_IS_TYPES:
+            fields[cell.name] = value
+        else:
+            return None
+        if layout is not None:
+            layout.append((cell.name, kind))
+    return fields if len(fields) == len(image) else None
 
 
 def carries_decimal(value: Decimal) -> bool:

@@ -7,7 +7,6 @@ Errors raised here are debezium-json's; a format that reads the envelope as its 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import msgspec
@@ -17,11 +16,9 @@ from ...core import time_units, typed_text
 from ...core.typed_text import json_form
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
-from ...model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ...model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
 from .json_message import AS_IS_TYPES, encode, json_type, value_of, with_jackson_floats
-
-_PUT = CellKind.PUT  # read once: reading a member off its class runs Python code, per cell
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
@@ -200,23 +197,6 @@ def jackson_fields(cells: Image | None) -> dict[str, Any] | None:
     if cells is None:
         return None
     return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else jackson_json(value) for cell in cells}
-
-
-def whole_jackson_fields(cells: Image) -> dict[str, Any] | None:
-    """An image that the envelope without a schema writes as it is (``connect_schema.written_whole``, untyped) as
-    its JSON object (``jackson_fields``), built in the walk that checks it; None for any other image."""
-    fields: dict[str, Any] = {}
-    for cell in cells:
-        value = cell.value
-        if cell.kind is not _PUT or cell.version is not None or cell.type is not None:
-            return None
-        if type(value) in AS_IS_TYPES:
-            fields[cell.name] = value
-        elif type(value) is float and math.isfinite(value):
-            fields[cell.name] = jackson_json(value)
-        else:
-            return None
-    return fields if len(fields) == len(cells) else None
 
 
 def jackson_json(value: Value) -> Any:
