@@ -112,7 +112,7 @@ from ._kit.json_message import (
     raw,
 )
 from ._kit.keys import KEY_COLUMNS, KeyColumns, key_cells_outside
-from ._kit.plain_rows import columns_in_row, plain_cells, plain_objects
+from ._kit.plain_rows import columns_in_row, plain_object, plain_objects
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
@@ -315,7 +315,7 @@ class MaxwellJsonCodec(Codec):
         if objects is None:
             return None
         if key:
-            if not plain_cells(key, AS_IS_TYPES) or not columns_in_row(key, objects.row):
+            if plain_object(key, AS_IS_TYPES) is None or not columns_in_row(key, objects.row):
                 return None
         elif self.key_columns.for_table(table):
             return None

@@ -283,9 +283,7 @@ class OtsCodec(Codec):
             op_type = "U" if kind is _PUT else "DO" if kind is _DELETE_VERSION else "DA"
             rows.append((*key, cell.name, cell.version, cell.value, op_type))
         sequence = _sequence_prefix(event.source) if event.source.position else None
-        if sequence is not None:
-            rows = [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
-        return rows
+        return rows if sequence is None else _sequenced(rows, sequence)
 
     # -- what other formats' events lose ----------------------------------------------------------------------------
 
@@ -336,10 +334,7 @@ class OtsCodec(Codec):
             else:
                 op_type = "DA"
             rows.append((*key_values, cell.name, version, value, op_type))
-        if source.position:
-            sequence = _sequence_text(source)
-            return [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
-        return rows
+        return _sequenced(rows, _sequence_text(source)) if source.position else rows
 
     def keyed(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` with its key as Tablestore writes it: the value of each primary_key column, by name from the
@@ -631,6 +626,11 @@ def _sequence_prefix(source: Source) -> str | None:
     if layout != POSITION_LAYOUT or source.commit_time_us is None:
         return None
     return _sequence_text(source)
+
+
+def _sequenced(rows: list[tuple], sequence: str) -> list[tuple]:
+    """A record's rows, each with its sequence info: the record's, and the row's colIdx."""
+    return [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
 
 
 def _sequence_text(source: Source) -> str:

@@ -29,7 +29,7 @@ def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone:
     built in the walk that checks them: a DELETE's before image alone, the after image alone of an op of
     ``after_alone`` (an INSERT), an UPDATE's after image with a before image of the same columns in the same order
     (a column the update left as it was is most often the same cell in both images: told by identity), each image
-    ``plain_cells``; None for any other event."""
+    ``plain_object``; None for any other event."""
     op, before, after = event.op, event.before, event.after
     if op is _UPDATE:
         if before is None or after is None or len(before) != len(after):
@@ -64,8 +64,8 @@ def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone:
 
 
 def plain_object(image: Image, value_types: frozenset[type]) -> dict[str, Any] | None:
-    """An image that is ``plain_cells`` as its JSON object (column name -> value), built in the walk that checks it;
-    None for any other image."""
+    """An image whose every cell puts a value of ``value_types`` with no type and no version, each column once, as
+    its JSON object (column name -> value), built in the walk that checks it; None for any other image."""
     written: dict[str, Any] = {}
     for cell in image:
         value = cell.value
@@ -73,18 +73,6 @@ def plain_object(image: Image, value_types: frozenset[type]) -> dict[str, Any] |
             return None
         written[cell.name] = value
     return written if len(written) == len(image) else None
-
-
-def plain_cells(image: Image, value_types: frozenset[type]) -> bool:
-    """Whether every cell of ``image`` puts a value of ``value_types`` with no type and no version, each column
-    once."""
-    names = set()
-    for cell in image:
-        if cell.kind is not PUT or cell.type is not None or cell.version is not None \
-                or type(cell.value) not in value_types:
-            return False
-        names.add(cell.name)
-    return len(names) == len(image)
 
 
 def names_once(image: Image) -> bool:
