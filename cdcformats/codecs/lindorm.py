@@ -103,7 +103,7 @@ _OPS: dict[str, tuple[Op, str, CellKind]] = {
 }
 _DOCUMENTED_FIELDS = ("op", "table", "ts", "keyOnly", "data")
 _WRITTEN_AS_IS = frozenset({str, type(None)})  # values an entry without a type holds as they read back
-_UPSERT, _DELETE, _PUT = Op.UPSERT, Op.DELETE, CellKind.PUT  # read once: an enum member's lookup costs per event
+_UPSERT, _UPDATE, _DELETE, _PUT = Op.UPSERT, Op.UPDATE, Op.DELETE, CellKind.PUT  # read once: an enum member's lookup costs per event
 _ENTRY_FIELDS = frozenset({"type", "name", "ts", "value"})
 
 
@@ -417,9 +417,9 @@ def _fits(op_name: Value, event: ChangeEvent, key_columns: tuple[str, ...]) -> b
 def _derived_op(event: ChangeEvent, key_columns: tuple[str, ...]) -> str:
     """The Lindorm op that writes ``event``: a DELETE is a DeleteFamily, an UPDATE that only deletes is a Delete or
     DeleteColumn, anything else a Put."""
-    if event.op is Op.DELETE:
+    if event.op is _DELETE:
         return "DeleteFamily"
-    if event.op is Op.UPDATE:
+    if event.op is _UPDATE:
         kinds = {cell.kind for cell in event.after or () if cell.name not in key_columns}
         if kinds <= {CellKind.DELETE_VERSION}:
             return "Delete"
@@ -519,7 +519,7 @@ def _entry_cells(entries: list[_Entry], kind: CellKind, key_columns: tuple[str, 
     for index, entry in enumerate(entries):
         name, value = entry.name, entry.value
         if entry.type is None and entry.ts is None and type(value) is not int:  # most entries: nothing to read
-            cells.append(Cell(name, value, None, None, CellKind.PUT if name in key_columns else kind))
+            cells.append(Cell(name, value, None, None, _PUT if name in key_columns else kind))
         else:
             cells.append(_cell(index, name, entry.type, entry.ts, value, kind, key_columns, blank_ts))
     return tuple(cells), blank_ts
@@ -539,7 +539,7 @@ def _cell(index: int, name: str, type_name: str | None, ts: Any, value: Any, kin
     else:
         version = _version(ts, f"data[{index}].ts")
     try:
-        return Cell(name, value, type_name, version, CellKind.PUT if name in key_columns else kind)
+        return Cell(name, value, type_name, version, _PUT if name in key_columns else kind)
     except (TypeError, ValueError) as error:
         raise DecodeError(NAME, str(error), field=f"data[{index}].value") from None
 
