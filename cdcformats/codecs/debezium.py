@@ -122,8 +122,10 @@ from ._kit.debezium_envelope import (
     OP_OF_CODE,
     SOURCE_FIELDS,
     TRANSACTION_ATTRIBUTE,
+    ColumnPlans,
+    WrapperSchemas,
     canonical_json,
-    column_schemas,
+    column_plans,
     image_cells,
     image_fields,
     jackson_fields,
@@ -190,6 +192,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         super().__init__(**options)
         self.schemas: bool = self.config["schemas"]
         self.schemaless = self
+        self._wrapper_schemas = WrapperSchemas()
         if self.schemas:
             self.carries = self.carries | connect_schema.TYPED_FEATURES
             self.own_attributes = self.own_attributes | {SCHEMA_ATTRIBUTE}
@@ -200,28 +203,37 @@ class DebeziumJsonCodec(KeyedByColumns):
 
     def decode_messages(self, message: bytes) -> list[ChangeEvent]:
         """The event of a row change; none for a message that changes no row, under the option skip_control."""
-        document = load_object(NAME, message, self.config["max_message_bytes"])
-        if self.config["skip_control"] and _control_message(_unwrapped(document)) is not None:
+        envelope, schema, columns = self._envelope(message)
+        if self.config["skip_control"] and _control_message(envelope) is not None:
             return []
-        return [self._event(document)]
+        return [self._event(envelope, schema, columns)]
 
     def decode_message(self, message: bytes) -> ChangeEvent:
-        return self._event(load_object(NAME, message, self.config["max_message_bytes"]))
+        return self._event(*self._envelope(message))
 
     def decode_keyed(self, message: bytes, key: Image) -> ChangeEvent:
         """The event of a message whose key is given, not read out of its row (paimon-log's values)."""
-        return self._event(load_object(NAME, message, self.config["max_message_bytes"]), key)
+        return self._event(*self._envelope(message), key)
 
-    def _event(self, document: dict[str, Any], key: Image | None = None) -> ChangeEvent:
-        """The event of a parsed message, with ``key``, or else the key read out of its row."""
-        columns: dict[str, dict[str, Any]] = {}
-        schema = None
-        wrapped = _unwrapped(document) is not document
-        if wrapped:
-            schema, columns = document["schema"], column_schemas(document["schema"])
-            document = document["payload"]
-            if type(document) is not dict:
-                raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field="payload")
+    def _envelope(self, message: bytes) -> tuple[dict[str, Any], Any, ColumnPlans | None]:
+        """The envelope of a message; in JsonConverter's schema wrapper, the wrapper's schema and the plans of its
+        columns (None: no wrapper)."""
+        max_bytes = self.config["max_message_bytes"]
+        unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
+        if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
+            return unwrapped
+        document = load_object(NAME, message, max_bytes)
+        envelope = _unwrapped(document)
+        if envelope is document:
+            return document, None, None
+        return envelope, document["schema"], column_plans(document["schema"])
+
+    def _event(self, document: dict[str, Any], schema: Any, columns: ColumnPlans | None, key: Image | None = None
+               ) -> ChangeEvent:
+        """The event of an envelope, of the wrapper ``schema`` and ``columns`` (None: no wrapper), with ``key``, or
+        else the key read out of its row."""
+        wrapped = columns is not None
+        columns = columns or {}
         code = document.get("op")
         if type(code) is not str or code not in OP_OF_CODE:
             control = _control_message(document)

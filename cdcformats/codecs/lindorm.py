@@ -103,7 +103,8 @@ _OPS: dict[str, tuple[Op, str, CellKind]] = {
 }
 _DOCUMENTED_FIELDS = ("op", "table", "ts", "keyOnly", "data")
 _WRITTEN_AS_IS = frozenset({str, type(None)})  # values an entry without a type holds as they read back
-_UPSERT, _UPDATE, _DELETE, _PUT = Op.UPSERT, Op.UPDATE, Op.DELETE, CellKind.PUT  # read once: an enum member's lookup costs per event
+# Read once: reading an enum member off its class runs Python code (enum's metaclass), on every event.
+_UPSERT, _UPDATE, _DELETE, _PUT = Op.UPSERT, Op.UPDATE, Op.DELETE, CellKind.PUT
 _ENTRY_FIELDS = frozenset({"type", "name", "ts", "value"})
 
 

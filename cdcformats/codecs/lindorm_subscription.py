@@ -73,8 +73,10 @@ from ..model import Cell, ChangeEvent, Op, Source, Table, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.debezium_envelope import (
     FIELD_ATTRIBUTE,
+    ColumnPlans,
+    WrapperSchemas,
     canonical_json,
-    column_schemas,
+    column_plans,
     image_cells,
     image_fields,
     json_struct_schema,
@@ -116,22 +118,28 @@ class LindormSubscriptionCodec(KeyedByColumns):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.schemas: bool = self.config["schemas"]
+        self._wrapper_schemas = WrapperSchemas()
         if not self.schemas:
             self.carries = self.carries - connect_schema.TYPED_FEATURES
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def decode_message(self, message: bytes) -> ChangeEvent:
-        document = load_object(NAME, message, self.config["max_message_bytes"])
+        max_bytes = self.config["max_message_bytes"]
+        unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
+        if unwrapped is not None:  # most messages: a wrapper whose schema was read before
+            payload, _, columns = unwrapped
+            return self._event(payload, columns, "payload.")
+        document = load_object(NAME, message, max_bytes)
         if "payload" in document and "schema" in document and "op" not in document:
             try:
-                columns = column_schemas(document["schema"])
+                columns = column_plans(document["schema"])
             except DecodeError as error:
                 raise error.relabeled(NAME) from None
             return self._event(document["payload"], columns, "payload.")
         return self._event(document, {}, "")
 
-    def _event(self, envelope: Any, columns: dict[str, dict[str, Any]], path: str) -> ChangeEvent:
+    def _event(self, envelope: Any, columns: ColumnPlans, path: str) -> ChangeEvent:
         """The event of one envelope; ``path`` is where the envelope is in the message, for error fields."""
         try:
             if type(envelope) is not dict:

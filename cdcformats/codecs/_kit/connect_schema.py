@@ -470,24 +470,28 @@ def struct_fields(schema: Any, format_name: str, path: str) -> list[dict[str, An
 _PLAIN_KIND_OF: dict[Any, type] = {"string": str, "int64": int, "boolean": bool, "double": float}
 
 
-def reads_as_it_is(value: Any, field: dict[str, Any]) -> bool:
-    """Whether a field reads ``value`` as it is, into a cell without a type (what ``read_value`` gives, found without
-    it): a plain field (``_PLAIN_KIND_OF``) of the value's kind as ``generated_schema`` writes it, optional only for
-    null."""
-    field_type = field.get("type")
-    if len(field) != 3 or "field" not in field or type(field_type) is not str:  # read_value tells what is wrong
-        return False
-    optional = field.get("optional")
-    if value is None:
-        return optional is True and field_type == "string"
-    return (optional is False and _PLAIN_KIND_OF.get(field_type) is type(value)
-            and (type(value) is not int or INT64_MIN <= value <= INT64_MAX))
+class FieldPlan(NamedTuple):
+    """How to read one field's values, found once for every value of its schema (``field_plan``): the kind of value
+    it reads as it is, into a cell without a type (None: none), whether it reads a null as it is, and its field
+    schema (which ``read_value`` reads any other value by)."""
+
+    kind: type | None
+    reads_null: bool
+    schema: dict[str, Any]
+
+
+def field_plan(field: dict[str, Any]) -> FieldPlan:
+    """The plan of a field schema with a name: a plain field (``_PLAIN_KIND_OF``) as ``generated_schema`` writes it,
+    optional only for null, reads a value of its kind as it is."""
+    field_type, optional = field.get("type"), field.get("optional")
+    plain = len(field) == 3 and type(field_type) is str
+    return FieldPlan(_PLAIN_KIND_OF.get(field_type) if plain and optional is False else None,
+                     plain and optional is True and field_type == "string", field)
 
 
 class StructPlan(NamedTuple):
     """How to read the payloads of one struct schema, found once for every payload of it (``struct_plan``): each
-    field's name, the kind of value it reads as it is (``reads_as_it_is``; None: none), whether it reads a null as
-    it is, and its field schema."""
+    field's name and its ``field_plan``."""
 
     fields: tuple[tuple[str, type | None, bool, dict[str, Any]], ...]
     names: frozenset[str]
@@ -495,12 +499,7 @@ class StructPlan(NamedTuple):
 
 def struct_plan(schema: Any, format_name: str, path: str) -> StructPlan:
     """The plan of a struct schema, checked as ``struct_fields`` checks it."""
-    planned = []
-    for field in struct_fields(schema, format_name, path):
-        field_type, optional = field.get("type"), field.get("optional")
-        plain = len(field) == 3 and type(field_type) is str  # as generated_schema writes a plain field
-        planned.append((field["field"], _PLAIN_KIND_OF.get(field_type) if plain and optional is False else None,
-                        plain and optional is True and field_type == "string", field))
+    planned = [(field["field"], *field_plan(field)) for field in struct_fields(schema, format_name, path)]
     return StructPlan(tuple(planned), frozenset(name for name, *_ in planned))
 
 
@@ -521,7 +520,7 @@ def read_planned(plan: StructPlan, payload: Any, format_name: str, path: str) ->
             present += 1
         value: Any = payload.get(name)
         value_kind = type(value)  # not narrowing value (mypy would, to its kind's)
-        # reads_as_it_is, as the plan found it: most fields
+        # a value of the kind the field reads as it is: most fields
         if value_kind is kind and (value_kind is not int or INT64_MIN <= value <= INT64_MAX) \
                 or value is None and reads_null:
             cells.append(Cell(name, value))

@@ -96,24 +96,71 @@ def canonical_json(value: Value) -> str:
     return encode(json_form(value)).decode()
 
 
-def column_schemas(schema: Any) -> dict[str, dict[str, Any]]:
-    """For the schema wrapper: the Connect schema of each column of ``before`` and ``after``, by name. A null schema
-    (what JsonConverter writes for a record without one) describes no column: the payload reads as without the
-    wrapper."""
+# How to read each column of ``before`` and ``after``, by image and column name (``column_plans``).
+ColumnPlans = dict[str, dict[str, connect_schema.FieldPlan]]
+_MAX_SCHEMA_TEXTS = 1024  # the most wrapper schemas a codec keeps the plans of
+
+
+def column_plans(schema: Any) -> ColumnPlans:
+    """For the schema wrapper: the plan of each column of ``before`` and ``after`` (``connect_schema.field_plan``),
+    by name. A null schema (what JsonConverter writes for a record without one) describes no column: the payload
+    reads as without the wrapper."""
     if schema is None:
         return {}
     if type(schema) is not dict or type(schema.get("fields")) is not list:
         raise DecodeError(NAME, "expected a struct schema with fields", field="schema")
-    columns: dict[str, dict[str, Any]] = {}
+    columns: ColumnPlans = {}
     for image in schema["fields"]:
         if type(image) is dict and image.get("field") in ("before", "after") and type(image.get("fields")) is list:
-            columns[image["field"]] = {column["field"]: column for column in image["fields"]
+            columns[image["field"]] = {column["field"]: connect_schema.field_plan(column) for column in image["fields"]
                                        if type(column) is dict and type(column.get("field")) is str}
     return columns
 
 
-def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) -> Image | None:
-    """An image's cells, each read and typed as its column's Connect schema says, if it has one."""
+class _Wrapper(msgspec.Struct, forbid_unknown_fields=True):
+    """An envelope in JsonConverter's schema wrapper, its schema kept as its text: what its plans are found by."""
+
+    payload: Any
+    schema: msgspec.Raw
+
+
+_read_wrapper = msgspec.json.Decoder(_Wrapper).decode
+
+
+class WrapperSchemas:
+    """The wrapper schemas a codec has read, each parsed and planned (``column_plans``) once for all the messages
+    that repeat its text: a stream has a few."""
+
+    def __init__(self) -> None:
+        self._by_text: dict[bytes, tuple[Any, ColumnPlans]] = {}
+
+    def unwrapped(self, message: Any, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
+        """The payload, schema and column plans of a message that is exactly a wrapper of a struct schema; None for
+        any other message, which the reader of any JSON reads (and tells what is wrong with)."""
+        if type(message) is not bytes or len(message) > max_bytes:
+            return None
+        try:
+            wrapper = _read_wrapper(message)
+        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+            return None
+        text = bytes(wrapper.schema)
+        found = self._by_text.get(text)
+        if found is None:
+            try:
+                schema = msgspec.json.decode(text)
+                if schema is None:  # JsonConverter's wrapper of a record without a schema
+                    return None
+                found = (schema, column_plans(schema))
+            except (msgspec.DecodeError, RecursionError, DecodeError):  # told by the reader of any JSON
+                return None
+            if len(self._by_text) >= _MAX_SCHEMA_TEXTS:
+                self._by_text.clear()
+            self._by_text[text] = found
+        return wrapper.payload, *found
+
+
+def image_cells(data: Any, image_name: str, columns: dict[str, connect_schema.FieldPlan]) -> Image | None:
+    """An image's cells, each read and typed as its column's plan says, if it has one."""
     if data is None:
         return None
     if type(data) is not dict:
@@ -121,13 +168,15 @@ def image_cells(data: Any, image_name: str, columns: dict[str, dict[str, Any]]) 
     cells = []
     where = f"{image_name}."
     for name, value in data.items():
+        kind = type(value)
         if name in columns:
-            column = columns[name]
-            if connect_schema.reads_as_it_is(value, column):
+            plan_kind, reads_null, column = columns[name]
+            if kind is plan_kind and (kind is not int or INT64_MIN <= value <= INT64_MAX) \
+                    or value is None and reads_null:  # a value of the kind its column reads as it is: most
                 cells.append(Cell(name, value))
             else:
                 cells.append(Cell(name, *connect_schema.read_value(value, column, NAME, where + name)))
-        elif type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
+        elif kind in _AS_READ or kind is int and INT64_MIN <= value <= INT64_MAX:  # without a call
             cells.append(Cell(name, value))
         else:
             cells.append(Cell(name, value_of(value, NAME, where, name)))
