@@ -125,6 +125,9 @@ class _Wrapper(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _read_wrapper = msgspec.json.Decoder(_Wrapper).decode
+# How JsonConverter's wrapper opens, as it writes it: only such a message is tried as one (a wrapper spelt otherwise is
+# read as any JSON is), so that an envelope without one is not parsed twice.
+_WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
 
 
 class WrapperSchemas:
@@ -137,7 +140,7 @@ class WrapperSchemas:
     def unwrapped(self, message: Any, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
         """The payload, schema and column plans of a message that is exactly a wrapper of a struct schema; None for
         any other message, which the reader of any JSON reads (and tells what is wrong with)."""
-        if type(message) is not bytes or len(message) > max_bytes:
+        if type(message) is not bytes or len(message) > max_bytes or not message.startswith(_WRAPPER_OPENINGS):
             return None
         try:
             wrapper = _read_wrapper(message)
