@@ -89,6 +89,7 @@ there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (`
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -160,8 +161,11 @@ ENVELOPE_FIELDS = FIELDS_ATTRIBUTE + "envelope"
 SOURCE_FIELD_NAMES = FIELDS_ATTRIBUTE + "source"
 _OWN = (FIELDS_ATTRIBUTE, SCHEMA_ATTRIBUTE, SCHEMALESS_WRAPPER)  # the attributes that say how a message was written
 _ENVELOPE_FIELDS = ("before", "after", "source", "op", "ts_ms", "ts_us", "transaction")
+_ENVELOPE_FIELD_SET = frozenset(_ENVELOPE_FIELDS)
+_NO_PLANS: dict[str, Any] = {}  # an envelope without a schema: no column is read by a plan
 _ROWS = ("before", "after")
-_OP_UPSERT = Op.UPSERT  # read once: reading a member off its class runs Python code (enum's metaclass)
+# Read once: reading a member off its class runs Python code (enum's metaclass).
+_OP_UPSERT, _OP_DELETE = Op.UPSERT, Op.DELETE
 # The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
 _TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
                       {"type": "int64", "optional": False, "field": "total_order"},
@@ -233,7 +237,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         """The event of an envelope, of the wrapper ``schema`` and ``columns`` (None: no wrapper), with ``key``, or
         else the key read out of its row."""
         wrapped = columns is not None
-        columns = columns or {}
+        columns = columns or _NO_PLANS
         code = document.get("op")
         if type(code) is not str or code not in OP_OF_CODE:
             control = _control_message(document)
@@ -241,22 +245,24 @@ class DebeziumJsonCodec(KeyedByColumns):
                 raise DecodeError(NAME, f"{control} changes no row (option skip_control skips it)", field="op")
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(OP_OF_CODE)}",
                               field="op")
-        before = image_cells(document.get("before"), "before", columns.get("before", {}))
-        after = image_cells(document.get("after"), "after", columns.get("after", {}))
+        before = image_cells(document.get("before"), "before", columns.get("before", _NO_PLANS))
+        after = image_cells(document.get("after"), "after", columns.get("after", _NO_PLANS))
         table, source = read_source(document.get("source"), document)
-        attributes = _transaction(document.get("transaction"))
-        attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
+        transaction = document.get("transaction")
+        attributes = [] if transaction is None else _transaction(transaction)
+        if not document.keys() <= _ENVELOPE_FIELD_SET:  # most envelopes have no field of another's
+            attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
         # The order of the fields, where writing would give another (or leave out a null one).
-        shape = _shape_of(before, after, table, source, attributes) if attributes else _EnvelopeShape(
-            before is not None, after is not None, _says_something(table, source),
-            _time_kind(source.capture_time_us), False, ())
-        if tuple(document) != _envelope_layout(shape, None).default:
+        default = _envelope_layout(_shape_of(before, after, table, source, attributes), None).default if attributes \
+            else _PLAIN_ENVELOPE_FIELDS[before is not None, after is not None, _says_something(table, source),
+                                        _time_kind(source.capture_time_us)]
+        if tuple(document) != default:
             attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
         if type(document.get("source")) is dict and not _in_default_order(document["source"], table, source):
             attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
         op = OP_OF_CODE[code]
         if key is None:  # the key read out of its row (KeyedByColumns.with_key_read), before the event is made
-            key = self.read_key(table, before if op is Op.DELETE or after is None else after)
+            key = self.read_key(table, before if op is _OP_DELETE or after is None else after)
         event = ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
         if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
@@ -410,8 +416,7 @@ def _control_message(envelope: dict[str, Any]) -> str | None:
 
 
 def _transaction(transaction: Any) -> list[tuple[str, Value]]:
-    if transaction is None:
-        return []
+    """The attributes of a transaction block that is not null."""
     if type(transaction) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(transaction)}", field="transaction")
     attributes = []
@@ -572,19 +577,27 @@ def _source_layout(shape: _SourceShape, names: tuple[str, ...] | None) -> _Layou
     return _Layout(frozenset(available.union(position)), frozenset(required.union(position)), default + position)
 
 
+# The default order of the fields of an envelope without attributes, by whether it has each row, whether its source
+# says something and its time's kind (the shape of _envelope_layout that decoding meets most): looked up per message.
+_PLAIN_ENVELOPE_FIELDS = {
+    (before, after, source, time_kind): _envelope_layout(_EnvelopeShape(before, after, source, time_kind, False, ()),
+                                                         None).default
+    for before, after, source, time_kind in itertools.product((False, True), (False, True), (False, True), (0, 1, 2))}
+# The default order of a source's own fields (before its position's), by whether it has a system, its time's kind,
+# and its table's shape (_SourceShape).
+_OWN_SOURCE_FIELDS = {
+    (system, time_kind, table): _source_layout(_SourceShape(system, time_kind, table, ()), None).default
+    for system, time_kind, table in itertools.product(
+        (False, True), (0, 1, 2), (None, *itertools.product((False, True), (False, True))))}
+
+
 def _in_default_order(fields: dict[str, Any], table: Table | None, source: Source) -> bool:
     """Whether a ``source`` object read as ``table`` and ``source`` has its fields in the order writing gives
     (``_source_layout``'s default): its fields of its own first, in their order, then the position's, which it has
     in its own order (``read_source``), found without making the position's names."""
-    own = _source_layout(_SourceShape(source.system is not None, _time_kind(source.commit_time_us),
-                                      None if table is None else (table.catalog is not None, table.schema is not None),
-                                      ()), None).default
-    if len(fields) != len(own) + len(source.position):
-        return False
-    for name, written in zip(fields, own):
-        if name != written:
-            return False
-    return True
+    own = _OWN_SOURCE_FIELDS[source.system is not None, _time_kind(source.commit_time_us),
+                             None if table is None else (table.catalog is not None, table.schema is not None)]
+    return len(fields) == len(own) + len(source.position) and tuple(fields)[:len(own)] == own
 
 
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:

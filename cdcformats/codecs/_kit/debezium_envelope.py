@@ -7,7 +7,7 @@ Errors raised here are debezium-json's; a format that reads the envelope as its 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 from msgspec.structs import replace
@@ -168,6 +168,11 @@ def image_cells(data: Any, image_name: str, columns: dict[str, connect_schema.Fi
         return None
     if type(data) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(data)}", field=image_name)
+    if not columns:
+        try:  # most images without a schema: JSON scalars, which the model holds as they are, and checks
+            return tuple([Cell(name, value) for name, value in data.items()])
+        except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named below
+            pass
     cells = []
     where = f"{image_name}."
     for name, value in data.items():
@@ -201,7 +206,7 @@ def read_time(document: dict[str, Any], path: str) -> int | None:
 def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Table | None, Source]:
     """The table and the source of a ``source`` object: ``connector`` the system, ``ts_ms`` (``ts_us``) the commit
     time, ``table`` in ``schema`` (``db`` the catalog) or else in ``db``; every other field the position. The
-    capture time is the ``envelope``'s time, read once the source is (so that the source's errors come first)."""
+    capture time is the ``envelope``'s."""
     if source is None:
         return None, Source(capture_time_us=None if envelope is None else read_time(envelope, ""))
     if type(source) is not dict:
@@ -213,24 +218,27 @@ def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Ta
     structural = _STRUCTURAL_WITHOUT_TABLE
     if "table" in source:
         name, db, schema = source["table"], source.get("db"), source.get("schema")
-        for field, value in (("table", name), ("db", db), ("schema", schema)):
-            if value is not None and type(value) is not str:
-                raise DecodeError(NAME, f"expected a string, got {json_type(value)}", field=f"source.{field}")
-        if name is None:
-            raise DecodeError(NAME, "expected the table name, got null", field="source.table")
+        if type(name) is not str or db is not None and type(db) is not str \
+                or schema is not None and type(schema) is not str:
+            _table_refused(name, db, schema)
         table = Table(name, schema, db) if "schema" in source else Table(name, db)
         structural = _STRUCTURAL
-    position = []
-    for entry in source.items():
-        field, value = entry
-        if field in structural:
-            continue
-        if type(value) in _AS_READ or type(value) is int and INT64_MIN <= value <= INT64_MAX:  # without a call
-            position.append(entry)
-        else:
-            position.append((field, value_of(value, NAME, "source.", field)))
+    position = tuple([entry for entry in source.items() if entry[0] not in structural])
     commit_time_us = read_time(source, "source.")
-    return table, Source(system, tuple(position), commit_time_us, None if envelope is None else read_time(envelope, ""))
+    capture_time_us = None if envelope is None else read_time(envelope, "")
+    try:  # most positions: JSON scalars, which the model holds as they are, and checks
+        return table, Source(system, position, commit_time_us, capture_time_us)
+    except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named
+        position = tuple([(field, value_of(value, NAME, "source.", field)) for field, value in position])
+    return table, Source(system, position, commit_time_us, capture_time_us)
+
+
+def _table_refused(name: Any, db: Any, schema: Any) -> NoReturn:
+    """Raise the error of a ``source`` whose table, db or schema is not text."""
+    for field, value in (("table", name), ("db", db), ("schema", schema)):
+        if value is not None and type(value) is not str:
+            raise DecodeError(NAME, f"expected a string, got {json_type(value)}", field=f"source.{field}")
+    raise DecodeError(NAME, "expected the table name, got null", field="source.table")
 
 
 def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] | None:
