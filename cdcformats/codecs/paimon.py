@@ -51,7 +51,8 @@ from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
 from ._kit.kafka_records import KafkaRecordCodec
 from .debezium import DebeziumJsonCodec  # the format of the values (Paimon's default log.format)
 
-_OP_DELETE, _OP_UPSERT = Op.DELETE, Op.UPSERT  # read once: reading a member off its class runs Python code
+# Read once: reading a member off its class runs Python code (enum's metaclass).
+_OP_DELETE, _OP_UPSERT, _OP_INSERT = Op.DELETE, Op.UPSERT, Op.INSERT
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
@@ -83,20 +84,20 @@ class PaimonLogCodec(KafkaRecordCodec):
     def decode_record(self, key: bytes | None, value: bytes | None) -> ChangeEvent:
         key_cells = self._key(key)
         if value is None:
-            return ChangeEvent(Op.DELETE, key=key_cells)
+            return ChangeEvent(_OP_DELETE, key=key_cells)
         try:
             event = self.values.decode_keyed(value, key_cells)
         except DecodeError as error:
             error.field = f"value.{error.field}" if error.field else "value"
             raise error.relabeled(NAME) from None
         if self.upsert:
-            if event.op is not Op.INSERT:
+            if event.op is not _OP_INSERT:
                 raise DecodeError(NAME, f"an upsert log holds new rows (op c) and tombstones, not {event.op.value}",
                                   field="value.op")
             if event.after is None:
                 raise DecodeError(NAME, "an upsert log's c holds the new row, and this one has none",
                                   field="value.after")
-            event = replace(event, op=Op.UPSERT, before=None)
+            event = replace(event, op=_OP_UPSERT, before=None)
         return event
 
     def _key(self, key: bytes | None) -> tuple[Cell, ...]:
@@ -107,7 +108,10 @@ class PaimonLogCodec(KafkaRecordCodec):
         except DecodeError as error:
             error.field = "key"
             raise
-        return tuple(Cell(name, value_of(value, NAME, "key.", name)) for name, value in columns.items())
+        try:  # most keys: JSON scalars, which the model holds as they are, and checks
+            return tuple([Cell(name, value) for name, value in columns.items()])
+        except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named
+            return tuple([Cell(name, value_of(value, NAME, "key.", name)) for name, value in columns.items()])
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -94,10 +94,11 @@ def jackson_float(value: float) -> msgspec.Raw:
 
 def load(format_name: str, message: Any, max_bytes: int) -> Any:
     """Parse one JSON message, or raise DecodeError saying why."""
-    if isinstance(message, str):
-        message = message.encode("utf-8", "surrogatepass")
-    elif not isinstance(message, (bytes, bytearray, memoryview)):
-        raise DecodeError(format_name, f"expected bytes or str, got {type(message).__name__}")
+    if type(message) is not bytes:  # most messages are: told without a call
+        if isinstance(message, str):
+            message = message.encode("utf-8", "surrogatepass")
+        elif not isinstance(message, (bytes, bytearray, memoryview)):
+            raise DecodeError(format_name, f"expected bytes or str, got {type(message).__name__}")
     if len(message) > max_bytes:
         raise DecodeError(format_name, f"message of {len(message)} bytes is over the limit of {max_bytes} "
                                        "(option max_message_bytes)")

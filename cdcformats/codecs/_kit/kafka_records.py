@@ -35,6 +35,10 @@ class KafkaRecordCodec(Codec):
     message_type = KafkaRecord
 
     def decode_message(self, message: Any) -> ChangeEvent:
+        if type(message) is KafkaRecord:  # most messages: told without a call
+            key, value = message
+            if (key is None or type(key) is bytes) and (value is None or type(value) is bytes):
+                return self.decode_record(key, value)
         if not (isinstance(message, tuple) and len(message) == 2
                 and (message[0] is None or isinstance(message[0], bytes))
                 and (message[1] is None or isinstance(message[1], bytes))):
