@@ -61,7 +61,7 @@ import math
 import re
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import msgspec
 from msgspec.structs import replace
@@ -82,6 +82,7 @@ SINGLE_VERSION = "single_version_and_update_only"
 POSITION_LAYOUT = (("epoch", int), ("row_index", int), ("shard_id", str))
 
 _NO_SOURCE = Source()
+_OP_TYPES = ("U", "DO", "DA", "DR")
 _KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
 _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
 _KEY_TYPES = (str, int, bytes)
@@ -202,6 +203,8 @@ class OtsCodec(Codec):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
                                   field=primary_key[index])
         column, timestamp, value, op_type = message[width:width + 4]
+        if op_type not in _OP_TYPES:
+            _refuse_op_type(message, width)
         _check_cell(op_type, column, timestamp, value)
         if column in primary_key:
             raise DecodeError(NAME, f"an attribute column cannot have the name of a primary key column ({column!r})",
@@ -570,8 +573,20 @@ def _starts_record(row: tuple, record: list[tuple[int, tuple, Any]], place: tupl
             or (first[width + 3] == "DR" and row[width + 3] != "U"))
 
 
+def _refuse_op_type(row: tuple | list, width: int) -> NoReturn:
+    """Refuse a row whose opType is not one, saying so where the row has one where a primary key of another length
+    (``width``: the option's) would put it: a row read with one key column too few or too many."""
+    hint = ""
+    for key_values in (len(row) - 4, len(row) - 5):  # the key's length if the row has no sequence info, and if it has
+        if key_values > 0 and key_values != width and row[key_values + 3] in _OP_TYPES:
+            hint = (f"; the row has one where a primary key of {key_values} columns puts it, and the option "
+                    f"primary_key names {width}: give it every key column, in order")
+            break
+    raise DecodeError(NAME, f"expected U, DO, DA or DR, got {row[width + 3]!r}{hint}", field="opType")
+
+
 def _check_cell(op_type: Any, column: Any, timestamp: Any, value: Any) -> None:
-    if op_type not in ("U", "DO", "DA", "DR"):
+    if op_type not in _OP_TYPES:
         raise DecodeError(NAME, f"expected U, DO, DA or DR, got {op_type!r}", field="opType")
     if op_type == "DR":
         for field, given in (("columnName", column), ("timestamp", timestamp), ("columnValue", value)):
