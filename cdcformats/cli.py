@@ -253,6 +253,39 @@ def _format_options(pairs: tuple[str, ...]) -> dict[str, Any]:
         raise click.BadParameter(str(error)) from None
 
 
+@main.command("loss")
+@click.option("--from", "-f", "--source-format", "source", required=True, metavar="FORMAT",
+              help="Format of the input.")
+@click.option("--to", "-t", "--target-format", "target", required=True, metavar="FORMAT", help="Format to write.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A format option, as convert takes it: options such as key_columns change what a format carries.")
+@click.option("--source-option", "source_options", multiple=True, metavar="NAME=VALUE",
+              help="An option of the source format only.")
+@click.option("--target-option", "target_options", multiple=True, metavar="NAME=VALUE",
+              help="An option of the target format only.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array for scripts instead of a line each.")
+def loss_command(source: str, target: str, options: tuple[str, ...], source_options: tuple[str, ...],
+                 target_options: tuple[str, ...], as_json: bool) -> None:
+    """What converting FORMAT to FORMAT can drop, before any data flows (cdcformats.loss): a line for each canonical
+    feature, attribute or kind of change the target cannot carry, and what it requires of an event; nothing when the
+    conversion is lossless. convert --strict refuses the events that would lose one.
+
+    Example: cdcformats loss -f arcion -t maxwell-json --option 'key_columns=["r_regionkey"]'
+    """
+    from .convert import configure, loss
+
+    source_codec, target_codec = configure(source, target, source_options=_format_options(source_options),
+                                           target_options=_format_options(target_options),
+                                           **_format_options(options))
+    lost = loss(source_codec, target_codec)
+    if as_json:
+        click.echo(json.dumps(lost))
+    elif lost:
+        click.echo("\n".join(lost))
+    else:
+        click.echo(f"{source_codec.name} -> {target_codec.name}: nothing is lost", err=True)
+
+
 @main.command("convert")
 @click.option("--from", "-f", "--source-format", "source", required=True, metavar="FORMAT",
               help="Format of the input.")

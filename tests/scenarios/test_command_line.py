@@ -101,6 +101,8 @@ def test_one_vocabulary_across_subcommands(cdcformats: Runner) -> None:
     for command in (["convert"], ["bridge"], ["spark-convert"]):
         shown = cdcformats(*command, "--help", env={"COLUMNS": "80"}).stdout.decode()
         assert all(flag in shown for flag in ("-f, --from", "-t, --to", "--option", "--registry", "Example:")), command
+    shown = cdcformats("loss", "--help", env={"COLUMNS": "80"}).stdout.decode()
+    assert all(flag in shown for flag in ("-f, --from", "-t, --to", "--option", "--source-option", "--json"))
     bridge = cdcformats("bridge", "--help").stdout.decode()
     assert "-b, --bootstrap-server" in bridge and "--source-option" in bridge
     spark = cdcformats("spark-convert", "--help").stdout.decode()
@@ -194,7 +196,7 @@ def test_a_registry_is_checked_before_any_input_is_read(cdcformats: Runner, tmp_
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.fifo"]
 
 
-SUBCOMMANDS = (["convert"], ["formats"], ["bridge"], ["spark-convert"], ["demo"], ["registry", "serve"],
+SUBCOMMANDS = (["convert"], ["loss"], ["formats"], ["bridge"], ["spark-convert"], ["demo"], ["registry", "serve"],
                ["registry", "where"], ["schemas", "register"])
 
 
@@ -230,3 +232,24 @@ def test_the_summary_as_json_for_scripts(cdcformats: Runner, tmp_path: Path) -> 
     assert json.loads(first) == {**json.loads(first), "stopped": True, "messages_written": 0,
                                  "left_as_it_was": "out.jsonl"}
     assert error.startswith("Error: lindorm: line 2: not valid JSON")
+
+
+def test_loss_says_before_a_run_what_a_conversion_can_drop(cdcformats: Runner) -> None:
+    """A user asked the command line what cf.loss answers the library (the user trial of issue 30): there was no
+    command for it, only --strict's refusals after a run."""
+    ran = cdcformats("loss", "-f", "lindorm", "-t", "debezium-json", "--option", 'key_columns=["id"]')
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.decode().splitlines()
+    assert lines[:3] == ["op.UPSERT", "cell.type", "cell.version"] and "attributes.lindorm.op" in lines
+    as_json = cdcformats("loss", "-f", "lindorm", "-t", "debezium-json", "--option", 'key_columns=["id"]', "--json")
+    assert json.loads(as_json.stdout) == lines
+    lossless = cdcformats("loss", "-f", "avro", "-t", "protobuf")
+    assert lossless.returncode == 0 and lossless.stdout == b""
+    assert lossless.stderr.strip() == "avro -> protobuf: nothing is lost"
+    misspelt = cdcformats("loss", "-f", "lindorm", "-t", "debezim-json")
+    assert misspelt.returncode == 2
+    assert "did you mean 'debezium-json'" in misspelt.error_line()
+    unconfigured = cdcformats("loss", "-f", "lindorm", "-t", "ots")
+    assert unconfigured.returncode == 2
+    assert unconfigured.error_line() == "Error: ots: the option primary_key is required: its length says where the " \
+                                        "key ends in a row"
