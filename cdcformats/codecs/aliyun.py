@@ -145,10 +145,13 @@ _TOP_FIELDS = ("schema", "payload")
 _SCHEMA_FIELDS = ("dataColumn", "primaryKey", "source")
 _PAYLOAD_FIELDS = ("before", "after", "sequenceId", "timestamp", "op")
 _TABLE_FIELDS = ("dbName", "schemaName", "tableName")
+# The fields of schema.source that are not the source's own (kept as attributes), with a table and without one.
+_SOURCE_TABLE_FIELDS, _NOT_TABLE_FIELDS = frozenset({"dbType", *_TABLE_FIELDS}), frozenset({"dbType", "tableName"})
 _TOP_SET, _SCHEMA_SET, _PAYLOAD_SET = frozenset(_TOP_FIELDS), frozenset(_SCHEMA_FIELDS), frozenset(_PAYLOAD_FIELDS)
 _SCALAR_TYPE_SET = frozenset(SCALAR_TYPES)
 _STR_TYPE = frozenset({str})
 _TIMES = ("eventTime", "systemTime")  # in payload.timestamp; its other fields belong to the position
+_TIME_PATHS = tuple(f"payload.timestamp.{field}" for field in _TIMES)
 _UNKNOWN_TIME = -1
 _UNKNOWN_TIME_US = _UNKNOWN_TIME * time_units.MILLISECOND
 _SEQUENCE_ID = "sequenceId"
@@ -576,17 +579,18 @@ def _source(source: Any) -> tuple[Table | None, str | None, list[tuple[str, Any]
     system = source.get("dbType")
     if system is not None and type(system) is not str:
         raise DecodeError(NAME, f"expected a string, got {json_type(system)}", field="schema.source.dbType")
-    table = None
-    structural: tuple[str, ...] = ("dbType", "tableName")
-    if source.get("tableName") is not None:
+    name = source.get("tableName")
+    if name is None:
+        return None, system, [(field, value) for field, value in source.items() if field not in _NOT_TABLE_FIELDS]
+    db, schema = source.get("dbName"), source.get("schemaName")
+    if type(name) is not str or db is not None and type(db) is not str \
+            or schema is not None and type(schema) is not str:
         for field in _TABLE_FIELDS:
             if source.get(field) is not None and type(source[field]) is not str:
                 raise DecodeError(NAME, f"expected a string, got {json_type(source[field])}",
                                   field=f"schema.source.{field}")
-        name, db = source["tableName"], source.get("dbName")
-        table = Table(name, source["schemaName"], db) if "schemaName" in source else Table(name, db)
-        structural = ("dbType", *_TABLE_FIELDS)
-    return table, system, [(field, value) for field, value in source.items() if field not in structural]
+    table = Table(name, schema, db) if "schemaName" in source else Table(name, db)
+    return table, system, [(field, value) for field, value in source.items() if field not in _SOURCE_TABLE_FIELDS]
 
 
 def _position(sequence_id: Any, timestamp: Any) -> tuple[int | None, int | None, list[tuple[str, Any]]]:
@@ -599,8 +603,8 @@ def _position(sequence_id: Any, timestamp: Any) -> tuple[int | None, int | None,
         return None, None, position
     if type(timestamp) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(timestamp)}", field="payload.timestamp")
-    commit_time = _time(timestamp.get(_TIMES[0]), f"payload.timestamp.{_TIMES[0]}")
-    capture_time = _time(timestamp.get(_TIMES[1]), f"payload.timestamp.{_TIMES[1]}")
+    commit_time = _time(timestamp.get(_TIMES[0]), _TIME_PATHS[0])
+    capture_time = _time(timestamp.get(_TIMES[1]), _TIME_PATHS[1])
     if _SCALAR_TYPE_SET.issuperset(map(type, timestamp.values())):  # most timestamps: checked in C
         position += [(field, value) for field, value in timestamp.items() if field not in _TIMES]
     else:
@@ -612,6 +616,8 @@ def _position(sequence_id: Any, timestamp: Any) -> tuple[int | None, int | None,
 def _time(milliseconds: Any, path: str) -> int | None:
     if milliseconds is None or (type(milliseconds) is int and milliseconds == _UNKNOWN_TIME):
         return None
+    if type(milliseconds) is int and INT64_MIN <= milliseconds * 1000 <= INT64_MAX:  # to_microseconds, without a call
+        return milliseconds * 1000
     microseconds = time_units.to_microseconds(milliseconds, time_units.MILLISECOND)
     if microseconds is None:
         raise DecodeError(NAME, f"expected a millisecond timestamp, got {milliseconds!r}", field=path)
