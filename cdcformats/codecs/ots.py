@@ -190,57 +190,64 @@ class OtsCodec(Codec):
     def _parse_row(self, message: Any) -> tuple[tuple, Any]:
         """A validated row, and where it stands in its record: (record id, colIdx) from the sequence info, or None
         without it."""
-        if type(message) is not tuple and not isinstance(message, (tuple, list)):
-            raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
+        if type(message) is not tuple:
+            if not isinstance(message, (tuple, list)):
+                raise DecodeError(NAME, f"expected a tuple, got {type(message).__name__}")
+            message = tuple(message)
         primary_key = self._primary_key
-        width = len(primary_key)
-        if len(message) != width + 4 and len(message) != width + 5:
+        width, length = len(primary_key), len(message)
+        if length != width + 4 and length != width + 5:
             raise DecodeError(NAME, f"expected {width + 4} fields ({width} key columns, columnName, timestamp, "
-                                    f"columnValue, opType) or {width + 5} with sequenceInfo, got {len(message)}")
-        for index in range(width):
-            value = message[index]
-            if type(value) not in _KEY_TYPES or (type(value) is int and not INT64_MIN <= value <= INT64_MAX):
+                                    f"columnValue, opType) or {width + 5} with sequenceInfo, got {length}")
+        for index, value in enumerate(message[:width]):
+            if type(value) is not str and (type(value) not in _KEY_TYPES
+                                           or type(value) is int and not INT64_MIN <= value <= INT64_MAX):
                 raise DecodeError(NAME, f"a primary key value is a string, an integer or bytes, got {value!r}",
                                   field=primary_key[index])
         column, timestamp, value, op_type = message[width:width + 4]
-        if op_type not in _OP_TYPES:
-            _refuse_op_type(message, width)
-        _check_cell(op_type, column, timestamp, value)
+        if op_type == "U":  # most rows, and DR rows: checked here, and any other by _check_cell
+            if type(column) is not str or type(timestamp) is not int or not INT64_MIN <= timestamp <= INT64_MAX \
+                    or type(value) not in _CELL_VALUE_TYPES \
+                    or type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+                _check_cell(op_type, column, timestamp, value)
+        elif op_type != "DR" or column is not None or timestamp is not None or value is not None:
+            if op_type not in _OP_TYPES:
+                _refuse_op_type(message, width)
+            _check_cell(op_type, column, timestamp, value)
         if column in primary_key:
             raise DecodeError(NAME, f"an attribute column cannot have the name of a primary key column ({column!r})",
                               field="columnName")
-        place = None
-        if len(message) == width + 5:
-            *record_id, column_index = _parse_sequence_info(message[width + 4])
-            place = (tuple(record_id), column_index)
-        return message if type(message) is tuple else tuple(message), place
+        if length == width + 4:
+            return message, None
+        *record_id, column_index = _parse_sequence_info(message[width + 4])
+        return message, (tuple(record_id), column_index)
 
-    def _record_unit(self, record: list[tuple[int, tuple, Any]]) -> DecodedUnit:
+    def _record_unit(self, positions: list[int], rows: list[tuple], messages: list[Any]) -> DecodedUnit:
+        """The unit of a record's rows, each with its position and its message."""
         width = len(self._primary_key)
         column_at, version_at, value_at, op_at = width, width + 1, width + 2, width + 3  # where a row holds them
-        first_position, first, _ = record[0]
-        messages = tuple([message for _, _, message in record])
-        first_key = first[:width]
+        first = rows[0]
+        kept = tuple(messages)
         starts_with_delete = first[op_at] == "DR"
-        # Rows without sequence info were grouped by these rules (_starts_record): only the rows of one sequence id
-        # can break them.
+        # Rows without sequence info were grouped by these rules (_RecordDecoder.feed): only the rows of one sequence
+        # id can break them.
         if len(first) == width + 5:
-            try:
-                for position, row, message in record[1:]:
-                    if row[:width] != first_key:
-                        raise DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
-                                          field="sequenceInfo").at(position, message)
-                    if row[op_at] == "DR":
-                        raise DecodeError(NAME, "a DR row can only open a record",
-                                          field="opType").at(position, message)
-                    if starts_with_delete and row[op_at] != "U":
-                        raise DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
-                                          field="opType").at(position, message)
-            except DecodeError as error:
-                return DecodedUnit(first_position, messages, [], error)
-        key = tuple([Cell(name, value) for name, value in zip(self._primary_key, first_key)])
+            first_key = first[:width]
+            for position, row, message in zip(positions[1:], rows[1:], messages[1:]):
+                if row[:width] != first_key:
+                    error = DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
+                                        field="sequenceInfo")
+                elif row[op_at] == "DR":
+                    error = DecodeError(NAME, "a DR row can only open a record", field="opType")
+                elif starts_with_delete and row[op_at] != "U":
+                    error = DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
+                                        field="opType")
+                else:
+                    continue
+                return DecodedUnit(positions[0], kept, [], error.at(position, message))
+        key = tuple([Cell(name, value) for name, value in zip(self._primary_key, first)])
         cells = tuple([Cell(row[column_at], row[value_at], None, row[version_at], _KIND_OF_OP[row[op_at]])
-                       for _, row, _ in (record[1:] if starts_with_delete else record)])
+                       for row in (rows[1:] if starts_with_delete else rows)])
         if starts_with_delete and not cells:
             op, after = _OP_DELETE, None
         elif starts_with_delete:
@@ -252,7 +259,7 @@ class OtsCodec(Codec):
             epoch, timestamp, row_index, shard_id, _ = _parse_sequence_info(first[width + 4])
             source = Source(position=tuple(zip((name for name, _ in POSITION_LAYOUT), (epoch, row_index, shard_id))),
                             commit_time_us=timestamp)
-        return DecodedUnit(first_position, messages, [ChangeEvent(op, self.table, key, after=after, source=source)])
+        return DecodedUnit(positions[0], kept, [ChangeEvent(op, self.table, key, after=after, source=source)])
 
     def decode_message(self, message: Any) -> ChangeEvent:
         """One row of mode single_version_and_update_only."""
@@ -504,32 +511,56 @@ def _to_json(value: Any) -> Any:
 
 class _RecordDecoder(IncrementalDecoder):
     """Groups rows into records (see Grouping above): a record is complete when a row opens the next one, or when
-    the stream ends. A row that is refused is a unit of its own and leaves the record open."""
+    the stream ends. A row that is refused is a unit of its own and leaves the record open.
+
+    A row opens a record, with sequence info, when its record id is another, or its colIdx does not follow the
+    previous row's (a record delivered twice in a row); without, when it is a DR row, a row of another primary key,
+    or a DO or DA row after a DR (a PutRow holds only U rows)."""
 
     codec: OtsCodec
 
     def __init__(self, codec: OtsCodec) -> None:
         super().__init__(codec)
-        self.record: list[tuple[int, tuple, Any]] = []  # the rows of the record being grouped: position, row, message
+        self._read, self._parse = codec._row, codec._parse_row  # bound once: a row costs little else
+        self._width = len(codec._primary_key)
+        # The record being grouped: each row's position, row and message; its primary key, and whether a DR opens it.
+        self.positions: list[int] = []
+        self.rows: list[tuple] = []
+        self.messages: list[Any] = []
+        self.key: tuple = ()
+        self.opens_with_delete = False
         self.previous_place: Any = None
 
     def feed(self, position: int, message: Any) -> list[DecodedUnit]:
-        codec = self.codec
         try:
-            row, place = codec._parse_row(codec._row(message))
+            row, place = self._parse(self._read(message))
         except DecodeError as error:
             return [DecodedUnit.refused(position, message, error)]
-        record, previous_place = self.record, self.previous_place
-        self.previous_place = place
-        if record and _starts_record(row, record, place, previous_place):
-            self.record = [(position, row, message)]
-            return [codec._record_unit(record)]
-        record.append((position, row, message))
+        previous, self.previous_place = self.previous_place, place
+        if self.rows:
+            if place is not None or previous is not None:
+                opens = place is None or previous is None or place[0] != previous[0] or place[1] != previous[1] + 1
+            else:
+                op_type = row[self._width + 3]
+                opens = op_type == "DR" or row[:self._width] != self.key or self.opens_with_delete and op_type != "U"
+            if not opens:
+                self.positions.append(position)
+                self.rows.append(row)
+                self.messages.append(message)
+                return []
+            unit = self.codec._record_unit(self.positions, self.rows, self.messages)
+            self._open(position, row, message)
+            return [unit]
+        self._open(position, row, message)
         return []
 
+    def _open(self, position: int, row: tuple, message: Any) -> None:
+        self.positions, self.rows, self.messages = [position], [row], [message]
+        self.key, self.opens_with_delete = row[:self._width], row[self._width + 3] == "DR"
+
     def flush(self) -> list[DecodedUnit]:
-        units = [self.codec._record_unit(self.record)] if self.record else []
-        self.record = []
+        units = [self.codec._record_unit(self.positions, self.rows, self.messages)] if self.rows else []
+        self.positions, self.rows, self.messages = [], [], []
         return units
 
 
@@ -558,19 +589,6 @@ class _Relabeled(IncrementalDecoder):
 
 def _configuration(message: str) -> ConfigurationError:
     return ConfigurationError(f"{NAME}: {message}")
-
-
-def _starts_record(row: tuple, record: list[tuple[int, tuple, Any]], place: tuple | None, previous: tuple | None
-                   ) -> bool:
-    """Whether ``row`` opens a new record. With sequence info: another record id, or a colIdx that does not follow
-    the previous row's (a record delivered twice in a row). Without: a DR row, a row of another primary key, or a DO
-    or DA row after a DR (a PutRow holds only U rows)."""
-    if place is not None or previous is not None:
-        return place is None or previous is None or place[0] != previous[0] or place[1] != previous[1] + 1
-    width = len(row) - 4
-    first = record[0][1]
-    return (row[width + 3] == "DR" or row[:width] != first[:width]
-            or (first[width + 3] == "DR" and row[width + 3] != "U"))
 
 
 def _refuse_op_type(row: tuple | list, width: int) -> NoReturn:
