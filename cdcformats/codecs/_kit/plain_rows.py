@@ -23,13 +23,19 @@ class PlainObjects(NamedTuple):
     old: dict[str, Any] | None  # an UPDATE's: the before image's values that differ from the after image's
 
 
+# A PlainObjects made from the tuple of its fields in C: a NamedTuple's own constructor is a Python function, which
+# costs more than the rest of building it (0.28 µs against 0.13), once for every event encoded.
+_plain_objects = tuple.__new__
+
+
 def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone: tuple[Op, ...]
                   ) -> PlainObjects | None:
     """The row that a format of one row per message writes for ``event``, with its object and an UPDATE's ``old``
     built in the walk that checks them: a DELETE's before image alone, the after image alone of an op of
     ``after_alone`` (an INSERT), an UPDATE's after image with a before image of the same columns in the same order
     (a column the update left as it was is most often the same cell in both images: told by identity), each image
-    ``plain_object``; None for any other event."""
+    ``plain_object``; None for any other event. ``value_types``: of ``json_message.AS_IS_TYPES``, whose values of
+    one type are the model's same value exactly when they are equal."""
     op, before, after = event.op, event.before, event.after
     if op is _UPDATE:
         if before is None or after is None or len(before) != len(after):
@@ -37,16 +43,17 @@ def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone:
         written: dict[str, Any] = {}
         old: dict[str, Any] = {}
         for before_cell, cell in zip(before, after):
-            name, value = cell.name, cell.value
+            name, value, before_value = cell.name, cell.value, before_cell.value
             if before_cell.name != name or cell.kind is not PUT or before_cell.kind is not PUT \
                     or cell.type is not None or before_cell.type is not None \
                     or cell.version is not None or before_cell.version is not None \
-                    or type(value) not in value_types or type(before_cell.value) not in value_types:
+                    or type(value) not in value_types or type(before_value) not in value_types:
                 return None
             written[name] = value
-            if before_cell is not cell and before_cell != cell:
-                old[name] = before_cell.value
-        return PlainObjects(after, written, old) if len(written) == len(after) else None
+            # Cells alike but for their values, of value_types: the same where the values are equal and of one type.
+            if before_cell is not cell and (before_value != value or type(before_value) is not type(value)):
+                old[name] = before_value
+        return _plain_objects(PlainObjects, (after, written, old)) if len(written) == len(after) else None
     if op is _DELETE:
         if after is not None:
             return None
@@ -60,7 +67,7 @@ def plain_objects(event: ChangeEvent, value_types: frozenset[type], after_alone:
     if row is None:
         return None
     row_object = plain_object(row, value_types)
-    return None if row_object is None else PlainObjects(row, row_object, None)
+    return None if row_object is None else _plain_objects(PlainObjects, (row, row_object, None))
 
 
 def plain_object(image: Image, value_types: frozenset[type]) -> dict[str, Any] | None:
