@@ -32,6 +32,7 @@ OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t":
 # An UPSERT is the row as it now is, whether or not it existed: Debezium's closest op is a create.
 CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
 
+_MILLISECOND = time_units.MILLISECOND
 # The parsed JSON values that are cell values as they are (``value_of``), with an integer within 64 bits.
 _AS_READ = frozenset({str, bool, float, type(None)})
 # The source fields that are not the position, with a table and without one.
@@ -273,6 +274,6 @@ def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None)
 def write_time(document: dict[str, Any], microseconds: int | None) -> None:
     """``ts_ms``, and ``ts_us`` too where the time has microseconds (as Debezium 2 writes them)."""
     if microseconds is not None:
-        document["ts_ms"] = time_units.in_unit(microseconds, time_units.MILLISECOND)
-        if microseconds % time_units.MILLISECOND:
+        document["ts_ms"] = microseconds // _MILLISECOND  # time_units.in_unit, without a call: twice an event
+        if microseconds % _MILLISECOND:
             document["ts_us"] = microseconds

@@ -16,6 +16,8 @@ from ...contract import Codec, Option
 from ...model import Cell, ChangeEvent, Image, Op, Table
 from .json_message import encode
 
+_DELETE = Op.DELETE  # read once: reading a member off its class runs Python code (enum's metaclass), per event
+
 
 class KeyColumns:
     """Key column names, for every table (a list) or per table (a mapping of table name to list).
@@ -142,7 +144,7 @@ class KeyedByColumns(Codec):
     def row_image_name(self, event: ChangeEvent) -> str:
         """The image that the key is read out of: the before image of a DELETE or of a change without an after
         image, else the after image."""
-        return "before" if event.op is Op.DELETE or event.after is None else "after"
+        return "before" if event.op is _DELETE or event.after is None else "after"
 
     def read_key(self, table: Table | None, image: Image | None) -> Image:
         """The key that decoding reads out of ``image``."""
