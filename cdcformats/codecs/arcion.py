@@ -225,20 +225,23 @@ class ArcionCodec(KeyedByColumns):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.column_types: ColumnTypes = self.config["column_types"]
+        self.mode: str = self.config["mode"]
+        # Told once: each is asked of every event written.
+        self._typed_by_option, self._keyed_by_option = bool(self.column_types), bool(self.key_columns)
         if self.column_types:  # NaN or an infinity is written as text, which a FLOAT column types back
             self.carries = self.carries | {"value.float_nonfinite"}
         else:
             self.carries = self.carries - {"cell.type", "value.decimal"}
-        if self.config["table"] is not None or self.config["mode"] == "snapshot":
+        if self.config["table"] is not None or self.mode == "snapshot":
             self.requires = ()
-        if self.config["mode"] != "auto":
+        if self.mode != "auto":
             self.shapes = tuple(shape for shape in self.shapes
-                                if (shape.op is _OP_READ) == (self.config["mode"] == "snapshot"))
+                                if (shape.op is _OP_READ) == (self.mode == "snapshot"))
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def decode_message(self, message: bytes) -> ChangeEvent:
-        mode = self.config["mode"]
+        mode = self.mode
         if mode != "snapshot" and type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
             try:
                 realtime = _read_realtime(message)
@@ -317,7 +320,7 @@ class ArcionCodec(KeyedByColumns):
         """``cdcformats/jvm/decoders/ArcionDecoder.java``, this decoder in Java."""
         table = self.config["table"]
         return JvmDecoder("cdcformats.jvm.decoders.ArcionDecoder", {
-            "max_message_bytes": str(self.config["max_message_bytes"]), "mode": self.config["mode"],
+            "max_message_bytes": str(self.config["max_message_bytes"]), "mode": self.mode,
             **({} if table is None else {"table": encode([table.catalog, table.schema, table.name]).decode()}),
             **self.key_columns.settings(), **self.column_types.settings()})
 
@@ -361,8 +364,8 @@ class ArcionCodec(KeyedByColumns):
         name once, whose timestamp is the commit time: written as ``encode_event`` writes it, each image checked as
         it is written (``plain_object``)."""
         op, table, before, after = event.op, event.table, event.before, event.after
-        mode = self.config["mode"]
-        if event.key_only or self.column_types.for_table(table):
+        mode = self.mode
+        if event.key_only or self._typed_by_option and self.column_types.for_table(table):
             return None
         if op is _OP_READ:
             if mode == "realtime" or before is not None or after is None or table != self.config["table"] \
@@ -392,7 +395,7 @@ class ArcionCodec(KeyedByColumns):
 
     def _holds_key(self, event: ChangeEvent, row: Image | None) -> bool:
         """Whether ``event``'s key is the one decoding reads out of ``row`` by key_columns (none without them)."""
-        if not self.key_columns:
+        if not self._keyed_by_option:
             return not event.key
         return row is not None and self.holds_key_as_read(event, row)
 
@@ -404,7 +407,7 @@ class ArcionCodec(KeyedByColumns):
         """An UPSERT is an I message with its images (Flink's Debezium and Canal writers write an upsert's row as an
         insert too); a snapshot row is the after image alone (of an INSERT, UPSERT or UPDATE in mode snapshot), and
         in mode realtime a READ is an I message. A TRUNCATE, and a DELETE in mode snapshot, have no form."""
-        mode = self.config["mode"]
+        mode = self.mode
         if event.op is _OP_TRUNCATE or (mode == "snapshot" and event.op is _OP_DELETE):
             return super().reshaped(event)
         if mode == "snapshot" or (event.op is _OP_READ and mode == "auto"):
@@ -422,7 +425,7 @@ class ArcionCodec(KeyedByColumns):
         if snapshot:
             table = changed["table"] = self.config["table"]
             changed["source"] = replace(written.source, position=(), commit_time_us=None)
-            if self.config["mode"] == "auto":  # an opType column would read back as a realtime message
+            if self.mode == "auto":  # an opType column would read back as a realtime message
                 changed["after"] = tuple(cell for cell in written.after or () if cell.name != "opType")
         elif table is None:
             if self.config["table"] is None:
