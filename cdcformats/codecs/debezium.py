@@ -123,6 +123,7 @@ from ._kit.debezium_envelope import (
     OP_OF_CODE,
     SOURCE_FIELDS,
     TRANSACTION_ATTRIBUTE,
+    WRAPPER_OPENINGS,
     ColumnPlans,
     WrapperSchemas,
     canonical_json,
@@ -196,6 +197,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         super().__init__(**options)
         self.schemas: bool = self.config["schemas"]
         self.schemaless = self
+        self.skip_control: bool = self.config["skip_control"]
         self._wrapper_schemas = WrapperSchemas()
         if self.schemas:
             self.carries = self.carries | connect_schema.TYPED_FEATURES
@@ -208,7 +210,7 @@ class DebeziumJsonCodec(KeyedByColumns):
     def decode_messages(self, message: bytes) -> list[ChangeEvent]:
         """The event of a row change; none for a message that changes no row, under the option skip_control."""
         envelope, schema, columns = self._envelope(message)
-        if self.config["skip_control"] and _control_message(envelope) is not None:
+        if self.skip_control and _control_message(envelope) is not None:
             return []
         return [self._event(envelope, schema, columns)]
 
@@ -223,9 +225,10 @@ class DebeziumJsonCodec(KeyedByColumns):
         """The envelope of a message; in JsonConverter's schema wrapper, the wrapper's schema and the plans of its
         columns (None: no wrapper)."""
         max_bytes = self.config["max_message_bytes"]
-        unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
-        if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
-            return unwrapped
+        if type(message) is bytes and message.startswith(WRAPPER_OPENINGS):
+            unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
+            if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
+                return unwrapped
         document = load_object(NAME, message, max_bytes)
         envelope = _unwrapped(document)
         if envelope is document:
@@ -247,7 +250,8 @@ class DebeziumJsonCodec(KeyedByColumns):
                               field="op")
         before = image_cells(document.get("before"), "before", columns.get("before", _NO_PLANS))
         after = image_cells(document.get("after"), "after", columns.get("after", _NO_PLANS))
-        table, source = read_source(document.get("source"), document)
+        source_fields = document.get("source")
+        table, source = read_source(source_fields, document)
         transaction = document.get("transaction")
         attributes = [] if transaction is None else _transaction(transaction)
         if not document.keys() <= _ENVELOPE_FIELD_SET:  # most envelopes have no field of another's
@@ -258,8 +262,8 @@ class DebeziumJsonCodec(KeyedByColumns):
                                         _time_kind(source.capture_time_us)]
         if tuple(document) != default:
             attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
-        if type(document.get("source")) is dict and not _in_default_order(document["source"], table, source):
-            attributes.append((SOURCE_FIELD_NAMES, encode(list(document["source"])).decode()))
+        if type(source_fields) is dict and not _in_default_order(source_fields, table, source):
+            attributes.append((SOURCE_FIELD_NAMES, encode(list(source_fields)).decode()))
         op = OP_OF_CODE[code]
         if key is None:  # the key read out of its row (KeyedByColumns.with_key_read), before the event is made
             key = self.read_key(table, before if op is _OP_DELETE or after is None else after)

@@ -126,9 +126,9 @@ class _Wrapper(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _read_wrapper = msgspec.json.Decoder(_Wrapper).decode
-# How JsonConverter's wrapper opens, as it writes it: only such a message is tried as one (a wrapper spelt otherwise is
-# read as any JSON is), so that an envelope without one is not parsed twice.
-_WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
+# How JsonConverter's wrapper opens, as it writes it: only a message of bytes that opens so is worth trying as one (a
+# wrapper spelt otherwise is read as any JSON is), so that an envelope without one is not parsed twice.
+WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
 
 
 class WrapperSchemas:
@@ -138,10 +138,10 @@ class WrapperSchemas:
     def __init__(self) -> None:
         self._by_text: dict[bytes, tuple[Any, ColumnPlans]] = {}
 
-    def unwrapped(self, message: Any, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
+    def unwrapped(self, message: bytes, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
         """The payload, schema and column plans of a message that is exactly a wrapper of a struct schema; None for
         any other message, which the reader of any JSON reads (and tells what is wrong with)."""
-        if type(message) is not bytes or len(message) > max_bytes or not message.startswith(_WRAPPER_OPENINGS):
+        if len(message) > max_bytes:
             return None
         try:
             wrapper = _read_wrapper(message)

@@ -148,7 +148,10 @@ class KeyedByColumns(Codec):
 
     def read_key(self, table: Table | None, image: Image | None) -> Image:
         """The key that decoding reads out of ``image``."""
-        return self.key_columns.key_of(table, image)
+        key_columns = self.key_columns
+        if not key_columns.per_table:  # the same names for every table (or none): found without a call
+            return key_cells(key_columns.everywhere, image)
+        return key_columns.key_of(table, image)
 
     def holds_key_as_read(self, event: ChangeEvent, image: Image) -> bool:
         """Whether ``event``'s key is the one decoding reads out of ``image``, its row, with every key cell in that
