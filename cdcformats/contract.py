@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, NamedTuple, TypeAlias
 
+import msgspec
 from msgspec.structs import replace
 
 from .core import time_units, typed_text
@@ -126,7 +127,9 @@ class KafkaRecord(NamedTuple):
     value: bytes | None
 
 
-class DecodedUnit(NamedTuple):
+# A Struct, which is made in C, where a NamedTuple's constructor is a Python function: one is made for every message
+# a conversion decodes.
+class DecodedUnit(msgspec.Struct, frozen=True):
     """What one message decoded to, kept with the message: or, for a format whose change spans several messages
     (the rows of a Tablestore record), what those messages decoded to together. ``position`` is the first message's
     (as given to ``decode_units``); ``events`` are none for a message the format skips (a Canal DDL message under
