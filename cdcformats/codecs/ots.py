@@ -315,7 +315,7 @@ class OtsCodec(Codec):
         else:
             return None
         if event.before is not None or event.attributes or event.key_only or event.table != self.table \
-                or not _is_sequence_info(source):
+                or (source is not _NO_SOURCE and not _is_sequence_info(source)):
             return None
         primary_key = self.primary_key or ()  # a mode with one row per cell change requires it (__init__)
         key = event.key
@@ -325,7 +325,7 @@ class OtsCodec(Codec):
             if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
                     or cell.version is not None or cell.kind is not _PUT:
                 return None
-        key_values = tuple(cell.value for cell in key)
+        key_values = tuple([cell.value for cell in key])
         rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
         for cell in after or ():
             kind, value, version = cell.kind, cell.value, cell.version
