@@ -265,7 +265,8 @@ def _consume(bootstrap: str, topic: str, count: int) -> list[KafkaRecord]:
     records: list[KafkaRecord] = []
     deadline = time.monotonic() + 60
     while len(records) < count and time.monotonic() < deadline:
-        for message in consumer.consume(10_000, timeout=0.5):
+        # No more than are missing: consume returns once it has them, rather than waiting out its timeout for more.
+        for message in consumer.consume(min(count - len(records), 10_000), timeout=0.5):
             if message.error() is None:
                 records.append(KafkaRecord(message.key(), message.value()))
     consumer.close()
