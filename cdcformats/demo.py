@@ -265,7 +265,8 @@ def _consume(bootstrap: str, topic: str, count: int) -> list[KafkaRecord]:
     records: list[KafkaRecord] = []
     deadline = time.monotonic() + 60
     while len(records) < count and time.monotonic() < deadline:
-        for message in consumer.consume(10_000, timeout=0.5):
+        # No more than are missing: consume returns once it has them, rather than waiting out its timeout for more.
+        for message in consumer.consume(min(count - len(records), 10_000), timeout=0.5):
             if message.error() is None:
                 records.append(KafkaRecord(message.key(), message.value()))
     consumer.close()
@@ -320,6 +321,7 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
 
     from .envelopes import arrow
     from .spark import latest_state, register, session
+    from .spark.tables import typed_state
 
     spark, seconds = _timed(lambda: session(master, "cdcformats demo"))
     spark.sparkContext.setLogLevel("ERROR")
@@ -342,7 +344,8 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
     stages.append(Stage(f"Spark SQL cdc_decode ({', '.join(streams)})", sum(row["count"] for row in counts), seconds,
                         f"{where}, " + ("same events" if same and not errors else
                                         f"[red]CHANGED ({errors} dead letters)[/red]")))
-    state = latest_state(events)
+    # Kept: the summary, the sample and the typed rows read it, and it is some 50 Spark stages to compute.
+    state = latest_state(events).persist()
     summary, seconds = _timed(lambda: state.groupBy("table.name").agg(
         F.count("*").alias("keys"), F.sum(F.col("deleted").cast("int")).alias("deleted")).orderBy("name").collect())
     stages.append(Stage("Spark latest_state", sum(row["keys"] for row in summary), seconds,
@@ -357,12 +360,13 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
         rows.add_row(row["table"], ", ".join(row["key"]), str(row["deleted"]), ", ".join(row["columns"]))
     console.print(rows)
     typed_table = PLAN["spark"]["typed_table"]
-    state = latest_state(events, typed=True, table=typed_table)
-    typed, seconds = _timed(lambda: state.orderBy("commit_time").limit(4).collect())
+    # What latest_state(events, typed=True, table=typed_table) gives, from the state computed above.
+    typed_rows = typed_state(state, events, typed_table)
+    typed, seconds = _timed(lambda: typed_rows.orderBy("commit_time").limit(4).collect())
     stages.append(Stage(f"Spark latest_state typed ({typed_table})", len(typed), seconds,
-                        f"{len(state.columns)} typed columns"))
+                        f"{len(typed_rows.columns)} typed columns"))
     console.print(f"   typed: the current rows of {typed_table}, one Spark column per table column")
-    rows = _table(None, *(f"{name}\n{spark_type}" for name, spark_type in state.dtypes))
+    rows = _table(None, *(f"{name}\n{spark_type}" for name, spark_type in typed_rows.dtypes))
     for row in typed:
         rows.add_row(*(str(value) for value in row))
     console.print(rows)
