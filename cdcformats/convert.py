@@ -23,6 +23,7 @@ from typing import IO, Any, BinaryIO
 
 from .contract import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute
 from .errors import CodecError, ConfigurationError, DecodeError, LossyConversionError
+from .loss_probes import configuration, rewritten
 from .model import ChangeEvent
 from .options import routed
 from .pipeline import ConversionStats, Written, converted, error_handler
@@ -372,14 +373,24 @@ def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:
         source, target = configure(source, target, **options)
     carrier_of_source = codec_class(source) if isinstance(source, str) else source
     carrier_of_target = codec_class(target) if isinstance(target, str) else target
-    return _lost(carrier_of_source, carrier_of_target)
+    pair = (configuration(carrier_of_source), configuration(carrier_of_target))
+    if pair not in _LOST:
+        _LOST[pair] = tuple(_lost(carrier_of_source, carrier_of_target))
+    return list(_LOST[pair])
+
+
+# What cf.loss() answered, for each pair of configurations: finding it asks the target about hundreds of probes.
+_LOST: dict[tuple[object, object], tuple[str, ...]] = {}
 
 
 def _lost(source: type[Codec] | Codec, target: type[Codec] | Codec) -> list[str]:
-    lost = [feature for feature in FEATURES if feature in source.carries and feature not in target.carries]
+    rewritten_features, attributes = rewritten(source, target)
+    lost = [feature for feature in FEATURES
+            if feature in source.carries and feature not in target.carries or feature in rewritten_features]
     if "attributes" not in target.carries:
-        lost.extend(f"attributes.{name}{'*' if name.endswith('.') else ''}" for name in sorted(source.own_attributes)
-                    if not owns_attribute(target.own_attributes, name))
+        attributes.update(f"{name}*" if name.endswith(".") else name for name in source.own_attributes
+                          if not owns_attribute(target.own_attributes, name))
+    lost.extend(f"attributes.{name}" for name in sorted(attributes))
     if target.shapes is not None:
         if source.shapes is None:
             lost.append(f"shapes other than {'; '.join(map(str, target.shapes))}")
