@@ -251,10 +251,10 @@ def probes(source: Codec | type[Codec], carries: frozenset[str], table: Table, k
             if "cell.repeated" in carries:
                 yield change((Cell("c", "a"), Cell("c", "b")))
             if "key" in carries:
-                for cell in _cells(carries, frozenset({CellKind.PUT})):
+                for cell in _cells(carries, shape.kinds):  # a key cell too may be of a kind of deletion
                     yield change(key=(cell,), in_row=False)
                     # A key cell other than the row's cell of its column.
-                    key_cell = Cell(key_cells[0].name, cell.value, cell.type)
+                    key_cell = Cell(key_cells[0].name, cell.value, cell.type, cell.version, cell.kind)
                     yield change((Cell(key_cell.name, "other"), *key_cells[1:]), key=(key_cell, *key_cells[1:]),
                                  in_row=False)
                     # The key's cells, one of them of this kind of value, in the row as they are.
@@ -300,12 +300,13 @@ def attribute_probes(source: Codec | type[Codec], carries: frozenset[str], table
                       for image, present in next(_rows_of(shape)).items()}
             for attribute in [name + field for field in _FIELD_NAMES] if name.endswith(".") else [name]:
                 # JSON text, as formats keep fields (a number, the list of an envelope's fields), and text that is
-                # not JSON
-                for value in ("1", _ENVELOPE_FIELDS, "text"):
+                # not JSON; in a change of the key only too (a target may write no envelope for one)
+                for value, key_only in itertools.product(("1", _ENVELOPE_FIELDS, "text"),
+                                                         (False, True) if "key_only" in carries else (False,)):
                     yield (f"{name}*" if name.endswith(".") else name,
                            ChangeEvent(shape.op, table=table if "table" in carries else None,
                                        key=key_cells if "key" in carries else (), **images,  # type: ignore[arg-type]
-                                       attributes=((attribute, value),)))
+                                       key_only=key_only, attributes=((attribute, value),)))
 
 
 # Whether an image of each rule is there (True), left out (False) or there with no cells (None): the first, for each.
