@@ -54,8 +54,9 @@ _ANY_SHAPES = tuple(Shape(op, before=OPTIONAL, after=OPTIONAL, kinds=frozenset(C
 # (a name of a prefix such as "debezium.field.") may name.
 _FIELD_NAMES = ("probe", "before", "after", "source", "op", "ts", "ts_ms", "transaction", "schema", "payload", "data",
                 "table", "key", "value", "envelope")
-# The fields of a change's envelope, in the order they are written, as a list that an attribute may hold.
-_ENVELOPE_FIELDS = '["before","after","source","op","ts_ms"]'
+# The fields of a change's envelope, in the order they are written, as a list that an attribute may hold, which
+# an attribute named so holds; and the list of an envelope of the op alone.
+_ENVELOPE_FIELDS, _ENVELOPE, _OP_FIELD = '["before","after","source","op","ts_ms"]', "envelope", '["op"]'
 # The parts of a change.
 _PARTS = ("op", "table", "key", "before", "after", "source", "key_only", "attributes")
 # The table of the probes, where no option names another, and its key columns.
@@ -296,17 +297,28 @@ def attribute_probes(source: Codec | type[Codec], carries: frozenset[str], table
         for shape in source.shapes or _ANY_SHAPES:  # a target may have a place for them in some changes only
             if f"op.{shape.op.value}" not in carries:
                 continue
-            images = {image: key_cells if present else () if present is None else None
-                      for image, present in next(_rows_of(shape)).items()}
-            for attribute in [name + field for field in _FIELD_NAMES] if name.endswith(".") else [name]:
-                # JSON text, as formats keep fields (a number, the list of an envelope's fields), and text that is
-                # not JSON; in a change of the key only too (a target may write no envelope for one)
-                for value, key_only in itertools.product(("1", _ENVELOPE_FIELDS, "text"),
-                                                         (False, True) if "key_only" in carries else (False,)):
-                    yield (f"{name}*" if name.endswith(".") else name,
-                           ChangeEvent(shape.op, table=table if "table" in carries else None,
-                                       key=key_cells if "key" in carries else (), **images,  # type: ignore[arg-type]
-                                       key_only=key_only, attributes=((attribute, value),)))
+            for number, rows in enumerate(_rows_of(shape)):
+                images = {image: key_cells if present else () if present is None else None
+                          for image, present in rows.items()}
+                for attribute in [name + field for field in _FIELD_NAMES] if name.endswith(".") else [name]:
+                    # JSON text, as formats keep fields (a number, the list of an envelope's fields), and text that
+                    # is not JSON; in a change of the key only too (a target may write no envelope for one). With
+                    # the images of the change's kind by nature; with others, the lists of an envelope's fields
+                    # that an attribute naming an envelope holds (of all of them; of the op alone, as an envelope of
+                    # no images and no source has), with a table and without, since which fields an envelope has
+                    # depends on its images and source.
+                    envelope = attribute.endswith(_ENVELOPE)
+                    values = (("1", _ENVELOPE_FIELDS, "text", *((_OP_FIELD,) if envelope else ())) if number == 0
+                              else (_ENVELOPE_FIELDS, _OP_FIELD) if envelope else ())
+                    tables = (table, None) if envelope and "table" in carries else (
+                        table if "table" in carries else None,)
+                    for value, key_only, named in itertools.product(
+                            values, (False, True) if "key_only" in carries and number == 0 else (False,), tables):
+                        yield (f"{name}*" if name.endswith(".") else name,
+                               ChangeEvent(shape.op, table=named,
+                                           key=key_cells if "key" in carries else (),
+                                           **images,  # type: ignore[arg-type]
+                                           key_only=key_only, attributes=((attribute, value),)))
 
 
 # Whether an image of each rule is there (True), left out (False) or there with no cells (None): the first, for each.
