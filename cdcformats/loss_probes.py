@@ -160,16 +160,23 @@ def _sent(sender: Codec | None, changes: Iterator[ChangeEvent]) -> Iterator[Chan
         yield sent
         if sent == change:
             continue
-        if _holds(sender, change) or sender.also_reads and {
-                loss.feature for loss in sender.dropped(change)} <= sender.also_reads:
+        if _read_as_is(sender, change):
             yield change
             continue
-        # The sent change with one part of the probe as it was (a READ as Canal's INIT rows are): where held.
+        # The sent change with one part of the probe as it was (a READ as Canal's INIT rows are; a row of a value
+        # that the sender also reads): where held.
         for name in _PARTS:
             if getattr(sent, name) != getattr(change, name):
                 partly = replace(sent, **{name: getattr(change, name)})
-                if _holds(sender, partly):
+                if _read_as_is(sender, partly):
                     yield partly
+
+
+def _read_as_is(sender: Codec, change: ChangeEvent) -> bool:
+    """Whether decoding ``sender``'s messages may give ``change``: they hold it (``_holds``), or the sender drops of
+    it only what it ``also_reads``."""
+    return _holds(sender, change) or bool(sender.also_reads) and {
+        loss.feature for loss in sender.dropped(change)} <= sender.also_reads
 
 
 def _holds(codec: Codec, change: ChangeEvent) -> bool:
