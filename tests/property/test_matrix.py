@@ -133,11 +133,11 @@ def check_target(source: cf.Codec, target: cf.Codec, target_name: str, event: cf
     losses = target.dropped(event)
     assert (refusal(target, event) is None) == (not losses), "strict refuses exactly the events with drops"
     refused_loss = refused(losses)
+    # cf.loss asked of the target made once: it answers once for each configuration, which a new codec of each
+    # example has too, and a stateful target's prefix would make new.
     if refused_loss is None:  # asked before writing: a target's form of a change depends on the changes before it
         expected = target.normal_form(event)
         assert without(event, losses) == expected, f"dropped() does not name each difference: {losses}"
-        # Asked of the target made once: cf.loss answers once for each configuration, which a new codec of each
-        # example has too, and a stateful target's prefix would make new.
         lost = cf.loss(source, TARGET_CODECS[target_name])
         undeclared = [loss for loss in losses if not declared_drop(lost, source, loss, event)]
         assert not undeclared, f"cf.loss({source.name}, {target_name}) did not declare {undeclared[0]}"
@@ -145,7 +145,7 @@ def check_target(source: cf.Codec, target: cf.Codec, target_name: str, event: cf
         messages = list(target.encode([event]))
     except EncodeError as error:
         assert refused_loss is not None, f"{target_name} refused {event} without a REFUSED loss: {error}"
-        assert declared(cf.loss(source, target), source, refused_loss.feature, event), (
+        assert declared(cf.loss(source, TARGET_CODECS[target_name]), source, refused_loss.feature, event), (
             f"{target_name} refused {refused_loss}, which cf.loss({source.name}, {target_name}) did not declare")
         return
     assert refused_loss is None, f"{target_name} wrote {event} although it reported {refused_loss}"
