@@ -42,8 +42,9 @@ _VALUES: dict[str, tuple[Value, ...]] = {
 _TYPES = ("VARCHAR", "BIGINT", "bigint", "INT UNSIGNED", "DOUBLE", "DECIMAL(10,2)", "BOOLEAN", "JSON")
 # The kinds of value whose cells are probed with each type: the others' are written by their kind.
 _TYPED_VALUES = ("value.null", "value.int", "value.float", "value.str", "value.decimal")
-# Text that a type may read as another kind of value.
-_TEXTS = ("12", "1E+5", "false", "[]")
+# Text that a type may read as another kind of value; a float's text as Python writes it that Java writes otherwise
+# (1.0E7).
+_TEXTS = ("12", "1E+5", "false", "[]", "10000000.0")
 # Position fields of a source whose positions may name any: common names, names that source blocks give fields of
 # their own (a table's parts, times, the connector), and names no format has a field for (none at all, not ASCII).
 _POSITION_NAMES = ("file", "pos", "gtid", "id", "connector", "db", "schema", "table", "ts_ms", "ts_us", "", "naïve")
