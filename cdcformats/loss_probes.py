@@ -66,26 +66,57 @@ _TABLE, _KEY_NAMES = "t", ("id",)
 _PROBE_REGISTRY = "mock://cdcformats-loss-probes"
 
 
-def rewritten(source: type[Codec] | Codec, target: type[Codec] | Codec) -> tuple[set[str], set[str]]:
-    """The features that ``target``'s normal form changes in some change ``source`` sends, and the names (as
-    ``cf.loss`` lists them) of the source's own attributes that it does not write back."""
-    probed = _probed(target)
-    if probed is None:
-        return set(), set()
-    sender = _probed(source)
-    key_names, table = _key_names(sender) if sender is not None and _key_names(sender)[0] else _key_names(probed)
-    key_names = key_names or _KEY_NAMES  # the probes' key where no option names one
-    other_key_names = tuple(name for name in _key_names(probed)[0] if name not in key_names)
-    sent, plain, attribute_changes = _sent_probes(source, sender, Table(table), key_names, other_key_names)
-    # Each probe asked of a target that has written nothing, as the first change of a stream (dropped() keeps no
-    # state); then the plain changes of each shape, one after another, of a target that writes each and reads it back
-    # (as a codec that also reads what it writes would): a target whose form of a change depends on those before it
-    # (the columns debezium-avro's table has by now) shows it there.
-    features = _dropped_features(probed, sent, written=False)
-    features |= _dropped_features(_probed(target) or probed, plain, written=True)
-    attributes = {name for name, changes in attribute_changes.items()
-                  if any(_drops_attributes(_changed(probed, change)) for change in changes)}
-    return features, attributes
+class Rewrites:
+    """What ``target``'s normal form changes in the changes ``source`` sends: the features (``changes``) and the
+    source's own attributes, named as ``cf.loss`` lists them, that it does not write back (``drops_attribute``),
+    found only as far as asked, so that asking whether a feature is rewritten stops at the first probe that shows it.
+
+    Each probe is asked of a target that has written nothing, as the first change of a stream (dropped() keeps no
+    state); first the plain changes of each shape, one after another, of a target that writes each and reads it back
+    (as a codec that also reads what it writes would): a target whose form of a change depends on those before it
+    (the columns debezium-avro's table has by now) shows it there."""
+
+    def __init__(self, source: type[Codec] | Codec, target: type[Codec] | Codec) -> None:
+        self.features: set[str] = set()  # found so far
+        probed = _probed(target)
+        if probed is None:
+            self._found: Iterator[set[str]] = iter(())
+            self._attributes: dict[str, Iterator[bool]] = {}
+            return
+        sender = _probed(source)
+        key_names, table = _key_names(sender) if sender is not None and _key_names(sender)[0] else _key_names(probed)
+        key_names = key_names or _KEY_NAMES  # the probes' key where no option names one
+        other_key_names = tuple(name for name in _key_names(probed)[0] if name not in key_names)
+        sent, plain, attribute_changes = _sent_probes(source, sender, Table(table), key_names, other_key_names)
+        self._found = itertools.chain(_dropped_features(_probed(target) or probed, plain, written=True),
+                                      _dropped_features(probed, sent, written=False))
+        self._attributes = {name: (_drops_attributes(_changed(probed, change)) for change in changes)
+                            for name, changes in attribute_changes.items()}
+        self._dropped_attributes: set[str] = set()
+
+    def changes(self, feature: str) -> bool:
+        """Whether the target changes ``feature`` in some change the source sends."""
+        while feature not in self.features:
+            found = next(self._found, None)
+            if found is None:
+                return False
+            self.features |= found
+        return True
+
+    def drops_attribute(self, name: str) -> bool:
+        """Whether the target does not write back the source's own attribute ``name`` (a prefix's as ``prefix*``)
+        in some change that holds it."""
+        if name not in self._dropped_attributes and any(self._attributes.get(name, ())):
+            self._dropped_attributes.add(name)
+        return name in self._dropped_attributes
+
+    def all_features(self) -> set[str]:
+        for found in self._found:
+            self.features |= found
+        return self.features
+
+    def all_dropped_attributes(self) -> set[str]:
+        return {name for name in self._attributes if self.drops_attribute(name)}
 
 
 def configuration(codec: type[Codec] | Codec) -> object:
@@ -94,41 +125,65 @@ def configuration(codec: type[Codec] | Codec) -> object:
     return (type(codec), repr(codec)) if isinstance(codec, Codec) else codec
 
 
-# The probes each source sends, found once for all the targets asked about it (keyed by its configuration and the
+class _Unfolding:
+    """The distinct items of an iterator, found as far as a reader of them needs, and kept for the next reader."""
+
+    def __init__(self, items: Iterator[ChangeEvent]) -> None:
+        self._items = items
+        self._found: list[ChangeEvent] = []
+        self._seen: set[ChangeEvent] = set()
+
+    def __iter__(self) -> Iterator[ChangeEvent]:
+        index = 0
+        while True:
+            while index == len(self._found):
+                item = next(self._items, None)
+                if item is None:
+                    return
+                if item not in self._seen:
+                    self._seen.add(item)
+                    self._found.append(item)
+            yield self._found[index]
+            index += 1
+
+
+# The probes each source sends, found once for all the targets asked about them (keyed by its configuration and the
 # key columns of the probes): (every probe, the plain ones in order, each own attribute's probes).
 _SENT: dict[tuple[object, Table, tuple[str, ...], tuple[str, ...]],
-            tuple[set[ChangeEvent], list[ChangeEvent], dict[str, list[ChangeEvent]]]] = {}
+            tuple[_Unfolding, _Unfolding, dict[str, _Unfolding]]] = {}
 
 
 def _sent_probes(source: type[Codec] | Codec, sender: Codec | None, table: Table, key_names: tuple[str, ...],
-                 other_key_names: tuple[str, ...]
-                 ) -> tuple[set[ChangeEvent], list[ChangeEvent], dict[str, list[ChangeEvent]]]:
+                 other_key_names: tuple[str, ...]) -> tuple[_Unfolding, _Unfolding, dict[str, _Unfolding]]:
     found = (configuration(source), table, key_names, other_key_names)
     if found not in _SENT:
         # Probes of every feature, where the source's normal form shows what it sends of them; else of what it
         # carries.
         carries = source.carries if sender is None else ALL_FEATURES
-        attribute_changes: dict[str, list[ChangeEvent]] = {}
-        for name, probe in attribute_probes(source, carries, table, key_names):
-            attribute_changes.setdefault(name, []).extend(_sent(sender, iter([probe])))
-        _SENT[found] = (set(_sent(sender, probes(source, carries, table, key_names, other_key_names))),
-                        list(dict.fromkeys(_sent(sender, probes(source, carries, table, key_names, other_key_names,
-                                                                plain=True)))),
-                        attribute_changes)
+        names = {f"{name}*" if name.endswith(".") else name for name in source.own_attributes}
+        _SENT[found] = (
+            _Unfolding(_sent(sender, probes(source, carries, table, key_names, other_key_names))),
+            _Unfolding(_sent(sender, probes(source, carries, table, key_names, other_key_names, plain=True))),
+            {name: _Unfolding(_sent(sender, _attribute_probes_of(name, source, carries, table, key_names)))
+             for name in names})
     return _SENT[found]
 
 
-def _dropped_features(target: Codec, changes: Iterable[ChangeEvent], written: bool) -> set[str]:
-    """The features that ``target`` drops of ``changes`` it does not refuse, each change ``written`` (and read back)
-    after it is asked about, or not."""
-    features: set[str] = set()
+def _attribute_probes_of(name: str, source: type[Codec] | Codec, carries: frozenset[str], table: Table,
+                         key_names: tuple[str, ...]) -> Iterator[ChangeEvent]:
+    """The ``attribute_probes`` of the source's own attribute ``name``."""
+    return (probe for named, probe in attribute_probes(source, carries, table, key_names) if named == name)
+
+
+def _dropped_features(target: Codec, changes: Iterable[ChangeEvent], written: bool) -> Iterator[set[str]]:
+    """The features that ``target`` drops of each of ``changes`` it does not refuse, each change ``written`` (and
+    read back) after it is asked about, or not."""
     for change in changes:
         losses = _changed(target, change)
         if losses is not None:
-            features.update(loss.feature for loss in losses)
+            yield {loss.feature for loss in losses}
             if written:
                 list(target.decode(target.encode([change], on_error=lambda _: None), on_error=lambda _: None))
-    return features
 
 
 def _changed(target: Codec, change: ChangeEvent) -> list[Loss] | None:
