@@ -311,6 +311,11 @@ def probes(source: Codec | type[Codec], carries: frozenset[str], table: Table, k
                     yield replace(row_change, after=change((Cell("c", "12", typed),)).after)
             if number or plain:  # the features below, on the change with the images of its kind by nature
                 continue
+            if rows["before"] and rows["after"]:  # a column of each type, in one image only, null in the other
+                for typed, text in itertools.product(_TYPES, ("12", "[]")):
+                    null_change = change((Cell("c", None),))
+                    yield replace(null_change, before=change((Cell("c", text, typed),)).before)
+                    yield replace(null_change, after=change((Cell("c", text, typed),)).after)
             yield from (change((cell,)) for cell in _cells(carries, shape.kinds))
             if "cell.repeated" in carries:
                 yield change((Cell("c", "a"), Cell("c", "b")))
