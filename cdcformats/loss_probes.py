@@ -10,11 +10,13 @@ the probe as it is (or its normal form with one part of the probe as it was) whe
 though it writes other formats' changes otherwise (Canal's INIT rows, read as READs, which it writes as INSERTs;
 Maxwell's key values apart from the row's), or where the source drops of it only what it ``also_reads`` (Lindorm's
 JSON numbers). Its key is of the columns the source's options name, else of those the target's name; its position of
-the source's ``position_fields`` where it states them. The source's probes are found once for every target.
+the source's ``position_fields`` where it states them. The source's probes are found once for every target, and
+only as far as some target is asked about them.
 
 Each probe is asked of a target that has written nothing; the plain changes of each shape are also asked one after
 another of a target that writes and reads each back, where a target whose form of a change depends on the changes
-before it (debezium-avro's tables) shows it.
+before it (debezium-avro's tables) shows it. Whether a target rewrites a feature is found by asking it about probes
+until one shows it (``Rewrites``): a check of one drop costs a few probes, and a whole answer all of them.
 """
 
 from __future__ import annotations
