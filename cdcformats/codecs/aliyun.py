@@ -85,8 +85,9 @@ Written from other formats (what Paimon's aliyun-json reader takes them for):
 Normal form (what ``encode`` writes): ``schema`` then ``payload`` then the kept top-level fields. ``schema`` holds
 ``dataColumn`` (the columns of both images, each image's in its order, a column only ``after`` has in its place
 there; where the two images order the columns they share otherwise, those of ``before`` in order, then those only
-``after`` has; ``type`` only where there is one), ``primaryKey`` (always, as it came; ``[]`` without one), ``source`` (``dbType``, ``dbName``, ``schemaName``,
-``tableName`` where there are such, then the kept fields), then the kept schema fields. ``payload`` holds
+``after`` has; ``type`` only where there is one), ``primaryKey`` (always, as it came; ``[]`` without one),
+``source`` (``dbType``, ``dbName``, ``schemaName``, ``tableName`` where there are such, then the kept fields), then
+the kept schema fields. ``payload`` holds
 ``before`` and ``after`` (null where the op does not read them), ``sequenceId`` when there is one, ``timestamp``
 (``eventTime`` and ``systemTime``, -1 when unknown, then the rest of the position), ``op``, then the kept payload
 fields.
