@@ -324,10 +324,11 @@ def probes(source: Codec | type[Codec], carries: frozenset[str], table: Table, k
             if "key" in carries:
                 for cell in _cells(carries, shape.kinds):  # a key cell too may be of a kind of deletion
                     yield change(key=(cell,), in_row=False)
-                    # A key cell other than the row's cell of its column.
+                    # A key cell other than the row's cell of its column (of text, of an empty array).
                     key_cell = Cell(key_cells[0].name, cell.value, cell.type, cell.version, cell.kind)
-                    yield change((Cell(key_cell.name, "other"), *key_cells[1:]), key=(key_cell, *key_cells[1:]),
-                                 in_row=False)
+                    for other in ("other", ()):
+                        yield change((Cell(key_cell.name, other), *key_cells[1:]), key=(key_cell, *key_cells[1:]),
+                                     in_row=False)
                     # The key's cells, one of them of this kind of value, in the row as they are.
                     yield change(key=(key_cell, *key_cells[1:]), cells=(key_cell, *key_cells[1:]), in_row=False)
                 if "cell.repeated" in carries:
