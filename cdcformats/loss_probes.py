@@ -428,7 +428,8 @@ def _cells(carries: frozenset[str], kinds: frozenset[CellKind]) -> Iterator[Cell
         yield Cell("c", "text", None, 1_700_000_000_000)
     for kind in kinds - {CellKind.PUT}:
         if f"cell.kind.{kind.value}" in carries:
-            yield from (Cell("c", value, kind=kind) for value in (None, "text", 7))  # a deletion may say the value
+            # A deletion may say the value, of each kind, which a target that writes none drops as that kind's.
+            yield from (Cell("c", values[0], kind=kind) for feature, values in _VALUES.items() if feature in carries)
 
 
 def _sources(carries: frozenset[str], position_fields: tuple[str, ...]) -> Iterator[Source]:
