@@ -67,6 +67,8 @@ def owns_attribute(own_attributes: frozenset[str], name: str) -> bool:
 
 
 ABSENT, PRESENT, OPTIONAL, NONEMPTY = "absent", "present", "optional", "nonempty"
+# The option of a format that registers schemas itself (debezium-avro): a registry client, URL or file.
+REGISTRY_OPTION = "schema_registry"
 _LEFT_OUT = object()  # an entry a format does not write
 
 
@@ -223,6 +225,12 @@ class Codec:
     # What an event must hold to have any form here ("table", "key"): a change without it is refused, as the loss
     # "requires <what>" that cf.loss() lists.
     requires: tuple[str, ...] = ()
+    # What decoding its messages gives that writing other formats' changes does not (Lindorm reads a JSON number as
+    # it is, and writes every value as text): cf.loss() asks a target about changes holding these as they are.
+    also_reads: frozenset[str] = frozenset()
+    # The fields of a source position where its messages have only these, in their order (Maxwell's xid, commit...):
+    # cf.loss() asks a target about positions of them. Empty where a position may name any field.
+    position_fields: tuple[str, ...] = ()
     options: ClassVar[tuple[Option, ...]] = ()
 
     def __init__(self, **options: Any) -> None:

@@ -23,6 +23,7 @@ from typing import IO, Any, BinaryIO
 
 from .contract import FEATURES, Codec, DecodedUnit, KafkaRecord, in_file, numbered_lines, owns_attribute
 from .errors import CodecError, ConfigurationError, DecodeError, LossyConversionError
+from .loss_probes import Rewrites, configuration
 from .model import ChangeEvent
 from .options import routed
 from .pipeline import ConversionStats, Written, converted, error_handler
@@ -362,29 +363,65 @@ def refusal(target: Codec, event: ChangeEvent) -> LossyConversionError | None:
 def loss(source: str | Codec, target: str | Codec, **options: Any) -> list[str]:
     """What converting ``source`` to ``target`` drops, known before any data flows.
 
-    Canonical features (``FEATURES``) the source can carry and the target cannot; ``attributes.<name>`` for a
-    source's own attributes that the target does not write back; ``shape ...`` for a kind of change the source
-    expresses and the target cannot (Lindorm, say, turns an UPDATE that puts values into an UPSERT). Format names
-    without options answer for the format in general; configured codecs (or options, routed as in ``convert``)
-    answer for that configuration, since options such as ``key_columns`` change what a format carries.
+    Canonical features (``FEATURES``) the source can carry and the target cannot, or that the target writes otherwise
+    in some change the source sends; ``attributes.<name>`` for a source's own attributes that the target does not
+    write back; ``shape ...`` for a kind of change the source expresses and the target cannot (Lindorm, say, turns an
+    UPDATE that puts values into an UPSERT). Format names without options answer for the format in general;
+    configured codecs (or options, routed as in ``convert``) answer for that configuration, since options such as
+    ``key_columns`` change what a format carries.
     """
+    return declared_loss(source, target, **options).listed()
+
+
+def declared_loss(source: str | Codec, target: str | Codec, **options: Any) -> DeclaredLoss:
+    """``cf.loss(source, target)``'s answer, found only as far as asked (``item in answer``); the same for each pair
+    of configurations."""
     if options:
         source, target = configure(source, target, **options)
     carrier_of_source = codec_class(source) if isinstance(source, str) else source
     carrier_of_target = codec_class(target) if isinstance(target, str) else target
-    return _lost(carrier_of_source, carrier_of_target)
+    pair = (configuration(carrier_of_source), configuration(carrier_of_target))
+    if pair not in _DECLARED:
+        _DECLARED[pair] = DeclaredLoss(carrier_of_source, carrier_of_target)
+    return _DECLARED[pair]
 
 
-def _lost(source: type[Codec] | Codec, target: type[Codec] | Codec) -> list[str]:
-    lost = [feature for feature in FEATURES if feature in source.carries and feature not in target.carries]
-    if "attributes" not in target.carries:
-        lost.extend(f"attributes.{name}{'*' if name.endswith('.') else ''}" for name in sorted(source.own_attributes)
-                    if not owns_attribute(target.own_attributes, name))
-    if target.shapes is not None:
-        if source.shapes is None:
-            lost.append(f"shapes other than {'; '.join(map(str, target.shapes))}")
-        else:
-            lost.extend(f"shape {shape}" for shape in source.shapes
-                        if not any(carried.covers(shape) for carried in target.shapes))
-    lost.extend(f"requires {what}" for what in target.requires)
-    return lost
+class DeclaredLoss:
+    """What ``cf.loss`` lists for one pair of configurations: what the formats say they carry, at once, and what
+    the target rewrites of the changes the source sends (``Rewrites``), found by asking the target about hundreds of
+    probes, as far as asked."""
+
+    def __init__(self, source: type[Codec] | Codec, target: type[Codec] | Codec) -> None:
+        self.source, self.target = source, target
+        self.rewrites = Rewrites(source, target)
+        # The source's own attributes that the target has no place for at all, as cf.loss names them.
+        self.unowned = set() if "attributes" in target.carries else {
+            f"{name}*" if name.endswith(".") else name for name in source.own_attributes
+            if not owns_attribute(target.own_attributes, name)}
+        self.others: list[str] = []  # the kinds of change the target has no form for, and what it requires
+        if target.shapes is not None:
+            if source.shapes is None:
+                self.others.append(f"shapes other than {'; '.join(map(str, target.shapes))}")
+            else:
+                self.others.extend(f"shape {shape}" for shape in source.shapes
+                                   if not any(carried.covers(shape) for carried in target.shapes))
+        self.others.extend(f"requires {what}" for what in target.requires)
+
+    def __contains__(self, item: str) -> bool:
+        if item.startswith("attributes."):
+            name = item[len("attributes."):]
+            return name in self.unowned or self.rewrites.drops_attribute(name)
+        if item in FEATURES:
+            return item in self.source.carries and item not in self.target.carries or self.rewrites.changes(item)
+        return item in self.others
+
+    def listed(self) -> list[str]:
+        rewritten = self.rewrites.all_features()
+        lost = [feature for feature in FEATURES if feature in self.source.carries and feature not in
+                self.target.carries or feature in rewritten]
+        attributes = self.unowned | self.rewrites.all_dropped_attributes()
+        return [*lost, *(f"attributes.{name}" for name in sorted(attributes)), *self.others]
+
+
+# cf.loss's answer for each pair of configurations, as far as found.
+_DECLARED: dict[tuple[object, object], DeclaredLoss] = {}

@@ -40,7 +40,9 @@ def excerpt(data: object, limit: int = EXCERPT_LIMIT) -> str:
     their UTF-8 text, a Kafka record as its key and value, a row as a JSON array; control characters and line
     separators are escaped as Python writes them (``\\x00``, ``\\n``), so that the error stays one line. (Only those:
     which other characters print depends on the Unicode version, and the JVM decoders must write the same.)"""
-    text = "".join(ascii(character)[1:-1] if _breaks_lines(character) else character for character in _shown(data))
+    # Only as many characters as can show (escaping only lengthens them): a refused event's text may be long.
+    shown = _shown(data)[: limit + 1]
+    text = "".join(ascii(character)[1:-1] if _breaks_lines(character) else character for character in shown)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -83,9 +83,11 @@ Written from other formats (what Paimon's aliyun-json reader takes them for):
   other than ``aliyun.*`` ones, and those that are not JSON text or name a field of the format, are dropped.
 
 Normal form (what ``encode`` writes): ``schema`` then ``payload`` then the kept top-level fields. ``schema`` holds
-``dataColumn`` (the columns of ``before`` in order, then those only ``after`` has; ``type`` only where there is
-one), ``primaryKey`` (always, as it came; ``[]`` without one), ``source`` (``dbType``, ``dbName``, ``schemaName``,
-``tableName`` where there are such, then the kept fields), then the kept schema fields. ``payload`` holds
+``dataColumn`` (the columns of both images, each image's in its order, a column only ``after`` has in its place
+there; where the two images order the columns they share otherwise, those of ``before`` in order, then those only
+``after`` has; ``type`` only where there is one), ``primaryKey`` (always, as it came; ``[]`` without one),
+``source`` (``dbType``, ``dbName``, ``schemaName``, ``tableName`` where there are such, then the kept fields), then
+the kept schema fields. ``payload`` holds
 ``before`` and ``after`` (null where the op does not read them), ``sequenceId`` when there is one, ``timestamp``
 (``eventTime`` and ``systemTime``, -1 when unknown, then the rest of the position), ``op``, then the kept payload
 fields.
@@ -652,14 +654,41 @@ def _data_columns(before: Image | None, after: Image | None) -> list[dict[str, s
 
 
 def _columns(before: Image | None, after: Image | None) -> dict[str, str | None]:
-    """``schema.dataColumn``, column name -> type, for both images: ``before``'s columns, then the ones only
-    ``after`` has; the after image's type wins where they differ."""
+    """``schema.dataColumn``, column name -> type, for both images: in an order that reads each image back in its
+    own order where the two images order the columns they share alike (``_merged``), else ``before``'s columns, then
+    the ones only ``after`` has; the after image's type wins where they differ."""
     types: dict[str, str | None] = {}
+    if before is not None and after is not None:
+        types = dict.fromkeys(_merged([cell.name for cell in before], [cell.name for cell in after]))
     for image in (before, after):
         if image is not None:
             for cell in image:
                 types[cell.name] = cell.type
     return types
+
+
+def _merged(before: list[str], after: list[str]) -> list[str]:
+    """The columns of both images in one order that has each image's in its own (a new row's column added in its
+    place, as a message whose one ``schema.dataColumn`` orders both images holds it); ``before``'s, then those only
+    ``after`` has, where the images order the columns they share otherwise."""
+    before, after = list(dict.fromkeys(before)), list(dict.fromkeys(after))  # a column's first cell is the one kept
+    in_before, in_after = set(before), set(after)
+    merged: list[str] = []
+    at_before = at_after = 0
+    while at_before < len(before) or at_after < len(after):
+        if at_before < len(before) and before[at_before] not in in_after:
+            merged.append(before[at_before])
+            at_before += 1
+        elif at_after < len(after) and after[at_after] not in in_before:
+            merged.append(after[at_after])
+            at_after += 1
+        elif at_before < len(before) and at_after < len(after) and before[at_before] == after[at_after]:
+            merged.append(before[at_before])
+            at_before += 1
+            at_after += 1
+        else:  # a column both have comes in another place in each
+            return [*before, *(name for name in after if name not in in_before)]
+    return merged
 
 
 def _source_fields(event: ChangeEvent) -> dict[str, Any]:

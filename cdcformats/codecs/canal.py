@@ -170,6 +170,7 @@ class CanalJsonCodec(Codec):
         Shape(_OP_INSERT, after=PRESENT), Shape(_OP_UPDATE, before=PRESENT, after=PRESENT),
         Shape(_OP_DELETE, before=PRESENT), Shape(_OP_TRUNCATE, before=ABSENT, after=ABSENT))
     own_attributes = frozenset({SQL_ATTRIBUTE, SQL_TYPE_ATTRIBUTE, FIELD_ATTRIBUTE})
+    position_fields = _POSITION_FIELDS
     options = (SKIP_DDL, READ_TYPE, MAX_MESSAGE_BYTES)
 
     def __init__(self, **options: Any) -> None:

@@ -124,6 +124,9 @@ class ConnectJsonCodec(KafkaRecordCodec):
         "value.nested", "value.nested_non_json",
     })
     shapes = (Shape(Op.UPSERT, after=PRESENT), Shape(Op.DELETE))
+    # A schemaless payload (also in the envelope with schemas) holds a JSON array of values of mixed kinds as it is,
+    # which a field schema cannot type.
+    also_reads = frozenset({"value.nested"})
     options = (SCHEMAS, KEY_COLUMNS, VALUE_SCHEMA_NAME, KEY_SCHEMA_NAME, MAX_MESSAGE_BYTES)
 
     def __init__(self, **options: Any) -> None:

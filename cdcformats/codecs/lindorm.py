@@ -152,6 +152,7 @@ class LindormCodec(KeyedByColumns):
         Shape(Op.DELETE, before=PRESENT),
     )
     own_attributes = frozenset({OP_ATTRIBUTE, BLANK_TS_ATTRIBUTE, FIELD_ATTRIBUTE})
+    also_reads = frozenset({"value.bool", "value.int", "value.float"})  # a JSON boolean or number as it is
     options = (KEY_COLUMNS, MAX_MESSAGE_BYTES)
 
     # -- decode ---------------------------------------------------------------------------------------------------

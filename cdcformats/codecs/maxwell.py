@@ -153,6 +153,7 @@ class MaxwellJsonCodec(Codec):
         "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "source.position", "source.commit_time",
     })
+    position_fields = POSITION_FIELDS
     shapes = (
         Shape(_OP_INSERT, after=PRESENT),
         Shape(_OP_UPDATE, before=PRESENT, after=PRESENT),

@@ -132,6 +132,7 @@ class OtsCodec(Codec):
     )
     # Its source position is sequence info, of this fixed layout with a commit time (property tests draw it so).
     position_layout = POSITION_LAYOUT
+    position_fields = tuple(name for name, _ in POSITION_LAYOUT)
     # A row is written by its primary key; a record holds a column besides it.
     requires: tuple[str, ...] = ("key", "after")
     options: ClassVar[tuple[Option, ...]] = (

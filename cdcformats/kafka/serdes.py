@@ -43,7 +43,7 @@ from typing import Any
 
 import msgspec
 
-from ..contract import Codec, KafkaRecord, WriterSchema, as_text
+from ..contract import REGISTRY_OPTION, Codec, KafkaRecord, WriterSchema, as_text
 from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
@@ -52,7 +52,7 @@ from ..schema_registry.client import address, connect
 from ..schema_registry.subjects import ENVELOPE_RECORD_NAME, STRATEGIES, envelope_schema, subject_name
 
 # The options of a format that registers schemas itself, which the serializers set as Confluent's would name them.
-REGISTRY_OPTION, STRATEGY_OPTION, TOPIC_OPTION = "schema_registry", "subject_name_strategy", "topic"
+STRATEGY_OPTION, TOPIC_OPTION = "subject_name_strategy", "topic"
 MAGIC = b"\x00"
 PROTOBUF_FIRST_MESSAGE = b"\x00"  # the message index [0], as Confluent writes it for a Protobuf schema
 

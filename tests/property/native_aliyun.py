@@ -211,6 +211,24 @@ def _row(image: Any, order: list[str]) -> dict[str, Any] | None:
     return {name: image["dataColumn"][name] for name in order if name in image["dataColumn"]}
 
 
+def _in_one_order(first: list[str], second: list[str] | None = None) -> list[str]:
+    """The columns of one row, or of an update's two rows, each in schema order: a column of one row only comes
+    before the shared column it comes before there, the old row's first."""
+    if second is None:
+        return first
+    ordered: list[str] = []
+    while first or second:
+        if first and first[0] not in second:
+            ordered.append(first.pop(0))
+        elif second and second[0] not in first:
+            ordered.append(second.pop(0))
+        else:  # the shared column that comes next in both
+            assert first[0] == second[0], "rows in schema order share their columns in one order"
+            ordered.append(first.pop(0))
+            second.pop(0)
+    return ordered
+
+
 def _normal_source(source: Any) -> dict[str, Any]:
     source = source or {}
     normal: dict[str, Any] = {}
@@ -236,9 +254,7 @@ def _normal(document: dict[str, Any], op: str, before: Any, after: Any, columns_
     for column in schema["dataColumn"]:
         types.setdefault(column["name"], column.get("type"))
     order = list(types)
-    listed: dict[str, None] = {}
-    for row in columns_of:
-        listed.update(dict.fromkeys(_row(row, order) or {}))
+    listed = dict.fromkeys(_in_one_order(*[list(_row(row, order) or {}) for row in columns_of]))
     normal_schema = {
         "dataColumn": [{"name": name} if types[name] is None else {"name": name, "type": types[name]}
                        for name in listed],

@@ -20,7 +20,8 @@ KIT = "cdcformats.codecs._kit"
 # format's module, is not among them).
 ADAPTERS = sorted([*(PACKAGE / "kafka").glob("*.py"), *(PACKAGE / "spark").glob("*.py"),
                    *(PACKAGE / "schema_registry").glob("*.py"),
-                   *(PACKAGE / name for name in ("cli.py", "convert.py", "demo.py", "options.py", "pipeline.py"))])
+                   *(PACKAGE / name for name in ("cli.py", "convert.py", "demo.py", "loss_probes.py", "options.py",
+                                                 "pipeline.py"))])
 FORMAT_MODULES = sorted(path for path in (PACKAGE / "codecs").glob("*.py") if path.name != "__init__.py")
 KIT_MODULES = sorted((PACKAGE / "codecs" / "_kit").glob("*.py"))
 # A format's own parts, which only it imports: Lindorm's Arrow batch decoder; and the format a format's messages
@@ -120,7 +121,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "cdcformats.samples", "cdcformats.examples")),
     # What a format is, what a conversion drops, and which formats exist (the registry names the formats' modules
     # only as text, imported when first asked for).
-    ("contract", ("cdcformats.contract", "cdcformats.losses", "cdcformats.registry")),
+    # cf.loss()'s probes of a conversion, which ask codecs given to them.
+    ("contract", ("cdcformats.contract", "cdcformats.losses", "cdcformats.registry", "cdcformats.loss_probes")),
     # Where envelopes get their schema ids: debezium-avro asks it, as the Kafka serializers and the command line do.
     ("schema registry", ("cdcformats.schema_registry",)),
     ("formats", ("cdcformats.codecs", "cdcformats.envelopes")),

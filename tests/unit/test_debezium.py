@@ -135,7 +135,9 @@ def test_schemas_carry_bytes_and_decimals() -> None:
     assert price["name"] == "org.apache.kafka.connect.data.Decimal"
     assert price["parameters"] == {"scale": "2", "connect.decimal.precision": "10"}
     assert list(codec.decode(codec.encode([event]))) == [event]
-    assert "value.bytes" in cf.loss(codec, "debezium-json") and cf.loss(cf.codec("debezium-json"), codec) == []
+    # With schemas, a position's array is written as its JSON text (Connect's source struct has no array field).
+    assert "value.bytes" in cf.loss(codec, "debezium-json") and cf.loss(cf.codec("debezium-json"), codec) == [
+        "value.nested"]
 
 
 def test_without_schemas_decimals_are_text_and_with_them_exact() -> None:
