@@ -162,10 +162,12 @@ class ConnectJsonCodec(KafkaRecordCodec):
         if self.schemas and type(data) is bytes and len(data) <= self.config["max_message_bytes"]:
             try:
                 wrapped = _read_with_schema(data)
-            except msgspec.DecodeError:  # any other message: read below, which says what is wrong with it
-                wrapped = None
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):  # any other message: read below,
+                wrapped = None  # which says what is wrong with it
             if wrapped is not None and wrapped.schema != _NULL:
-                return self._read_planned(wrapped, part, attributes)
+                cells = self._read_planned(wrapped, part, attributes)
+                if cells is not None:
+                    return cells
         try:
             document: Any = load_object(NAME, data, self.config["max_message_bytes"])
         except DecodeError as error:
@@ -186,13 +188,17 @@ class ConnectJsonCodec(KafkaRecordCodec):
         where = f"{part}."
         return tuple(Cell(name, value_of(value, NAME, where, name)) for name, value in document.items())
 
-    def _read_planned(self, wrapped: _WithSchema, part: str, attributes: list[tuple[str, Value]]) -> Image:
+    def _read_planned(self, wrapped: _WithSchema, part: str, attributes: list[tuple[str, Value]]) -> Image | None:
         """``_read`` of a record with a struct schema, read by the plan of its schema's text, which is found (and the
-        schema checked) once for all the records of that schema."""
+        schema checked) once for all the records of that schema; None for a schema that is not JSON after all (its
+        text is not checked for UTF-8 until it is parsed), which ``_read`` names."""
         key = (part, bytes(wrapped.schema))
         planned = self._plans.get(key)
         if planned is None:
-            schema = msgspec.json.decode(wrapped.schema)
+            try:
+                schema = msgspec.json.decode(wrapped.schema)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                return None
             plan = connect_schema.struct_plan(schema, NAME, f"{part}.schema")
             struct = {**schema, "fields": []}  # the fields are the cells' (their types keep their schemas)
             if len(self._plans) >= _MAX_SCHEMA_TEXTS:

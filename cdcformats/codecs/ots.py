@@ -456,7 +456,7 @@ class OtsJsonCodec(OtsCodec):
         if type(message) is bytes and len(message) <= self.config["max_message_bytes"]:
             try:  # most rows: an array of scalars, read into a tuple in C
                 return _read_scalar_row(message)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
                 pass  # a value in JSON's own form, or no row: the general reader tells which
         row = load(self.name, message, self.config["max_message_bytes"])
         if type(row) is not list:

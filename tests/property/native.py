@@ -436,10 +436,22 @@ UNHASHABLE_FIELDS = [
 _json_like = st.one_of(json_values.map(encode_json), lindorm_documents.map(encode_json),
                        arcion_realtime.map(encode_json), debezium_documents.map(encode_json))
 # One message of garbage for a JSON decoder: bytes, JSON that is no message or a message cut short, and the worst cases.
+# Messages that a reader which keeps a part as its text (a wrapper's schema) or reads typed rows takes for JSON until
+# it meets a byte that is no UTF-8, or an array nested deeper than any reader goes.
+NOT_UTF8_INSIDE = [
+    b'{"schema":{"type":"struct","fields":[{"type":"struct","fields":[{"type":"string","optional":false,'
+    b'"field":"i\xffd"}],"optional":true,"field":"after"}]},"payload":{"op":"c","after":{"id":"a"}}}',
+    b'{"schema":{"type":"struct","fields":[]},"payload":{"op":"c","after":{"id":"\xff"}}}',
+    b'{"schema":{"type":"struct","fields":[]},"payload":' + b"[" * 5000 + b"]" * 5000 + b"}",
+    b'["k","c",1,"\xff","U"]',
+]
+
+
 garbage_bytes = st.one_of(st.binary(max_size=64), _json_like,
                           _json_like.map(lambda message: message[: len(message) // 2]),
                           st.sampled_from([b"[" * 5000, b"{\"op\": \"Put\", \"ts\": 1" + b"0" * 400 + b"}",
-                                           b"\"\\ud800\"", b"{\"a\": 1e400}", *UNHASHABLE_FIELDS]))
+                                           b"\"\\ud800\"", b"{\"a\": 1e400}", *UNHASHABLE_FIELDS,
+                                           *NOT_UTF8_INSIDE]))
 
 
 def garbage_for(configuration: str) -> st.SearchStrategy[list[Any]]:

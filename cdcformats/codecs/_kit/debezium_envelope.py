@@ -155,8 +155,8 @@ class WrapperSchemas:
                 if schema is None:  # JsonConverter's wrapper of a record without a schema
                     return None
                 found = (schema, column_plans(schema))
-            except (msgspec.DecodeError, RecursionError, DecodeError):  # told by the reader of any JSON
-                return None
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, DecodeError):  # told by the reader of
+                return None  # any JSON (a Raw schema is not checked for UTF-8 until it is parsed)
             if len(self._by_text) >= _MAX_SCHEMA_TEXTS:
                 self._by_text.clear()
             self._by_text[text] = found

@@ -66,8 +66,9 @@ class KafkaRecordCodec(Codec):
         """A line of the file form as the record it holds (``DecodeError`` if it holds none)."""
         try:
             parts = _read_line(line)
-        except (msgspec.DecodeError, UnicodeDecodeError) as error:
-            raise DecodeError(self.name, f"not a line of the form {{\"key\": ..., \"value\": ...}}: {error}") from None
+        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as error:
+            reason = "nested too deeply" if isinstance(error, RecursionError) else error
+            raise DecodeError(self.name, f"not a line of the form {{\"key\": ..., \"value\": ...}}: {reason}") from None
         key, value = bytes(parts.key), bytes(parts.value)
         return KafkaRecord(None if key == _NULL else key, None if value == _NULL else value)
 
