@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 
@@ -30,7 +29,3 @@ def test_demo_runs_every_stage_without_loss() -> None:
         " ".join(report.split())
     assert "same events as dropped() says" in " ".join(report.split())
     assert "Spark latest_state typed (orders)" in report and "decimal(10,2)" in report and "coupon" in report
-    # Each consumer returns once it has read its records, rather than waiting out its 0.5 s timeout for more, which
-    # made every consume stage take 0.5 s however small.
-    consumed = re.findall(r"│ consume [^│]*│\s*400\s*│\s*([\d.]+)\s*│", report)
-    assert len(consumed) == 8 and max(float(seconds) for seconds in consumed) < 0.5, consumed
