@@ -81,6 +81,7 @@ from ._kit.json_message import (
     AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
+    cells_of,
     encode,
     is_canonical,
     json_type,
@@ -101,7 +102,6 @@ CURSOR_JSON = "arcion.cursor.json"
 FIELD_ATTRIBUTE = "arcion.field."
 TIMESTAMP = "timestamp"  # the cursor's entry that holds the commit time
 _NO_SOURCE = Source()
-_PLAIN_JSON_TYPES = frozenset({str, int, float, bool, type(None)})  # a JSON scalar (an integer within 64 bits)
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
@@ -304,10 +304,8 @@ class ArcionCodec(KeyedByColumns):
 
     def _cells(self, row: dict[str, Any], table: Table | None, path: str) -> Image:
         types = self.column_types.for_table(table)
-        if not types:  # the common case: a JSON value is its cell, a scalar (most) without a call
-            return tuple([Cell(column, value) if type(value) in _PLAIN_JSON_TYPES
-                          and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)
-                          else Cell(column, value_of(value, NAME, path, column)) for column, value in row.items()])
+        if not types:  # the common case: a JSON value is its cell
+            return cells_of(row, NAME, path)
         cells = []
         for column, value in row.items():
             type_name = types.get(column)

@@ -72,11 +72,11 @@ from ._kit import connect_schema, kept_fields
 from ._kit.json_message import (
     AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
+    cells_of,
     encode,
     encode_as_jackson,
     json_type,
     load_object,
-    value_of,
     with_jackson_floats,
 )
 from ._kit.kafka_records import KafkaRecordCodec
@@ -185,8 +185,7 @@ class ConnectJsonCodec(KafkaRecordCodec):
             document = document["payload"]
             if type(document) is not dict:
                 raise DecodeError(NAME, f"expected an object, got {json_type(document)}", field=f"{part}.payload")
-        where = f"{part}."
-        return tuple(Cell(name, value_of(value, NAME, where, name)) for name, value in document.items())
+        return cells_of(document, NAME, f"{part}.")
 
     def _read_planned(self, wrapped: _WithSchema, part: str, attributes: list[tuple[str, Value]]) -> Image | None:
         """``_read`` of a record with a struct schema, read by the plan of its schema's text, which is found (and the

@@ -123,7 +123,6 @@ from ._kit.debezium_envelope import (
     OP_OF_CODE,
     SOURCE_FIELDS,
     TRANSACTION_ATTRIBUTE,
-    WRAPPER_OPENINGS,
     ColumnPlans,
     WrapperSchemas,
     canonical_json,
@@ -225,10 +224,9 @@ class DebeziumJsonCodec(KeyedByColumns):
         """The envelope of a message; in JsonConverter's schema wrapper, the wrapper's schema and the plans of its
         columns (None: no wrapper)."""
         max_bytes = self.config["max_message_bytes"]
-        if type(message) is bytes and message.startswith(WRAPPER_OPENINGS):
-            unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
-            if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
-                return unwrapped
+        unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
+        if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
+            return unwrapped
         document = load_object(NAME, message, max_bytes)
         envelope = _unwrapped(document)
         if envelope is document:

@@ -73,7 +73,6 @@ from ..model import Cell, ChangeEvent, Op, Source, Table, Value, same_entries
 from ._kit import connect_schema, kept_fields
 from ._kit.debezium_envelope import (
     FIELD_ATTRIBUTE,
-    WRAPPER_OPENINGS,
     ColumnPlans,
     WrapperSchemas,
     canonical_json,
@@ -127,11 +126,10 @@ class LindormSubscriptionCodec(KeyedByColumns):
 
     def decode_message(self, message: bytes) -> ChangeEvent:
         max_bytes = self.config["max_message_bytes"]
-        if type(message) is bytes and message.startswith(WRAPPER_OPENINGS):
-            unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
-            if unwrapped is not None:  # most messages: a wrapper whose schema was read before
-                payload, _, columns = unwrapped
-                return self._event(payload, columns, "payload.")
+        unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
+        if unwrapped is not None:  # most messages: a wrapper whose schema was read before
+            payload, _, columns = unwrapped
+            return self._event(payload, columns, "payload.")
         document = load_object(NAME, message, max_bytes)
         if "payload" in document and "schema" in document and "op" not in document:
             try:

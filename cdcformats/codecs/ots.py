@@ -604,9 +604,9 @@ def _refuse_op_type(row: tuple | list, width: int) -> NoReturn:
     raise DecodeError(NAME, f"expected U, DO, DA or DR, got {row[width + 3]!r}{hint}", field="opType")
 
 
-def _check_cell(op_type: Any, column: Any, timestamp: Any, value: Any) -> None:
-    if op_type not in _OP_TYPES:
-        raise DecodeError(NAME, f"expected U, DO, DA or DR, got {op_type!r}", field="opType")
+def _check_cell(op_type: str, column: Any, timestamp: Any, value: Any) -> None:
+    """Refuse a row's fields that its ``op_type`` (one of ``_OP_TYPES``: ``_refuse_op_type`` refuses any other)
+    has no place for, or has of another type."""
     if op_type == "DR":
         for field, given in (("columnName", column), ("timestamp", timestamp), ("columnValue", value)):
             if given is not None:

@@ -47,7 +47,7 @@ from ..losses import REFUSED, Loss, Refusal
 from ..model import Cell, ChangeEvent, Op
 from ._kit import connect_schema
 from ._kit.debezium_envelope import CODE_OF_OP, with_op_code
-from ._kit.json_message import MAX_MESSAGE_BYTES, encode, load_object, value_of
+from ._kit.json_message import MAX_MESSAGE_BYTES, cells_of, encode, load_object
 from ._kit.kafka_records import KafkaRecordCodec
 from .debezium import DebeziumJsonCodec  # the format of the values (Paimon's default log.format)
 
@@ -108,10 +108,7 @@ class PaimonLogCodec(KafkaRecordCodec):
         except DecodeError as error:
             error.field = "key"
             raise
-        try:  # most keys: JSON scalars, which the model holds as they are, and checks
-            return tuple([Cell(name, value) for name, value in columns.items()])
-        except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named
-            return tuple([Cell(name, value_of(value, NAME, "key.", name)) for name, value in columns.items()])
+        return cells_of(columns, NAME, "key.")
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

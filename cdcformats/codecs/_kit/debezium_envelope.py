@@ -18,7 +18,7 @@ from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
 from ...model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
-from .json_message import AS_IS_TYPES, encode, json_type, value_of, with_jackson_floats
+from .json_message import AS_IS_TYPES, cells_of, encode, json_type, value_of, with_jackson_floats
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
@@ -128,7 +128,7 @@ class _Wrapper(msgspec.Struct, forbid_unknown_fields=True):
 _read_wrapper = msgspec.json.Decoder(_Wrapper).decode
 # How JsonConverter's wrapper opens, as it writes it: only a message of bytes that opens so is worth trying as one (a
 # wrapper spelt otherwise is read as any JSON is), so that an envelope without one is not parsed twice.
-WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
+_WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
 
 
 class WrapperSchemas:
@@ -138,10 +138,10 @@ class WrapperSchemas:
     def __init__(self) -> None:
         self._by_text: dict[bytes, tuple[Any, ColumnPlans]] = {}
 
-    def unwrapped(self, message: bytes, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
+    def unwrapped(self, message: Any, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
         """The payload, schema and column plans of a message that is exactly a wrapper of a struct schema; None for
         any other message, which the reader of any JSON reads (and tells what is wrong with)."""
-        if len(message) > max_bytes:
+        if type(message) is not bytes or not message.startswith(_WRAPPER_OPENINGS) or len(message) > max_bytes:
             return None
         try:
             wrapper = _read_wrapper(message)
@@ -169,13 +169,10 @@ def image_cells(data: Any, image_name: str, columns: dict[str, connect_schema.Fi
         return None
     if type(data) is not dict:
         raise DecodeError(NAME, f"expected an object or null, got {json_type(data)}", field=image_name)
-    if not columns:
-        try:  # most images without a schema: JSON scalars, which the model holds as they are, and checks
-            return tuple([Cell(name, value) for name, value in data.items()])
-        except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named below
-            pass
-    cells = []
     where = f"{image_name}."
+    if not columns:  # most images without a schema
+        return cells_of(data, NAME, where)
+    cells = []
     for name, value in data.items():
         kind = type(value)
         if name in columns:

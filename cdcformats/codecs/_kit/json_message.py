@@ -20,7 +20,7 @@ import msgspec
 from ...contract import Option
 from ...core.typed_text import from_json
 from ...errors import DecodeError, EncodeError
-from ...model import INT64_MAX, INT64_MIN, Table, Value
+from ...model import INT64_MAX, INT64_MIN, Cell, Table, Value
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 # The Python types of a parsed JSON scalar.
@@ -158,6 +158,15 @@ def database_table(format_name: str, database: Any, name: Any) -> Table | None:
             raise DecodeError(format_name, "a database without a table", field="table")
         return None
     return Table(name, database)
+
+
+def cells_of(fields: dict[str, Any], format_name: str, where: str) -> tuple[Cell, ...]:
+    """The cells of a parsed JSON object's fields, each value read by ``value_of``: handed to the model as they are
+    first, which checks them, since most are scalars it holds as they are (a call per value costs more)."""
+    try:
+        return tuple([Cell(name, value) for name, value in fields.items()])
+    except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named
+        return tuple([Cell(name, value_of(value, format_name, where, name)) for name, value in fields.items()])
 
 
 def value_of(parsed: Any, format_name: str, where: str, name: str = "", depth: int = 0) -> Value:
