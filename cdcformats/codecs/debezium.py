@@ -90,6 +90,7 @@ there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (`
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -105,6 +106,7 @@ from ..model import (
     INT64_MAX,
     INT64_MIN,
     Cell,
+    CellKind,
     ChangeEvent,
     Entries,
     Image,
@@ -129,14 +131,11 @@ from ._kit.debezium_envelope import (
     column_plans,
     image_cells,
     image_fields,
-    jackson_fields,
-    jackson_json,
     json_struct_schema,
     position_as_written,
     position_whole,
     read_source,
     with_op_code,
-    write_time,
 )
 from ._kit.json_message import (
     AS_IS_TYPES,
@@ -144,6 +143,7 @@ from ._kit.json_message import (
     SCALAR_TYPES,
     encode,
     encode_as_jackson,
+    jackson_float,
     json_type,
     load_object,
     with_jackson_floats,
@@ -166,6 +166,8 @@ _NO_PLANS: dict[str, Any] = {}  # an envelope without a schema: no column is rea
 _ROWS = ("before", "after")
 # Read once: reading a member off its class runs Python code (enum's metaclass).
 _OP_UPSERT, _OP_DELETE = Op.UPSERT, Op.DELETE
+_MILLISECOND = time_units.MILLISECOND
+_PUT = CellKind.PUT
 # The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
 _TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
                       {"type": "int64", "optional": False, "field": "total_order"},
@@ -197,6 +199,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         self.schemas: bool = self.config["schemas"]
         self.schemaless = self
         self.skip_control: bool = self.config["skip_control"]
+        self._keyed = bool(self.key_columns)  # told once: KeyColumns tells it by a call
         self._wrapper_schemas = WrapperSchemas()
         if self.schemas:
             self.carries = self.carries | connect_schema.TYPED_FEATURES
@@ -288,9 +291,9 @@ class DebeziumJsonCodec(KeyedByColumns):
         # Spelt as JsonConverter's Jackson writes JSON, floats included, so that Debezium's messages come back as
         # they were sent.
         if not self.schemas and not event.attributes:  # most events: no kept order, transaction or field
-            document = _default_envelope(event)
-            if document is not None:
-                return encode_as_jackson(document)
+            message = _whole_envelope(event)
+            if message is not None:
+                return message
         if event.attribute(SCHEMALESS_WRAPPER) is True:
             return encode_as_jackson({"schema": None, "payload": with_jackson_floats(_payload(event, False))})
         document = _payload(event, self.schemas)
@@ -306,22 +309,23 @@ class DebeziumJsonCodec(KeyedByColumns):
         (``envelope_written_whole``)."""
         if event.op is _OP_UPSERT:
             return None
-        row = getattr(event, self.row_image_name(event))
-        if event.key if row is None else not self.holds_key_as_read(event, row):
-            return None
-        message = self.envelope_written_whole(event)
+        key = event.key
+        if key or self._keyed:  # most events without key_columns have no key, which is what reading one gives
+            row = getattr(event, self.row_image_name(event))
+            if key if row is None else not self.holds_key_as_read(event, row):
+                return None
+        message = _whole_envelope(event) if not self.schemas else self.envelope_written_whole(event)
         return None if message is None else [message]
 
     def envelope_written_whole(self, event: ChangeEvent) -> bytes | None:
         """The envelope of ``event`` where it writes it as it is, whatever its key and op (``envelope_form``, which
         paimon-log's values are): no attributes, nor ``key_only``; rows of one cell per column, each a JSON scalar
         (``connect_schema.written_whole``); a position of JSON scalars, each name once and none of ``source``'s own.
-        Without schemas, each checked in the walk that writes it; None for any other event."""
+        Without schemas, each checked in the walk that writes it (``_whole_envelope``); None for any other event."""
+        if not self.schemas:
+            return _whole_envelope(event)
         if event.attributes or event.key_only:
             return None
-        if not self.schemas:
-            document = _default_envelope(event, whole=True)
-            return None if document is None else encode_as_jackson(document)
         for image in (event.before, event.after):
             if image is not None and not connect_schema.written_whole(image, True):
                 return None
@@ -618,45 +622,78 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     return {name: values[name] for name in order}
 
 
-def _default_envelope(event: ChangeEvent, whole: bool = False) -> dict[str, Any] | None:
-    """The envelope of an event without attributes, without a schema, as ``_payload`` writes it in its default order
-    and ``with_jackson_floats`` spells it, built field by field for what the event has; None where its position has
-    a name twice, or a name of ``source``'s own, which ``_source_fields`` sorts out. ``whole``: None too where its
-    rows or its position are not written as they are (``envelope_written_whole``), found in the walk that writes
-    them."""
-    before, after = event.before, event.after
-    if whole:
-        before_fields = None if before is None else connect_schema.whole_fields(before)
-        after_fields = None if after is None else connect_schema.whole_fields(after)
-        if before_fields is None and before is not None or after_fields is None and after is not None:
-            return None
-    else:
-        before_fields, after_fields = jackson_fields(before), jackson_fields(after)
-    document: dict[str, Any] = {"before": before_fields, "after": after_fields}
-    source, table = event.source, event.table
-    if source.system is not None or source.commit_time_us is not None or table is not None or source.position:
+def _whole_envelope(event: ChangeEvent) -> bytes | None:
+    """The message of an event that the envelope without a schema writes as it is, and reads back so: no attributes,
+    nor ``key_only``; rows of one cell per column, each a put of a JSON scalar without a type or a version; a
+    position of JSON scalars, each name once and none of ``source``'s own. Written as ``_payload`` writes it, in its
+    default order, and spelt as Jackson writes it (``encode_as_jackson``); None for any other event.
+
+    This is the path of every message written, so it is one walk that checks what it writes as it goes, with the
+    checks written out where they are made (a call per cell or per event costs more than the check)."""
+    if event.attributes or event.key_only:
+        return None
+    document: dict[str, Any] = {}
+    for name, image in (("before", event.before), ("after", event.after)):
+        if image is None:
+            document[name] = None
+            continue
         fields: dict[str, Any] = {}
-        if source.system is not None:
-            fields["connector"] = source.system
-        write_time(fields, source.commit_time_us)
-        if table is not None:
+        for cell in image:
+            value = cell.value
+            if cell.kind is not _PUT or cell.version is not None or cell.type is not None:
+                return None
+            if type(value) not in AS_IS_TYPES:
+                if type(value) is not float or not math.isfinite(value):
+                    return None
+                value = jackson_float(value)
+            fields[cell.name] = value
+        if len(fields) != len(image):  # a column twice
+            return None
+        document[name] = fields
+    source, table = event.source, event.table
+    system, commit, position = source.system, source.commit_time_us, source.position
+    if system is not None or commit is not None or table is not None or position:
+        fields = {}
+        if system is not None:
+            fields["connector"] = system
+        if commit is not None:  # write_time, written out
+            fields["ts_ms"] = commit // _MILLISECOND
+            if commit % _MILLISECOND:
+                fields["ts_us"] = commit
+        if table is None:
+            reserved = _RESERVED_WITHOUT_TABLE
+        else:
+            reserved = _RESERVED
             if table.catalog is not None:
                 fields["db"], fields["schema"], fields["table"] = table.catalog, table.schema, table.name
             else:
                 fields["db"], fields["table"] = table.schema, table.name
-        reserved = _reserved(event)
-        for name, value in source.position:
-            if name in fields or name in reserved:
-                return None
-            if type(value) not in AS_IS_TYPES:  # most of a position is written as it is, without a call
-                if whole and not connect_schema.is_json_scalar(value):
+        if position:
+            own = len(fields)
+            for name, value in position:
+                if name in reserved or type(value) not in AS_IS_TYPES:
+                    break
+            else:  # most positions: no name of source's own and each value written as it is, so added whole
+                fields.update(position)
+                position = ()
+            for name, value in position:  # else entry by entry, a finite float spelt as Jackson spells it
+                if name in reserved:
                     return None
-                value = jackson_json(value)
-            fields[name] = value
+                if type(value) not in AS_IS_TYPES:
+                    if type(value) is not float or not math.isfinite(value):
+                        return None
+                    value = jackson_float(value)
+                fields[name] = value
+            if len(fields) != own + len(source.position):  # a name twice
+                return None
         document["source"] = fields
     document["op"] = CODE_OF_OP[event.op]
-    write_time(document, source.capture_time_us)
-    return document
+    capture = source.capture_time_us
+    if capture is not None:
+        document["ts_ms"] = capture // _MILLISECOND
+        if capture % _MILLISECOND:
+            document["ts_us"] = capture
+    return encode_as_jackson(document)
 
 
 def _payload(event: ChangeEvent, schemas: bool) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
 from ...model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
-from .json_message import AS_IS_TYPES, cells_of, encode, json_type, value_of, with_jackson_floats
+from .json_message import AS_IS_TYPES, cells_of, encode, json_type, value_of
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
@@ -247,19 +247,6 @@ def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] |
         return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else connect_schema.json_value(value)
                 for cell in cells}
     return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else json_form(value) for cell in cells}
-
-
-def jackson_fields(cells: Image | None) -> dict[str, Any] | None:
-    """An image as its JSON object without a schema (``image_fields``), spelt as Jackson writes it
-    (``with_jackson_floats``): a value JSON holds as it is written without a call."""
-    if cells is None:
-        return None
-    return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else jackson_json(value) for cell in cells}
-
-
-def jackson_json(value: Value) -> Any:
-    """A value as the envelope without a schema writes it, spelt as Jackson writes it."""
-    return value if type(value) in AS_IS_TYPES else with_jackson_floats(json_form(value))
 
 
 def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:

@@ -57,10 +57,15 @@ def _as_jackson(match: re.Match[bytes]) -> bytes:
     return text[:4] + text[4:].upper() if text[1] == 0x75 else text
 
 
+_BACKSLASH = ord("\\")
+
+
 def encode_as_jackson(document: Any) -> bytes:
     """``document`` as JSON text spelt as Jackson writes it (with its numbers as ``jackson_float`` made them)."""
     text = encode(document)
-    if text.isascii() and b"\\u00" not in text:  # two scans in C, far cheaper than the pattern's: the usual case
+    # The usual case, told by two scans in C far cheaper than the pattern's: every escape opens with a backslash, and
+    # looking for one byte (an int) is a memchr, where looking for b"\\u00" costs twenty times more.
+    if text.isascii() and (_BACKSLASH not in text or b"\\u00" not in text):
         return text
     return _NOT_JACKSON.sub(_as_jackson, text)
 
