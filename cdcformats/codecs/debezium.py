@@ -90,7 +90,6 @@ there is one, then the kept fields; ``source`` holds ``connector``, ``ts_ms`` (`
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -106,7 +105,6 @@ from ..model import (
     INT64_MAX,
     INT64_MIN,
     Cell,
-    CellKind,
     ChangeEvent,
     Entries,
     Image,
@@ -123,12 +121,14 @@ from ._kit.debezium_envelope import (
     FIELD_ATTRIBUTE,
     NAME,
     OP_OF_CODE,
-    SOURCE_FIELDS,
+    RESERVED,
+    RESERVED_WITHOUT_TABLE,
     TRANSACTION_ATTRIBUTE,
     ColumnPlans,
     WrapperSchemas,
     canonical_json,
     column_plans,
+    envelope_written_whole,
     image_cells,
     image_fields,
     json_struct_schema,
@@ -138,12 +138,10 @@ from ._kit.debezium_envelope import (
     with_op_code,
 )
 from ._kit.json_message import (
-    AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
     encode,
     encode_as_jackson,
-    jackson_float,
     json_type,
     load_object,
     with_jackson_floats,
@@ -166,8 +164,6 @@ _NO_PLANS: dict[str, Any] = {}  # an envelope without a schema: no column is rea
 _ROWS = ("before", "after")
 # Read once: reading a member off its class runs Python code (enum's metaclass).
 _OP_UPSERT, _OP_DELETE = Op.UPSERT, Op.DELETE
-_MILLISECOND = time_units.MILLISECOND
-_PUT = CellKind.PUT
 # The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
 _TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
                       {"type": "int64", "optional": False, "field": "total_order"},
@@ -291,7 +287,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         # Spelt as JsonConverter's Jackson writes JSON, floats included, so that Debezium's messages come back as
         # they were sent.
         if not self.schemas and not event.attributes:  # most events: no kept order, transaction or field
-            message = _whole_envelope(event)
+            message = envelope_written_whole(event)
             if message is not None:
                 return message
         if event.attribute(SCHEMALESS_WRAPPER) is True:
@@ -314,16 +310,12 @@ class DebeziumJsonCodec(KeyedByColumns):
             row = getattr(event, self.row_image_name(event))
             if key if row is None else not self.holds_key_as_read(event, row):
                 return None
-        message = _whole_envelope(event) if not self.schemas else self.envelope_written_whole(event)
+        message = envelope_written_whole(event) if not self.schemas else self._typed_envelope_written_whole(event)
         return None if message is None else [message]
 
-    def envelope_written_whole(self, event: ChangeEvent) -> bytes | None:
-        """The envelope of ``event`` where it writes it as it is, whatever its key and op (``envelope_form``, which
-        paimon-log's values are): no attributes, nor ``key_only``; rows of one cell per column, each a JSON scalar
-        (``connect_schema.written_whole``); a position of JSON scalars, each name once and none of ``source``'s own.
-        Without schemas, each checked in the walk that writes it (``_whole_envelope``); None for any other event."""
-        if not self.schemas:
-            return _whole_envelope(event)
+    def _typed_envelope_written_whole(self, event: ChangeEvent) -> bytes | None:
+        """With schemas, the envelope of ``event`` where it writes it as it is (``envelope_written_whole``, and
+        ``connect_schema.written_whole`` typed)."""
         if event.attributes or event.key_only:
             return None
         for image in (event.before, event.after):
@@ -622,80 +614,6 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     return {name: values[name] for name in order}
 
 
-def _whole_envelope(event: ChangeEvent) -> bytes | None:
-    """The message of an event that the envelope without a schema writes as it is, and reads back so: no attributes,
-    nor ``key_only``; rows of one cell per column, each a put of a JSON scalar without a type or a version; a
-    position of JSON scalars, each name once and none of ``source``'s own. Written as ``_payload`` writes it, in its
-    default order, and spelt as Jackson writes it (``encode_as_jackson``); None for any other event.
-
-    This is the path of every message written, so it is one walk that checks what it writes as it goes, with the
-    checks written out where they are made (a call per cell or per event costs more than the check)."""
-    if event.attributes or event.key_only:
-        return None
-    document: dict[str, Any] = {}
-    for name, image in (("before", event.before), ("after", event.after)):
-        if image is None:
-            document[name] = None
-            continue
-        fields: dict[str, Any] = {}
-        for cell in image:
-            value = cell.value
-            if cell.kind is not _PUT or cell.version is not None or cell.type is not None:
-                return None
-            if type(value) not in AS_IS_TYPES:
-                if type(value) is not float or not math.isfinite(value):
-                    return None
-                value = jackson_float(value)
-            fields[cell.name] = value
-        if len(fields) != len(image):  # a column twice
-            return None
-        document[name] = fields
-    source, table = event.source, event.table
-    system, commit, position = source.system, source.commit_time_us, source.position
-    if system is not None or commit is not None or table is not None or position:
-        fields = {}
-        if system is not None:
-            fields["connector"] = system
-        if commit is not None:  # write_time, written out
-            fields["ts_ms"] = commit // _MILLISECOND
-            if commit % _MILLISECOND:
-                fields["ts_us"] = commit
-        if table is None:
-            reserved = _RESERVED_WITHOUT_TABLE
-        else:
-            reserved = _RESERVED
-            if table.catalog is not None:
-                fields["db"], fields["schema"], fields["table"] = table.catalog, table.schema, table.name
-            else:
-                fields["db"], fields["table"] = table.schema, table.name
-        if position:
-            own = len(fields)
-            for name, value in position:
-                if name in reserved or type(value) not in AS_IS_TYPES:
-                    break
-            else:  # most positions: no name of source's own and each value written as it is, so added whole
-                fields.update(position)
-                position = ()
-            for name, value in position:  # else entry by entry, a finite float spelt as Jackson spells it
-                if name in reserved:
-                    return None
-                if type(value) not in AS_IS_TYPES:
-                    if type(value) is not float or not math.isfinite(value):
-                        return None
-                    value = jackson_float(value)
-                fields[name] = value
-            if len(fields) != own + len(source.position):  # a name twice
-                return None
-        document["source"] = fields
-    document["op"] = CODE_OF_OP[event.op]
-    capture = source.capture_time_us
-    if capture is not None:
-        document["ts_ms"] = capture // _MILLISECOND
-        if capture % _MILLISECOND:
-            document["ts_us"] = capture
-    return encode_as_jackson(document)
-
-
 def _payload(event: ChangeEvent, schemas: bool) -> dict[str, Any]:
     """The envelope as written, in the order the event keeps (``debezium-json.fields.envelope``) where it fits;
     with ``schemas``, row values as their Connect schemas type them."""
@@ -822,11 +740,6 @@ def _kept_schema(event: ChangeEvent) -> dict[str, Any] | None:
     return schema
 
 
-# The ``source`` fields that decoding reads as something other than the position, with a table and without one.
-_RESERVED = frozenset(SOURCE_FIELDS)
-_RESERVED_WITHOUT_TABLE = frozenset({"connector", "ts_ms", "ts_us", "table"})
-
-
 def _reserved(event: ChangeEvent) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    return _RESERVED if event.table is not None else _RESERVED_WITHOUT_TABLE
+    return RESERVED if event.table is not None else RESERVED_WITHOUT_TABLE
