@@ -124,6 +124,7 @@ from ._kit.debezium_envelope import (
     RESERVED,
     RESERVED_WITHOUT_TABLE,
     TRANSACTION_ATTRIBUTE,
+    WRAPPER_OPENINGS,
     ColumnPlans,
     WrapperSchemas,
     canonical_json,
@@ -144,6 +145,7 @@ from ._kit.json_message import (
     encode_as_jackson,
     json_type,
     load_object,
+    parse,
     with_jackson_floats,
 )
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
@@ -164,6 +166,7 @@ _NO_PLANS: dict[str, Any] = {}  # an envelope without a schema: no column is rea
 _ROWS = ("before", "after")
 # Read once: reading a member off its class runs Python code (enum's metaclass).
 _OP_UPSERT, _OP_DELETE = Op.UPSERT, Op.DELETE
+_MILLISECOND = time_units.MILLISECOND
 # The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
 _TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
                       {"type": "int64", "optional": False, "field": "total_order"},
@@ -196,6 +199,7 @@ class DebeziumJsonCodec(KeyedByColumns):
         self.schemaless = self
         self.skip_control: bool = self.config["skip_control"]
         self._keyed = bool(self.key_columns)  # told once: KeyColumns tells it by a call
+        self._max_bytes: int = self.config["max_message_bytes"]
         self._wrapper_schemas = WrapperSchemas()
         if self.schemas:
             self.carries = self.carries | connect_schema.TYPED_FEATURES
@@ -222,10 +226,20 @@ class DebeziumJsonCodec(KeyedByColumns):
     def _envelope(self, message: bytes) -> tuple[dict[str, Any], Any, ColumnPlans | None]:
         """The envelope of a message; in JsonConverter's schema wrapper, the wrapper's schema and the plans of its
         columns (None: no wrapper)."""
-        max_bytes = self.config["max_message_bytes"]
-        unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
-        if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
-            return unwrapped
+        max_bytes = self._max_bytes
+        if type(message) is bytes and len(message) <= max_bytes:
+            if message.startswith(WRAPPER_OPENINGS):
+                unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
+                if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
+                    return unwrapped
+            else:  # most messages: an envelope as it is, parsed here without a call (load_object tells the others)
+                try:
+                    document = parse(message)
+                except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                    pass
+                else:
+                    if type(document) is dict and "op" in document:  # no wrapper: one has no op (_unwrapped)
+                        return document, None, None
         document = load_object(NAME, message, max_bytes)
         envelope = _unwrapped(document)
         if envelope is document:
@@ -235,9 +249,9 @@ class DebeziumJsonCodec(KeyedByColumns):
     def _event(self, document: dict[str, Any], schema: Any, columns: ColumnPlans | None, key: Image | None = None
                ) -> ChangeEvent:
         """The event of an envelope, of the wrapper ``schema`` and ``columns`` (None: no wrapper), with ``key``, or
-        else the key read out of its row."""
+        else the key read out of its row. The path of every message read: what is asked of most messages is asked
+        here, without a call."""
         wrapped = columns is not None
-        columns = columns or _NO_PLANS
         code = document.get("op")
         if type(code) is not str or code not in OP_OF_CODE:
             control = _control_message(document)
@@ -245,8 +259,19 @@ class DebeziumJsonCodec(KeyedByColumns):
                 raise DecodeError(NAME, f"{control} changes no row (option skip_control skips it)", field="op")
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(OP_OF_CODE)}",
                               field="op")
-        before = image_cells(document.get("before"), "before", columns.get("before", _NO_PLANS))
-        after = image_cells(document.get("after"), "after", columns.get("after", _NO_PLANS))
+        before, after = document.get("before"), document.get("after")
+        if columns:  # in a wrapper whose schema describes its columns: each read through its column's plan
+            before = image_cells(before, "before", columns.get("before", _NO_PLANS))
+            after = image_cells(after, "after", columns.get("after", _NO_PLANS))
+        else:
+            try:  # most images: null, or objects of scalars that the model holds as they are, and checks (cells_of)
+                if before is not None:
+                    before = tuple([Cell(name, value) for name, value in before.items()])
+                if after is not None:
+                    after = tuple([Cell(name, value) for name, value in after.items()])
+            except (AttributeError, TypeError, ValueError):  # no object, a value to read, or one refused, named
+                before = image_cells(document.get("before"), "before", _NO_PLANS)
+                after = image_cells(document.get("after"), "after", _NO_PLANS)
         source_fields = document.get("source")
         table, source = read_source(source_fields, document)
         transaction = document.get("transaction")
@@ -254,16 +279,18 @@ class DebeziumJsonCodec(KeyedByColumns):
         if not document.keys() <= _ENVELOPE_FIELD_SET:  # most envelopes have no field of another's
             attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
         # The order of the fields, where writing would give another (or leave out a null one).
+        capture = source.capture_time_us
         default = _envelope_layout(_shape_of(before, after, table, source, attributes), None).default if attributes \
-            else _PLAIN_ENVELOPE_FIELDS[before is not None, after is not None, _says_something(table, source),
-                                        _time_kind(source.capture_time_us)]
+            else _PLAIN_ENVELOPE_FIELDS[before is not None, after is not None,
+                                        table is not None or _says_something(table, source),  # most have a table
+                                        0 if capture is None else 2 if capture % _MILLISECOND else 1]  # _time_kind
         if tuple(document) != default:
             attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
         if type(source_fields) is dict and not _in_default_order(source_fields, table, source):
             attributes.append((SOURCE_FIELD_NAMES, encode(list(source_fields)).decode()))
         op = OP_OF_CODE[code]
         if key is None:  # the key read out of its row (KeyedByColumns.with_key_read), before the event is made
-            key = self.read_key(table, before if op is _OP_DELETE or after is None else after)
+            key = self.read_key(table, before if op is _OP_DELETE or after is None else after) if self._keyed else ()
         event = ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
         if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
@@ -593,7 +620,9 @@ def _in_default_order(fields: dict[str, Any], table: Table | None, source: Sourc
     """Whether a ``source`` object read as ``table`` and ``source`` has its fields in the order writing gives
     (``_source_layout``'s default): its fields of its own first, in their order, then the position's, which it has
     in its own order (``read_source``), found without making the position's names."""
-    own = _OWN_SOURCE_FIELDS[source.system is not None, _time_kind(source.commit_time_us),
+    commit = source.commit_time_us
+    own = _OWN_SOURCE_FIELDS[source.system is not None,
+                             0 if commit is None else 2 if commit % _MILLISECOND else 1,  # _time_kind, without a call
                              None if table is None else (table.catalog is not None, table.schema is not None)]
     return len(fields) == len(own) + len(source.position) and tuple(fields)[:len(own)] == own
 

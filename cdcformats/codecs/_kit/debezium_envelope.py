@@ -133,7 +133,7 @@ class _Wrapper(msgspec.Struct, forbid_unknown_fields=True):
 _read_wrapper = msgspec.json.Decoder(_Wrapper).decode
 # How JsonConverter's wrapper opens, as it writes it: only a message of bytes that opens so is worth trying as one (a
 # wrapper spelt otherwise is read as any JSON is), so that an envelope without one is not parsed twice.
-_WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
+WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
 
 
 class WrapperSchemas:
@@ -146,7 +146,7 @@ class WrapperSchemas:
     def unwrapped(self, message: Any, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
         """The payload, schema and column plans of a message that is exactly a wrapper of a struct schema; None for
         any other message, which the reader of any JSON reads (and tells what is wrong with)."""
-        if type(message) is not bytes or not message.startswith(_WRAPPER_OPENINGS) or len(message) > max_bytes:
+        if type(message) is not bytes or not message.startswith(WRAPPER_OPENINGS) or len(message) > max_bytes:
             return None
         try:
             wrapper = _read_wrapper(message)
@@ -227,8 +227,20 @@ def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Ta
         table = Table(name, schema, db) if "schema" in source else Table(name, db)
         structural = _STRUCTURAL
     position = tuple([entry for entry in source.items() if entry[0] not in structural])
-    commit_time_us = read_time(source, "source.")
-    capture_time_us = None if envelope is None else read_time(envelope, "")
+    commit_time_us = source.get("ts_ms")
+    if type(commit_time_us) is int and INT64_MIN <= commit_time_us * _MILLISECOND <= INT64_MAX \
+            and "ts_us" not in source:  # most times: read_time's, without a call
+        commit_time_us *= _MILLISECOND
+    else:
+        commit_time_us = read_time(source, "source.")
+    capture_time_us = None
+    if envelope is not None:
+        capture_time_us = envelope.get("ts_ms")
+        if type(capture_time_us) is int and INT64_MIN <= capture_time_us * _MILLISECOND <= INT64_MAX \
+                and "ts_us" not in envelope:  # as the commit time
+            capture_time_us *= _MILLISECOND
+        elif capture_time_us is not None or "ts_us" in envelope:
+            capture_time_us = read_time(envelope, "")
     try:  # most positions: JSON scalars, which the model holds as they are, and checks
         return table, Source(system, position, commit_time_us, capture_time_us)
     except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named

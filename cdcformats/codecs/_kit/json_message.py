@@ -41,6 +41,8 @@ MAX_MESSAGE_BYTES = Option(
     DEFAULT_MAX_MESSAGE_BYTES, _positive_int)
 
 _decoder = msgspec.json.Decoder()
+# msgspec's reader of any JSON, for a reader's path of every message: ``load`` tells what is wrong with one.
+parse = _decoder.decode
 encode = msgspec.json.encode
 
 # Where msgspec's JSON and Jackson's differ: a backslash pair (matched only to keep escapes aligned), a control
