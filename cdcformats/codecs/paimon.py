@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import msgspec
 from msgspec.structs import replace
 
 from ..contract import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
@@ -47,7 +48,7 @@ from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
 from ..model import Cell, CellKind, ChangeEvent, Op
 from ._kit.debezium_envelope import CODE_OF_OP, envelope_written_whole, with_op_code
-from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, cells_of, encode, load_object
+from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, cells_of, encode, load_object, parse
 from ._kit.kafka_records import KafkaRecordCodec
 from .debezium import DebeziumJsonCodec  # the format of the values (Paimon's default log.format)
 
@@ -73,6 +74,7 @@ class PaimonLogCodec(KafkaRecordCodec):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.upsert = self.config["changelog_mode"] == UPSERT
+        self._max_bytes: int = self.config["max_message_bytes"]
         self.values = DebeziumJsonCodec(max_message_bytes=self.config["max_message_bytes"])
         if self.upsert:
             self.carries = (self.carries - {"op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE"}) | {"op.UPSERT"}
@@ -104,6 +106,13 @@ class PaimonLogCodec(KafkaRecordCodec):
     def _key(self, key: bytes | None) -> tuple[Cell, ...]:
         if key is None:
             return ()
+        if len(key) <= self._max_bytes:
+            try:  # most keys: an object of scalars, which the model holds as they are: read here, and the rest below
+                columns = parse(key)
+                if type(columns) is dict:
+                    return tuple([Cell(name, value) for name, value in columns.items()])
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, TypeError, ValueError):
+                pass  # read, or told what is wrong with, below
         try:
             columns = load_object(NAME, key, self.config["max_message_bytes"])
         except DecodeError as error:
