@@ -120,15 +120,16 @@ from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
 from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells_outside
-from ._kit.plain_rows import key_of_row, plain_object
+from ._kit.plain_rows import key_of_row
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
     Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
+_PUT = CellKind.PUT
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
 SCHEMA_ATTRIBUTE = "aliyun.schema."
@@ -155,7 +156,8 @@ _STR_TYPE = frozenset({str})
 _TIMES = ("eventTime", "systemTime")  # in payload.timestamp; its other fields belong to the position
 _TIME_PATHS = tuple(f"payload.timestamp.{field}" for field in _TIMES)
 _UNKNOWN_TIME = -1
-_UNKNOWN_TIME_US = _UNKNOWN_TIME * time_units.MILLISECOND
+_MILLISECOND = time_units.MILLISECOND
+_UNKNOWN_TIME_US = _UNKNOWN_TIME * _MILLISECOND
 _SEQUENCE_ID = "sequenceId"
 _BYTES_TYPE = "BYTES"
 
@@ -184,6 +186,10 @@ class AliyunJsonCodec(Codec):
     own_attributes = frozenset({PRIMARY_KEY_ATTRIBUTE, FIELD_ATTRIBUTE, SCHEMA_ATTRIBUTE, SOURCE_ATTRIBUTE,
                                 PAYLOAD_ATTRIBUTE})
     options = (SPLIT_UPDATES, SKIP_DDL, MAX_MESSAGE_BYTES)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._split_updates: bool = self.config["split_updates"]
 
     # -- decode ---------------------------------------------------------------------------------------------------
 
@@ -248,35 +254,70 @@ class AliyunJsonCodec(Codec):
         """An INSERT, an UPDATE or a DELETE of the images its op reads, of untyped JSON scalars, each column once, an
         UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
         a position of sequenceId and timestamp fields other than the times, each once, and times to the
-        millisecond: written as ``encode_exact`` writes it, each image checked in the walk that writes it
-        (``plain_object``)."""
+        millisecond: written as ``encode_exact`` writes it. The path of every message written: one walk that checks
+        each part as it writes it, its checks written out (``plain_rows.plain_object``'s for the images), since a call
+        per image or per part costs more than the check."""
         source = event.source
         commit_time, capture_time = source.commit_time_us, source.capture_time_us
-        if event.attributes or event.key_only or source.position and not _is_aliyun_position(source.position) \
-                or commit_time is not None and (commit_time % time_units.MILLISECOND
-                                                or commit_time == _UNKNOWN_TIME_US) \
-                or capture_time is not None and (capture_time % time_units.MILLISECOND
-                                                 or capture_time == _UNKNOWN_TIME_US):
+        if event.attributes or event.key_only \
+                or commit_time is not None and (commit_time % _MILLISECOND or commit_time == _UNKNOWN_TIME_US) \
+                or capture_time is not None and (capture_time % _MILLISECOND or capture_time == _UNKNOWN_TIME_US):
             return None
         op, before, after = event.op, event.before, event.after
-        if op is _OP_INSERT and before is None and after is not None \
-                or op is _OP_UPDATE and after is not None:
-            row = after
-        elif op is _OP_DELETE and after is None and before is not None \
-                or op is _OP_UPDATE and before is not None:
-            row = before
+        if op is _OP_INSERT and before is None and after is not None:
+            row, code = after, INSERT
+        elif op is _OP_DELETE and after is None and before is not None:
+            row, code = before, DELETE
+        elif op is _OP_UPDATE and (after is not None or before is not None):
+            row, code = (before, UPDATE_BEFORE) if after is None else (after, UPDATE_AFTER)
         else:
             return None
-        before_values = None if before is None else plain_object(before, AS_IS_TYPES)
-        after_values = None if after is None else plain_object(after, AS_IS_TYPES)
-        row_values = after_values if row is after else before_values
-        if row_values is None or before_values is None and before is not None \
-                or after_values is None and after is not None or not key_of_row(event.key, row):
+        rows: list[dict[str, Any] | None] = []  # the dataColumn objects of before and after
+        for image in (before, after):
+            if image is None:
+                rows.append(None)
+                continue
+            values: dict[str, Any] = {}
+            for cell in image:
+                value = cell.value
+                if cell.kind is not _PUT or cell.type is not None or cell.version is not None \
+                        or type(value) not in AS_IS_TYPES:
+                    return None
+                values[cell.name] = value
+            if len(values) != len(image):  # a column twice
+                return None
+            rows.append(values)
+        before_values, after_values = rows
+        if not key_of_row(event.key, row):
             return None
         if before_values is not None and after_values is not None and list(before_values) != list(after_values):
             return None  # the columns of an update's two images, in their order, are schema.dataColumn's
-        return self._messages(event, before_values, after_values,
-                              _schema(event, [{"name": name} for name in row_values]))
+        columns = [{"name": name} for name in (after_values if row is after else before_values) or ()]
+        if code == UPDATE_AFTER and before is not None and self._split_updates and _has_key(before, event.key):
+            return self._messages(event, before_values, after_values, _schema(event, columns))  # two messages
+        payload: dict[str, Any] = {"before": None if before_values is None else {"dataColumn": before_values},
+                                   "after": None if after_values is None else {"dataColumn": after_values}}
+        timestamp: dict[str, Any] = {
+            _TIMES[0]: _UNKNOWN_TIME if commit_time is None else commit_time // _MILLISECOND,
+            _TIMES[1]: _UNKNOWN_TIME if capture_time is None else capture_time // _MILLISECOND}
+        position = source.position
+        if position:
+            if position[0][0] == _SEQUENCE_ID:
+                payload[_SEQUENCE_ID] = sequence_id = position[0][1]
+                if type(sequence_id) not in AS_IS_TYPES:
+                    return None
+                position = position[1:]
+            timestamp.update(position)
+            # Each name once, none a time's (nor sequenceId again), each value a JSON scalar: each step in C.
+            if len(timestamp) != len(_TIMES) + len(position) \
+                    or _SEQUENCE_ID in payload and _SEQUENCE_ID in timestamp \
+                    or not AS_IS_TYPES.issuperset(map(type, timestamp.values())):
+                return None
+        payload["timestamp"] = timestamp
+        payload["op"] = code
+        return [encode({"schema": {"dataColumn": columns, "primaryKey": [cell.name for cell in event.key],
+                                   "source": _source_fields(event)},
+                        "payload": payload})]
 
     def reshaped(self, event: ChangeEvent) -> ChangeEvent:
         """An UPSERT or a READ is an INSERT (a snapshot row is an insert to Paimon). An INSERT or DELETE without the
@@ -767,13 +808,6 @@ def _primary_key_kept(value: Value, key_names: list[str], row_names: set[str]) -
 def _has_key(image: Image, key: Image) -> bool:
     names = {cell.name for cell in image}
     return all(cell.name in names for cell in key)
-
-
-def _is_aliyun_position(position: Entries) -> bool:
-    """Whether a position reads back as it is: JSON scalars, each name once, none a time's."""
-    fields = dict(position)  # each step in C: positions are long
-    return len(fields) == len(position) and _TIMES[0] not in fields and _TIMES[1] not in fields \
-        and AS_IS_TYPES.issuperset(map(type, fields.values()))
 
 
 # -- what a round trip keeps ------------------------------------------------------------------------------------------
