@@ -322,20 +322,12 @@ def envelope_written_whole(event: ChangeEvent) -> bytes | None:
         if position:
             own = len(fields)
             for name, value in position:
-                if name in reserved or type(value) not in AS_IS_TYPES:
-                    break
-            else:  # most positions: no name of source's own and each value written as it is, so added whole
-                fields.update(position)
-                position = ()
-            for name, value in position:  # else entry by entry, a finite float spelt as Jackson spells it
-                if name in reserved:
-                    return None
-                if type(value) not in AS_IS_TYPES:
-                    if type(value) is not float or not math.isfinite(value):
+                if name in reserved or type(value) not in AS_IS_TYPES:  # most entries are neither
+                    if name in reserved or type(value) is not float or not math.isfinite(value):
                         return None
-                    value = jackson_float(value)
+                    value = jackson_float(value)  # a finite float, spelt as Jackson spells it
                 fields[name] = value
-            if len(fields) != own + len(source.position):  # a name twice
+            if len(fields) != own + len(position):  # a name twice
                 return None
         document["source"] = fields
     document["op"] = CODE_OF_OP[event.op]
