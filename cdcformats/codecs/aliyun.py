@@ -309,11 +309,12 @@ class AliyunJsonCodec(Codec):
                 if type(sequence_id) not in AS_IS_TYPES:
                     return None
                 position = position[1:]
-            timestamp.update(position)
-            # Each name once, none a time's (nor sequenceId again), each value a JSON scalar: each step in C.
-            if len(timestamp) != len(_TIMES) + len(position) \
-                    or _SEQUENCE_ID in payload and _SEQUENCE_ID in timestamp \
-                    or not AS_IS_TYPES.issuperset(map(type, timestamp.values())):
+            for name, value in position:
+                if type(value) not in AS_IS_TYPES:  # a JSON scalar, written as it is
+                    return None
+                timestamp[name] = value
+            # Each name once, none a time's, nor sequenceId again.
+            if len(timestamp) != len(_TIMES) + len(position) or _SEQUENCE_ID in payload and _SEQUENCE_ID in timestamp:
                 return None
         if code == UPDATE_AFTER and before is not None and self._split_updates and _has_key(before, event.key):
             return self._messages(event, before_values, after_values, _schema(event, columns))  # two messages
