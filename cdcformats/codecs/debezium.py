@@ -276,16 +276,17 @@ class DebeziumJsonCodec(KeyedByColumns):
         table, source = read_source(source_fields, document)
         transaction = document.get("transaction")
         attributes = [] if transaction is None else _transaction(transaction)
-        if not document.keys() <= _ENVELOPE_FIELD_SET:  # most envelopes have no field of another's
-            attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
-        # The order of the fields, where writing would give another (or leave out a null one).
+        names = tuple(document)
         capture = source.capture_time_us
-        default = _envelope_layout(_shape_of(before, after, table, source, attributes), None).default if attributes \
-            else _PLAIN_ENVELOPE_FIELDS[before is not None, after is not None,
-                                        table is not None or _says_something(table, source),  # most have a table
-                                        0 if capture is None else 2 if capture % _MILLISECOND else 1]  # _time_kind
-        if tuple(document) != default:
-            attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
+        # Most envelopes: no transaction, and the fields writing gives, in its order (so none of another's).
+        if attributes or names != _PLAIN_ENVELOPE_FIELDS[
+                before is not None, after is not None, table is not None or _says_something(table, source),
+                0 if capture is None else 2 if capture % _MILLISECOND else 1]:  # _time_kind, without a call
+            if not document.keys() <= _ENVELOPE_FIELD_SET:
+                attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
+            # The order of the fields, where writing would give another (or leave out a null one).
+            if names != _envelope_layout(_shape_of(before, after, table, source, attributes), None).default:
+                attributes.append((ENVELOPE_FIELDS, encode(list(names)).decode()))
         if type(source_fields) is dict and not _in_default_order(source_fields, table, source):
             attributes.append((SOURCE_FIELD_NAMES, encode(list(source_fields)).decode()))
         op = OP_OF_CODE[code]
