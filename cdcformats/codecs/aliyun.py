@@ -473,7 +473,7 @@ def _event_of(code: str, types: dict[str, str | None], before_row: dict[str, Any
         attributes += kept_fields.read(SOURCE_ATTRIBUTE, source_fields, ())
     try:  # the model checks the position's values: most are JSON scalars it holds as they are
         source = Source(system, position, commit_time, capture_time)
-    except (TypeError, ValueError) as error:  # a value that is none, named, or an integer beyond 64 bits
+    except (TypeError, ValueError) as error:  # a value that is no JSON scalar (named), or an integer beyond 64 bits
         for field, value in (timestamp or {}).items():
             _scalar(value, f"payload.timestamp.{field}")
         raise DecodeError(NAME, str(error), field="payload") from None
@@ -648,7 +648,7 @@ def _source(source: Any) -> tuple[Table | None, str | None, list[tuple[str, Any]
 
 def _position(sequence_id: Any, timestamp: Any) -> tuple[int | None, int | None, Entries]:
     """Commit and capture times, and the position: ``sequenceId`` (``UNSET`` where the payload has none), then the
-    other fields of ``timestamp``."""
+    other fields of ``timestamp``, whose values the model checks as it takes them (``_event_of``)."""
     if sequence_id is UNSET:
         first: Entries = ()
     elif type(sequence_id) in _SCALAR_TYPE_SET:  # most: told without a call (nor the path it is named by)

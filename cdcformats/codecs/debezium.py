@@ -232,7 +232,7 @@ class DebeziumJsonCodec(KeyedByColumns):
                 unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
                 if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
                     return unwrapped
-            else:  # most messages: an envelope as it is, parsed here without a call (load_object tells the others)
+            else:  # most messages: an envelope as it is, parsed here (load_object reads, or refuses, the others)
                 try:
                     document = parse(message)
                 except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
