@@ -121,31 +121,31 @@ from ._kit.debezium_envelope import (
     FIELD_ATTRIBUTE,
     NAME,
     OP_OF_CODE,
-    SOURCE_FIELDS,
+    RESERVED,
+    RESERVED_WITHOUT_TABLE,
     TRANSACTION_ATTRIBUTE,
+    WRAPPER_OPENINGS,
     ColumnPlans,
     WrapperSchemas,
     canonical_json,
     column_plans,
+    envelope_written_whole,
     image_cells,
     image_fields,
-    jackson_fields,
-    jackson_json,
     json_struct_schema,
     position_as_written,
     position_whole,
     read_source,
     with_op_code,
-    write_time,
 )
 from ._kit.json_message import (
-    AS_IS_TYPES,
     MAX_MESSAGE_BYTES,
     SCALAR_TYPES,
     encode,
     encode_as_jackson,
     json_type,
     load_object,
+    parse,
     with_jackson_floats,
 )
 from ._kit.keys import KEY_COLUMNS, KeyedByColumns
@@ -166,6 +166,7 @@ _NO_PLANS: dict[str, Any] = {}  # an envelope without a schema: no column is rea
 _ROWS = ("before", "after")
 # Read once: reading a member off its class runs Python code (enum's metaclass).
 _OP_UPSERT, _OP_DELETE = Op.UPSERT, Op.DELETE
+_MILLISECOND = time_units.MILLISECOND
 # The fields of Debezium's transaction block (``event.block``): the schema of a null transaction.
 _TRANSACTION_BLOCK = [{"type": "string", "optional": False, "field": "id"},
                       {"type": "int64", "optional": False, "field": "total_order"},
@@ -197,6 +198,8 @@ class DebeziumJsonCodec(KeyedByColumns):
         self.schemas: bool = self.config["schemas"]
         self.schemaless = self
         self.skip_control: bool = self.config["skip_control"]
+        self._keyed = bool(self.key_columns)  # told once: KeyColumns tells it by a call
+        self._max_bytes: int = self.config["max_message_bytes"]
         self._wrapper_schemas = WrapperSchemas()
         if self.schemas:
             self.carries = self.carries | connect_schema.TYPED_FEATURES
@@ -223,10 +226,20 @@ class DebeziumJsonCodec(KeyedByColumns):
     def _envelope(self, message: bytes) -> tuple[dict[str, Any], Any, ColumnPlans | None]:
         """The envelope of a message; in JsonConverter's schema wrapper, the wrapper's schema and the plans of its
         columns (None: no wrapper)."""
-        max_bytes = self.config["max_message_bytes"]
-        unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
-        if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
-            return unwrapped
+        max_bytes = self._max_bytes
+        if type(message) is bytes and len(message) <= max_bytes:
+            if message.startswith(WRAPPER_OPENINGS):
+                unwrapped = self._wrapper_schemas.unwrapped(message, max_bytes)
+                if unwrapped is not None and type(unwrapped[0]) is dict:  # most wrapped messages: a schema read before
+                    return unwrapped
+            else:  # most messages: an envelope as it is, parsed here (load_object reads, or refuses, the others)
+                try:
+                    document = parse(message)
+                except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                    pass
+                else:
+                    if type(document) is dict and "op" in document:  # no wrapper: one has no op (_unwrapped)
+                        return document, None, None
         document = load_object(NAME, message, max_bytes)
         envelope = _unwrapped(document)
         if envelope is document:
@@ -236,9 +249,9 @@ class DebeziumJsonCodec(KeyedByColumns):
     def _event(self, document: dict[str, Any], schema: Any, columns: ColumnPlans | None, key: Image | None = None
                ) -> ChangeEvent:
         """The event of an envelope, of the wrapper ``schema`` and ``columns`` (None: no wrapper), with ``key``, or
-        else the key read out of its row."""
+        else the key read out of its row. The path of every message read: what is asked of most messages is asked
+        here, without a call."""
         wrapped = columns is not None
-        columns = columns or _NO_PLANS
         code = document.get("op")
         if type(code) is not str or code not in OP_OF_CODE:
             control = _control_message(document)
@@ -246,25 +259,39 @@ class DebeziumJsonCodec(KeyedByColumns):
                 raise DecodeError(NAME, f"{control} changes no row (option skip_control skips it)", field="op")
             raise DecodeError(NAME, f"op {code!r} is not a row change; expected one of {', '.join(OP_OF_CODE)}",
                               field="op")
-        before = image_cells(document.get("before"), "before", columns.get("before", _NO_PLANS))
-        after = image_cells(document.get("after"), "after", columns.get("after", _NO_PLANS))
+        before, after = document.get("before"), document.get("after")
+        if columns:  # in a wrapper whose schema describes its columns: each read through its column's plan
+            before = image_cells(before, "before", columns.get("before", _NO_PLANS))
+            after = image_cells(after, "after", columns.get("after", _NO_PLANS))
+        else:
+            try:  # most images: null, or objects of scalars that the model holds as they are, and checks (cells_of)
+                if before is not None:
+                    before = tuple([Cell(name, value) for name, value in before.items()])
+                if after is not None:
+                    after = tuple([Cell(name, value) for name, value in after.items()])
+            except (AttributeError, TypeError, ValueError):  # no object, a value to read, or one refused, named
+                before = image_cells(document.get("before"), "before", _NO_PLANS)
+                after = image_cells(document.get("after"), "after", _NO_PLANS)
         source_fields = document.get("source")
         table, source = read_source(source_fields, document)
         transaction = document.get("transaction")
         attributes = [] if transaction is None else _transaction(transaction)
-        if not document.keys() <= _ENVELOPE_FIELD_SET:  # most envelopes have no field of another's
-            attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
-        # The order of the fields, where writing would give another (or leave out a null one).
-        default = _envelope_layout(_shape_of(before, after, table, source, attributes), None).default if attributes \
-            else _PLAIN_ENVELOPE_FIELDS[before is not None, after is not None, _says_something(table, source),
-                                        _time_kind(source.capture_time_us)]
-        if tuple(document) != default:
-            attributes.append((ENVELOPE_FIELDS, encode(list(document)).decode()))
+        names = tuple(document)
+        capture = source.capture_time_us
+        # Most envelopes: no transaction, and the fields writing gives, in its order (so none of another's).
+        if attributes or names != _PLAIN_ENVELOPE_FIELDS[
+                before is not None, after is not None, table is not None or _says_something(table, source),
+                0 if capture is None else 2 if capture % _MILLISECOND else 1]:  # _time_kind, without a call
+            if not document.keys() <= _ENVELOPE_FIELD_SET:
+                attributes += kept_fields.read(FIELD_ATTRIBUTE, document.items(), _ENVELOPE_FIELDS)
+            # The order of the fields, where writing would give another (or leave out a null one).
+            if names != _envelope_layout(_shape_of(before, after, table, source, attributes), None).default:
+                attributes.append((ENVELOPE_FIELDS, encode(list(names)).decode()))
         if type(source_fields) is dict and not _in_default_order(source_fields, table, source):
             attributes.append((SOURCE_FIELD_NAMES, encode(list(source_fields)).decode()))
         op = OP_OF_CODE[code]
         if key is None:  # the key read out of its row (KeyedByColumns.with_key_read), before the event is made
-            key = self.read_key(table, before if op is _OP_DELETE or after is None else after)
+            key = self.read_key(table, before if op is _OP_DELETE or after is None else after) if self._keyed else ()
         event = ChangeEvent(op, table, key, before, after, source, attributes=tuple(attributes))
         if wrapped and schema is None:  # JsonConverter's wrapper of a record that has no schema
             event = replace(event, attributes=(*event.attributes, (SCHEMALESS_WRAPPER, True)))
@@ -288,9 +315,9 @@ class DebeziumJsonCodec(KeyedByColumns):
         # Spelt as JsonConverter's Jackson writes JSON, floats included, so that Debezium's messages come back as
         # they were sent.
         if not self.schemas and not event.attributes:  # most events: no kept order, transaction or field
-            document = _default_envelope(event)
-            if document is not None:
-                return encode_as_jackson(document)
+            message = envelope_written_whole(event)
+            if message is not None:
+                return message
         if event.attribute(SCHEMALESS_WRAPPER) is True:
             return encode_as_jackson({"schema": None, "payload": with_jackson_floats(_payload(event, False))})
         document = _payload(event, self.schemas)
@@ -306,22 +333,19 @@ class DebeziumJsonCodec(KeyedByColumns):
         (``envelope_written_whole``)."""
         if event.op is _OP_UPSERT:
             return None
-        row = getattr(event, self.row_image_name(event))
-        if event.key if row is None else not self.holds_key_as_read(event, row):
-            return None
-        message = self.envelope_written_whole(event)
+        key = event.key
+        if key or self._keyed:  # most events without key_columns have no key, which is what reading one gives
+            row = getattr(event, self.row_image_name(event))
+            if key if row is None else not self.holds_key_as_read(event, row):
+                return None
+        message = envelope_written_whole(event) if not self.schemas else self._typed_envelope_written_whole(event)
         return None if message is None else [message]
 
-    def envelope_written_whole(self, event: ChangeEvent) -> bytes | None:
-        """The envelope of ``event`` where it writes it as it is, whatever its key and op (``envelope_form``, which
-        paimon-log's values are): no attributes, nor ``key_only``; rows of one cell per column, each a JSON scalar
-        (``connect_schema.written_whole``); a position of JSON scalars, each name once and none of ``source``'s own.
-        Without schemas, each checked in the walk that writes it; None for any other event."""
+    def _typed_envelope_written_whole(self, event: ChangeEvent) -> bytes | None:
+        """With schemas, the envelope of ``event`` where it writes it as it is (``envelope_written_whole``, and
+        ``connect_schema.written_whole`` typed)."""
         if event.attributes or event.key_only:
             return None
-        if not self.schemas:
-            document = _default_envelope(event, whole=True)
-            return None if document is None else encode_as_jackson(document)
         for image in (event.before, event.after):
             if image is not None and not connect_schema.written_whole(image, True):
                 return None
@@ -597,7 +621,9 @@ def _in_default_order(fields: dict[str, Any], table: Table | None, source: Sourc
     """Whether a ``source`` object read as ``table`` and ``source`` has its fields in the order writing gives
     (``_source_layout``'s default): its fields of its own first, in their order, then the position's, which it has
     in its own order (``read_source``), found without making the position's names."""
-    own = _OWN_SOURCE_FIELDS[source.system is not None, _time_kind(source.commit_time_us),
+    commit = source.commit_time_us
+    own = _OWN_SOURCE_FIELDS[source.system is not None,
+                             0 if commit is None else 2 if commit % _MILLISECOND else 1,  # _time_kind, without a call
                              None if table is None else (table.catalog is not None, table.schema is not None)]
     return len(fields) == len(own) + len(source.position) and tuple(fields)[:len(own)] == own
 
@@ -616,47 +642,6 @@ def _source_fields(event: ChangeEvent) -> dict[str, Any]:
     for name, value in reversed(source.position):  # the first of a name
         values[name] = json_form(value)
     return {name: values[name] for name in order}
-
-
-def _default_envelope(event: ChangeEvent, whole: bool = False) -> dict[str, Any] | None:
-    """The envelope of an event without attributes, without a schema, as ``_payload`` writes it in its default order
-    and ``with_jackson_floats`` spells it, built field by field for what the event has; None where its position has
-    a name twice, or a name of ``source``'s own, which ``_source_fields`` sorts out. ``whole``: None too where its
-    rows or its position are not written as they are (``envelope_written_whole``), found in the walk that writes
-    them."""
-    before, after = event.before, event.after
-    if whole:
-        before_fields = None if before is None else connect_schema.whole_fields(before)
-        after_fields = None if after is None else connect_schema.whole_fields(after)
-        if before_fields is None and before is not None or after_fields is None and after is not None:
-            return None
-    else:
-        before_fields, after_fields = jackson_fields(before), jackson_fields(after)
-    document: dict[str, Any] = {"before": before_fields, "after": after_fields}
-    source, table = event.source, event.table
-    if source.system is not None or source.commit_time_us is not None or table is not None or source.position:
-        fields: dict[str, Any] = {}
-        if source.system is not None:
-            fields["connector"] = source.system
-        write_time(fields, source.commit_time_us)
-        if table is not None:
-            if table.catalog is not None:
-                fields["db"], fields["schema"], fields["table"] = table.catalog, table.schema, table.name
-            else:
-                fields["db"], fields["table"] = table.schema, table.name
-        reserved = _reserved(event)
-        for name, value in source.position:
-            if name in fields or name in reserved:
-                return None
-            if type(value) not in AS_IS_TYPES:  # most of a position is written as it is, without a call
-                if whole and not connect_schema.is_json_scalar(value):
-                    return None
-                value = jackson_json(value)
-            fields[name] = value
-        document["source"] = fields
-    document["op"] = CODE_OF_OP[event.op]
-    write_time(document, source.capture_time_us)
-    return document
 
 
 def _payload(event: ChangeEvent, schemas: bool) -> dict[str, Any]:
@@ -785,11 +770,6 @@ def _kept_schema(event: ChangeEvent) -> dict[str, Any] | None:
     return schema
 
 
-# The ``source`` fields that decoding reads as something other than the position, with a table and without one.
-_RESERVED = frozenset(SOURCE_FIELDS)
-_RESERVED_WITHOUT_TABLE = frozenset({"connector", "ts_ms", "ts_us", "table"})
-
-
 def _reserved(event: ChangeEvent) -> frozenset[str]:
     """The ``source`` fields that decoding reads as something other than the position."""
-    return _RESERVED if event.table is not None else _RESERVED_WITHOUT_TABLE
+    return RESERVED if event.table is not None else RESERVED_WITHOUT_TABLE

@@ -36,23 +36,25 @@ form; in upsert mode, ``c`` values without ``before``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import msgspec
 from msgspec.structs import replace
 
 from ..contract import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import Cell, ChangeEvent, Op
-from ._kit import connect_schema
-from ._kit.debezium_envelope import CODE_OF_OP, with_op_code
-from ._kit.json_message import MAX_MESSAGE_BYTES, cells_of, encode, load_object
+from ..model import Cell, CellKind, ChangeEvent, Op
+from ._kit.debezium_envelope import CODE_OF_OP, envelope_written_whole, with_op_code
+from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, cells_of, encode, load_object, parse
 from ._kit.kafka_records import KafkaRecordCodec
 from .debezium import DebeziumJsonCodec  # the format of the values (Paimon's default log.format)
 
 # Read once: reading a member off its class runs Python code (enum's metaclass).
 _OP_DELETE, _OP_UPSERT, _OP_INSERT = Op.DELETE, Op.UPSERT, Op.INSERT
+_PUT = CellKind.PUT
 
 NAME = "paimon-log"
 ALL, UPSERT = "all", "upsert"
@@ -72,6 +74,7 @@ class PaimonLogCodec(KafkaRecordCodec):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.upsert = self.config["changelog_mode"] == UPSERT
+        self._max_bytes: int = self.config["max_message_bytes"]
         self.values = DebeziumJsonCodec(max_message_bytes=self.config["max_message_bytes"])
         if self.upsert:
             self.carries = (self.carries - {"op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE"}) | {"op.UPSERT"}
@@ -103,6 +106,13 @@ class PaimonLogCodec(KafkaRecordCodec):
     def _key(self, key: bytes | None) -> tuple[Cell, ...]:
         if key is None:
             return ()
+        if len(key) <= self._max_bytes:
+            try:  # most keys: an object of scalars, which the model holds as they are: read here, and the rest below
+                columns = parse(key)
+                if type(columns) is dict:
+                    return tuple([Cell(name, value) for name, value in columns.items()])
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError, TypeError, ValueError):
+                pass  # read, or told what is wrong with, below
         try:
             columns = load_object(NAME, key, self.config["max_message_bytes"])
         except DecodeError as error:
@@ -121,9 +131,17 @@ class PaimonLogCodec(KafkaRecordCodec):
     def encode_whole(self, event: ChangeEvent) -> list[KafkaRecord] | None:
         """A key of JSON scalars, each column once, and a value the envelope writes whole (debezium-json's
         ``envelope_written_whole``): of an op with a code, or in upsert mode an UPSERT of a new row alone; or in
-        upsert mode a tombstone, a DELETE of its key alone."""
+        upsert mode a tombstone, a DELETE of its key alone. The key is checked in the walk that writes it
+        (``connect_schema.written_whole``, untyped, written out: this is the path of every record written)."""
         key = event.key
-        if not connect_schema.written_whole(key, False):
+        columns: dict[str, Any] = {}
+        for cell in key:
+            value = cell.value
+            if cell.kind is not _PUT or cell.version is not None or cell.type is not None or (
+                    type(value) not in AS_IS_TYPES and not (type(value) is float and math.isfinite(value))):
+                return None
+            columns[cell.name] = value
+        if len(columns) != len(key):  # a column twice
             return None
         op = event.op
         if self.upsert:
@@ -134,14 +152,15 @@ class PaimonLogCodec(KafkaRecordCodec):
                 if event.after is None and event.table is None and not event.attributes and not event.key_only \
                         and source.system is None and not source.position and source.commit_time_us is None \
                         and source.capture_time_us is None:
-                    return [KafkaRecord(_key_message(key), None)]
+                    return [tuple.__new__(KafkaRecord, (encode(columns), None))]
                 return None
             if op is not _OP_UPSERT or event.after is None:
                 return None
         elif op is _OP_UPSERT:
             return None
-        value = self.values.envelope_written_whole(event)
-        return None if value is None else [KafkaRecord(_key_message(key), value)]
+        value = envelope_written_whole(event)
+        # KafkaRecord(key, value), made in C: a NamedTuple's constructor is a Python function.
+        return None if value is None else [tuple.__new__(KafkaRecord, (encode(columns) if key else None, value))]
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

@@ -131,6 +131,10 @@ def _message(**changes: object) -> bytes:
     (_message(payload__after={"dataColumn": {"id": {"nested": 1}}}), "payload.after.dataColumn.id"),
     (_message(schema__primaryKey=["name", 7]), "schema.primaryKey"),
     (_message(payload__timestamp={"eventTime": "soon"}), "payload.timestamp.eventTime"),
+    # The position's values are checked by the model, and named once it refuses one.
+    (_message(payload__timestamp={"eventTime": 1, "checkpointTime": [1]}), "payload.timestamp.checkpointTime"),
+    (_message(payload__timestamp={"eventTime": 1, "checkpointTime": 2 ** 70}), "payload"),
+    (_message(payload__sequenceId={"a": 1}), "payload.sequenceId"),
     (_message(schema__source={"tableName": 7}), "schema.source.tableName"),
     (_message(schema__dataColumn={"id": "LONG"}), "schema.dataColumn"),
     (b'{"payload": {"op": "INSERT"}}', "schema"),

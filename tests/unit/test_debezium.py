@@ -79,6 +79,11 @@ def test_debezium_json_to_avro_and_back_is_exact() -> None:
     (b'{"op": "c", "ts_ms": "soon"}', "ts_ms"),
     (b'{"schema": {}, "payload": {"op": "c"}}', "schema"),
     (b'{"op": "c", "transaction": {"id": 100000000000000000000}}', "transaction.id"),
+    # Images and times are read without a call where they are as most messages have them; what is not, is named.
+    (b'{"op": "d", "before": "x"}', "before"),
+    (b'{"op": "c", "after": {"a": 123456789012345678901234567890}}', "after.a"),
+    (b'{"op": "c", "source": {"table": "t", "ts_ms": 100000000000000000000}}', "source.ts_ms"),
+    (b'{"op": "c", "ts_ms": 100000000000000000000}', "ts_ms"),
 ])
 def test_what_is_refused_is_named(message: bytes, field: str) -> None:
     with pytest.raises(cf.DecodeError) as error:

@@ -69,6 +69,8 @@ def test_a_file_reads_back_what_was_written() -> None:
     (dict(), KafkaRecord(b'{"id": [100000000000000000000]}', None), "key.id"),
     (dict(), KafkaRecord(b'{"id": 1}', b'{"op": "c", "after": 7}'), "value.after"),
     (dict(), KafkaRecord(b"[1]", None), "key"),
+    (dict(), KafkaRecord(b'{"id": ', None), "key"),
+    (dict(max_message_bytes=8), KafkaRecord(b'{"id": 123456}', None), "key"),
 ])
 def test_what_is_refused_is_named(options: dict, record: KafkaRecord, field: str) -> None:
     with pytest.raises(cf.DecodeError) as error:

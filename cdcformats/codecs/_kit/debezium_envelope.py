@@ -7,6 +7,7 @@ Errors raised here are debezium-json's; a format that reads the envelope as its 
 
 from __future__ import annotations
 
+import math
 from typing import Any, NoReturn
 
 import msgspec
@@ -16,9 +17,9 @@ from ...core import time_units, typed_text
 from ...core.typed_text import json_form
 from ...errors import DecodeError
 from ...losses import REFUSED, Loss, Refusal
-from ...model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ...model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from . import connect_schema
-from .json_message import AS_IS_TYPES, cells_of, encode, json_type, value_of, with_jackson_floats
+from .json_message import AS_IS_TYPES, cells_of, encode, encode_as_jackson, jackson_float, json_type, value_of
 
 NAME = "debezium-json"
 # Envelope fields a reader does not know are kept as these attributes (both formats use the name, so that they hand
@@ -33,10 +34,14 @@ OP_OF_CODE = {"c": Op.INSERT, "u": Op.UPDATE, "d": Op.DELETE, "r": Op.READ, "t":
 CODE_OF_OP = {**{op: code for code, op in OP_OF_CODE.items()}, Op.UPSERT: "c"}
 
 _MILLISECOND = time_units.MILLISECOND
+_PUT = CellKind.PUT
 # The parsed JSON values that are cell values as they are (``value_of``), with an integer within 64 bits.
 _AS_READ = frozenset({str, bool, float, type(None)})
 # The source fields that are not the position, with a table and without one.
 _STRUCTURAL, _STRUCTURAL_WITHOUT_TABLE = frozenset(SOURCE_FIELDS), frozenset({"connector", "ts_ms", "ts_us"})
+# The source fields that decoding reads as something other than the position, with a table and without one (where
+# a field "table" is read as the table): what a position written in ``source`` must not be named.
+RESERVED, RESERVED_WITHOUT_TABLE = _STRUCTURAL, _STRUCTURAL_WITHOUT_TABLE | {"table"}
 
 
 def with_op_code(event: ChangeEvent, code_of_op: dict[Op, str], format_name: str) -> ChangeEvent:
@@ -128,7 +133,7 @@ class _Wrapper(msgspec.Struct, forbid_unknown_fields=True):
 _read_wrapper = msgspec.json.Decoder(_Wrapper).decode
 # How JsonConverter's wrapper opens, as it writes it: only a message of bytes that opens so is worth trying as one (a
 # wrapper spelt otherwise is read as any JSON is), so that an envelope without one is not parsed twice.
-_WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
+WRAPPER_OPENINGS = (b'{"schema":', b'{"payload":')
 
 
 class WrapperSchemas:
@@ -141,7 +146,7 @@ class WrapperSchemas:
     def unwrapped(self, message: Any, max_bytes: int) -> tuple[Any, Any, ColumnPlans] | None:
         """The payload, schema and column plans of a message that is exactly a wrapper of a struct schema; None for
         any other message, which the reader of any JSON reads (and tells what is wrong with)."""
-        if type(message) is not bytes or not message.startswith(_WRAPPER_OPENINGS) or len(message) > max_bytes:
+        if type(message) is not bytes or not message.startswith(WRAPPER_OPENINGS) or len(message) > max_bytes:
             return None
         try:
             wrapper = _read_wrapper(message)
@@ -222,8 +227,20 @@ def read_source(source: Any, envelope: dict[str, Any] | None = None) -> tuple[Ta
         table = Table(name, schema, db) if "schema" in source else Table(name, db)
         structural = _STRUCTURAL
     position = tuple([entry for entry in source.items() if entry[0] not in structural])
-    commit_time_us = read_time(source, "source.")
-    capture_time_us = None if envelope is None else read_time(envelope, "")
+    commit_time_us = source.get("ts_ms")
+    if type(commit_time_us) is int and INT64_MIN <= commit_time_us * _MILLISECOND <= INT64_MAX \
+            and "ts_us" not in source:  # most times: read_time's, without a call
+        commit_time_us *= _MILLISECOND
+    else:
+        commit_time_us = read_time(source, "source.")
+    capture_time_us = None
+    if envelope is not None:
+        capture_time_us = envelope.get("ts_ms")
+        if type(capture_time_us) is int and INT64_MIN <= capture_time_us * _MILLISECOND <= INT64_MAX \
+                and "ts_us" not in envelope:  # as the commit time
+            capture_time_us *= _MILLISECOND
+        elif capture_time_us is not None or "ts_us" in envelope:
+            capture_time_us = read_time(envelope, "")
     try:  # most positions: JSON scalars, which the model holds as they are, and checks
         return table, Source(system, position, commit_time_us, capture_time_us)
     except (TypeError, ValueError):  # an array, an object or an integer beyond 64 bits: read, or named
@@ -249,23 +266,77 @@ def image_fields(cells: Image | None, schemas: bool = False) -> dict[str, Any] |
     return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else json_form(value) for cell in cells}
 
 
-def jackson_fields(cells: Image | None) -> dict[str, Any] | None:
-    """An image as its JSON object without a schema (``image_fields``), spelt as Jackson writes it
-    (``with_jackson_floats``): a value JSON holds as it is written without a call."""
-    if cells is None:
-        return None
-    return {cell.name: value if type(value := cell.value) in AS_IS_TYPES else jackson_json(value) for cell in cells}
-
-
-def jackson_json(value: Value) -> Any:
-    """A value as the envelope without a schema writes it, spelt as Jackson writes it."""
-    return value if type(value) in AS_IS_TYPES else with_jackson_floats(json_form(value))
-
-
 def json_struct_schema(values: dict[str, Any], optional: bool, name: str | None) -> dict[str, Any]:
     """The struct schema of an object of JSON scalars, typed from the values."""
     columns = [connect_schema.json_field_schema(column, value) for column, value in values.items()]
     return connect_schema.struct_schema(columns, optional, name)
+
+
+def envelope_written_whole(event: ChangeEvent) -> bytes | None:
+    """The envelope without a schema of an event that it writes as it is, and reads back so, whatever its key and op
+    (debezium-json's, and paimon-log's values): no attributes, nor ``key_only``; rows of one cell per column, each a
+    put of a JSON scalar without a type or a version; a position of JSON scalars, each name once and none of
+    ``source``'s own. Written as debezium-json writes any envelope in its default order, and spelt as Jackson writes
+    it; None for any other event.
+
+    The path of every message these formats write: one walk that checks what it writes as it goes, its checks written
+    out where they are made, since a call per cell or per event costs more than the check."""
+    if event.attributes or event.key_only:
+        return None
+    document: dict[str, Any] = {}
+    for name, image in (("before", event.before), ("after", event.after)):
+        if image is None:
+            document[name] = None
+            continue
+        fields: dict[str, Any] = {}
+        for cell in image:
+            value = cell.value
+            if cell.kind is not _PUT or cell.version is not None or cell.type is not None:
+                return None
+            if type(value) not in AS_IS_TYPES:
+                if type(value) is not float or not math.isfinite(value):
+                    return None
+                value = jackson_float(value)
+            fields[cell.name] = value
+        if len(fields) != len(image):  # a column twice
+            return None
+        document[name] = fields
+    source, table = event.source, event.table
+    system, commit, position = source.system, source.commit_time_us, source.position
+    if system is not None or commit is not None or table is not None or position:
+        fields = {}
+        if system is not None:
+            fields["connector"] = system
+        if commit is not None:  # write_time, written out
+            fields["ts_ms"] = commit // _MILLISECOND
+            if commit % _MILLISECOND:
+                fields["ts_us"] = commit
+        if table is None:
+            reserved = RESERVED_WITHOUT_TABLE
+        else:
+            reserved = RESERVED
+            if table.catalog is not None:
+                fields["db"], fields["schema"], fields["table"] = table.catalog, table.schema, table.name
+            else:
+                fields["db"], fields["table"] = table.schema, table.name
+        if position:
+            own = len(fields)
+            for name, value in position:
+                if name in reserved or type(value) not in AS_IS_TYPES:  # most entries are neither
+                    if name in reserved or type(value) is not float or not math.isfinite(value):
+                        return None
+                    value = jackson_float(value)  # a finite float, spelt as Jackson spells it
+                fields[name] = value
+            if len(fields) != own + len(position):  # a name twice
+                return None
+        document["source"] = fields
+    document["op"] = CODE_OF_OP[event.op]
+    capture = source.capture_time_us
+    if capture is not None:
+        document["ts_ms"] = capture // _MILLISECOND
+        if capture % _MILLISECOND:
+            document["ts_us"] = capture
+    return encode_as_jackson(document)
 
 
 def write_time(document: dict[str, Any], microseconds: int | None) -> None:

@@ -41,6 +41,8 @@ MAX_MESSAGE_BYTES = Option(
     DEFAULT_MAX_MESSAGE_BYTES, _positive_int)
 
 _decoder = msgspec.json.Decoder()
+# msgspec's reader of any JSON, for a reader's path of every message: ``load`` tells what is wrong with one.
+parse = _decoder.decode
 encode = msgspec.json.encode
 
 # Where msgspec's JSON and Jackson's differ: a backslash pair (matched only to keep escapes aligned), a control
@@ -57,10 +59,15 @@ def _as_jackson(match: re.Match[bytes]) -> bytes:
     return text[:4] + text[4:].upper() if text[1] == 0x75 else text
 
 
+_BACKSLASH = ord("\\")
+
+
 def encode_as_jackson(document: Any) -> bytes:
     """``document`` as JSON text spelt as Jackson writes it (with its numbers as ``jackson_float`` made them)."""
     text = encode(document)
-    if text.isascii() and b"\\u00" not in text:  # two scans in C, far cheaper than the pattern's: the usual case
+    # The usual case, told by two scans in C far cheaper than the pattern's: every escape opens with a backslash, and
+    # looking for one byte (an int) is a memchr, where looking for b"\\u00" costs twenty times more.
+    if text.isascii() and (_BACKSLASH not in text or b"\\u00" not in text):
         return text
     return _NOT_JACKSON.sub(_as_jackson, text)
 

@@ -65,7 +65,7 @@ class KeyColumns:
         return key_cells(self.for_table(table), image)
 
 
-def key_cells(names: tuple[str, ...], image: Image | None) -> Image:
+def key_cells(names: Sequence[str], image: Image | None) -> Image:
     """The cells of the key columns ``names`` in ``image``, the first of each name, in key order; a key column
     missing from the image is left out."""
     if not names or not image:
