@@ -47,11 +47,10 @@ INTEGRATION = Path(__file__).parent / "integration"
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Integration tests share services, so each file stays on one worker; the Spark files, each with a session of its
-    # own, go to one worker and the others (Kafka, the command line, the demo, the README) to the other, so that the
-    # two halves run side by side rather than one after the other. --dist loadgroup hands each worker one group first
-    # (the largest units) and no other test until its group is nearly done, then the other tests one by one to
-    # whichever worker is free: the two groups (about 300 and 390 s of a 1,000 s run on a busy machine) end first
-    # and the workers end within seconds of each other.
+    # own, go to one worker and the others (Kafka, the command line, the demo, the README) to another, so that the
+    # two halves run side by side rather than one after the other. --dist loadgroup hands a worker each group first
+    # (the largest units), and the other tests one by one to whichever worker is free: with `make test`'s three
+    # workers, the third runs them while the groups wait on their services.
     for item in items:
         if INTEGRATION in item.path.parents:
             group = "integration-spark" if "spark" in item.path.stem else "integration"
