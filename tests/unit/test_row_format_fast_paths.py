@@ -5,9 +5,13 @@ a cell without its version); and Tablestore's records of one sequence id are sti
 
 from __future__ import annotations
 
+import itertools
+from decimal import Decimal
+
 import pytest
 
 import cdcformats as cf
+from cdcformats import DecodeError
 from cdcformats.model import Cell, ChangeEvent, Op, Source, Table
 
 KEY = (Cell("id", "1"),)
@@ -82,6 +86,28 @@ def test_a_dr_row_of_the_same_sequence_id_cannot_follow() -> None:
     rows = [("k", "c", 5, "v", "U", SEQUENCE % 0), ("k", None, None, None, "DR", SEQUENCE % 1)]
     (unit,) = codec.decode_units(enumerate(rows))
     assert unit.error is not None and "a DR row can only open a record" in str(unit.error)
+
+
+# Values a row's field may hold that the model or Tablestore holds only elsewhere, or not at all.
+ODD_VALUES = [True, False, 1.0, 2**63, -(2**63) - 1, Decimal(1), None, "DR", "U", "DO", "DA", "id", "", b"", 0, ["x"],
+              float("nan")]
+
+
+@pytest.mark.parametrize("row", [("k", "c", 5, "v", "U"), ("k", None, None, None, "DR")], ids=["U", "DR"])
+def test_a_tablestore_row_read_by_the_walk_is_refused_as_the_full_check_refuses_it(row: tuple) -> None:
+    """A one-column key's U and DR rows are checked as they are read, and any other by _parse_row: each row with a
+    field changed is refused exactly where _parse_row refuses it, with its error."""
+    codec = cf.codec("ots", primary_key=["id"])
+    for index, value in itertools.product(range(len(row)), ODD_VALUES):
+        changed = (*row[:index], value, *row[index + 1:])
+        try:
+            codec._parse_row(changed)
+        except DecodeError as error:
+            expected: tuple | None = (error.reason, error.field)
+        else:
+            expected = None
+        (unit,) = codec.decode_units([(0, changed)])
+        assert (None if unit.error is None else (unit.error.reason, unit.error.field)) == expected, changed
 
 
 def test_an_update_from_true_to_1_is_written_with_its_old_value() -> None:
