@@ -88,6 +88,7 @@ _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
 _CELL_VALUE_TYPES = frozenset({*_VALUE_TYPES, type(None)})  # the values of a U row
+_JSON_AS_IS_TYPES = frozenset({str, int, bool, type(None)})  # of them, those that JSON writes as they are
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
@@ -170,8 +171,17 @@ class OtsCodec(Codec):
             raise _configuration("the option primary_key is required: its length says where the key ends in a row")
         elif self.config["columns"] is not None:
             raise _configuration(f"the option columns is only for mode {SINGLE_VERSION}")
-        # A primary key that names a column twice keys the row by its first value (keyed): no event is written whole.
-        self._distinct_key = self.primary_key is not None and len(set(self.primary_key)) == len(self.primary_key)
+        # A primary key that names a column twice keys the row by its first value (keyed): no event is written whole;
+        # nor in mode single_version_and_update_only.
+        writes_whole = not self.single_version and self.primary_key is not None \
+            and len(set(self.primary_key)) == len(self.primary_key)
+        # What encode_whole reads of the options, in one attribute (it runs for every event, where reading an
+        # attribute costs as much as a check): the table, the primary key, its column if it has one, and whether a
+        # row is written as its JSON array (ots-json); None where it writes no event.
+        key_names: tuple[str, ...] = self._primary_key
+        self._whole_plan: tuple[Table | None, tuple[str, ...], str | None, bool] | None = (
+            self.table, key_names, key_names[0] if len(key_names) == 1 else None, self.message_type is bytes,
+        ) if writes_whole else None
         if self.table is not None:  # the table of every event written is the option's, stamped back on reading
             self.carries = self.carries | {"table"}
 
@@ -390,37 +400,52 @@ class OtsCodec(Codec):
         key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,
         a DO or DA row's without a value, a DA row's without a version; no attributes, and a source of whole sequence
         info or none: its rows as ``encode_exact`` writes them, each cell checked as its row is written."""
-        if self.single_version or not self._distinct_key:
+        plan = self._whole_plan
+        if plan is None:
             return None
+        table, primary_key, key_column, writes_json = plan
         op, after, source = event.op, event.after, event.source
-        if op is _OP_DELETE:
-            if after is not None:
-                return None
-        elif op is _OP_UPSERT or op is _OP_UPDATE:
+        if op is _OP_UPDATE or op is _OP_UPSERT:
             if not after:
                 return None
-        else:
+        elif op is not _OP_DELETE or after is not None:
             return None
-        if event.before is not None or event.attributes or event.key_only or event.table != self.table \
-                or (source is not _NO_SOURCE and not _is_sequence_info(source)):
+        if event.before is not None or event.attributes or event.key_only \
+                or event.table is not table and event.table != table \
+                or source is not _NO_SOURCE and not _is_sequence_info(source):
             return None
-        primary_key = self.primary_key or ()  # a mode with one row per cell change requires it (__init__)
         key = event.key
-        if len(key) != len(primary_key):
-            return None
-        for name, cell in zip(primary_key, key):
-            if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
+        # Most tables have a one-column primary key: its value is checked and written without a loop, and a row is
+        # built as a tuple of five, not by unpacking the key into it.
+        if key_column is not None:
+            if len(key) != 1:
+                return None
+            cell = key[0]
+            key_value = cell.value
+            if cell.name != key_column or type(key_value) not in _KEY_TYPES or cell.type is not None \
                     or cell.version is not None or cell.kind is not _PUT:
                 return None
-        key_values = tuple([cell.value for cell in key])
-        rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
+            # ots-json writes a row holding bytes or a float in JSON's own form (_json_row): told as rows are written.
+            own_json_form = type(key_value) is bytes
+            # A PutRow or DeleteRow opens with a DR row.
+            rows: list[tuple] = [] if op is _OP_UPDATE else [(key_value, None, None, None, "DR")]
+        else:
+            key_values = _plain_key_values(key, primary_key)  # rows are built of these (below) for a longer key
+            if not key_values:
+                return None
+            own_json_form = bytes in map(type, key_values)
+            rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]
         for cell in after or ():
             kind, value, version = cell.kind, cell.value, cell.version
             if cell.type is not None or cell.name in primary_key:
                 return None
             if kind is _PUT:
-                if version is None or type(value) not in _CELL_VALUE_TYPES:
+                if version is None:
                     return None
+                if type(value) not in _JSON_AS_IS_TYPES:  # most values are; bytes and floats are Tablestore's too
+                    if type(value) is not bytes and type(value) is not float:
+                        return None
+                    own_json_form = True
                 op_type = "U"
             elif kind is _DELETE_VERSION:
                 if op is _OP_UPSERT or value is not None or version is None:
@@ -430,8 +455,13 @@ class OtsCodec(Codec):
                 return None
             else:
                 op_type = "DA"
-            rows.append((*key_values, cell.name, version, value, op_type))
-        return _sequenced(rows, _sequence_text(source)) if source.position else rows
+            rows.append((key_value, cell.name, version, value, op_type) if key_column is not None
+                        else (*key_values, cell.name, version, value, op_type))
+        if source.position:
+            rows = _sequenced(rows, _sequence_text(source))
+        if not writes_json:
+            return rows
+        return [encode(_json_row(row)) for row in rows] if own_json_form else list(map(encode, rows))
 
     def keyed(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` with its key as Tablestore writes it: the value of each primary_key column, by name from the
@@ -551,9 +581,6 @@ class OtsJsonCodec(OtsCodec):
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         return [encode(_json_row(row)) for row in super().encode_exact(event)]
 
-    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
-        rows = super().encode_whole(event)
-        return None if rows is None else [encode(_json_row(row)) for row in rows]
 
 
 _read_scalar_row = msgspec.json.Decoder(tuple[str | int | float | bool | None, ...]).decode
@@ -685,6 +712,18 @@ def _parse_sequence_info(text: Any) -> tuple[int, int, int, str, int]:
     if not all(INT64_MIN <= number <= INT64_MAX for number in (epoch, timestamp, row_index)):
         raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
     return epoch, timestamp, row_index, match.group(4), column_index
+
+
+def _plain_key_values(key: Image, primary_key: tuple[str, ...]) -> tuple:
+    """The values of a ``key`` of the ``primary_key`` columns in order, each of a key type, untyped, unversioned and
+    put, as ``keyed`` gives it; else an empty tuple."""
+    if len(key) != len(primary_key):
+        return ()
+    for name, cell in zip(primary_key, key):
+        if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
+                or cell.version is not None or cell.kind is not _PUT:
+            return ()
+    return tuple([cell.value for cell in key])
 
 
 def _is_sequence_info(source: Source) -> bool:
