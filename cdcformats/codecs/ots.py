@@ -61,6 +61,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import Any, ClassVar, NoReturn
 
 import msgspec
@@ -89,6 +90,7 @@ _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
 _CELL_VALUE_TYPES = frozenset({*_VALUE_TYPES, type(None)})  # the values of a U row
 _JSON_AS_IS_TYPES = frozenset({str, int, bool, type(None)})  # of them, those that JSON writes as they are
+_VALUE_OF = attrgetter("value")  # of a cell
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
@@ -433,7 +435,7 @@ class OtsCodec(Codec):
             key_values = _plain_key_values(key, primary_key)  # rows are built of these (below) for a longer key
             if not key_values:
                 return None
-            own_json_form = bytes in map(type, key_values)
+            own_json_form = writes_json and bytes in map(type, key_values)
             rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]
         for cell in after or ():
             kind, value, version = cell.kind, cell.value, cell.version
@@ -723,7 +725,7 @@ def _plain_key_values(key: Image, primary_key: tuple[str, ...]) -> tuple:
         if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
                 or cell.version is not None or cell.kind is not _PUT:
             return ()
-    return tuple([cell.value for cell in key])
+    return tuple(map(_VALUE_OF, key))
 
 
 def _is_sequence_info(source: Source) -> bool:
