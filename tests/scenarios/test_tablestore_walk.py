@@ -13,7 +13,7 @@ import base64
 import json
 from pathlib import Path
 
-from .conftest import Runner, jsonl
+from .conftest import Ran, Runner, jsonl
 
 # A PutRow of k1 with a row whose version DataX would never write as text, a DeleteRow of k2, an UpdateRow of k3
 # (a version deleted, a column deleted), as otsstreamreader exports them.
@@ -37,12 +37,18 @@ def _lines(data: bytes) -> list[dict]:
     return [json.loads(line) for line in data.splitlines()]
 
 
-def test_a_bad_row_inside_a_put_row_is_dead_lettered_alone_and_the_record_converts(cdcformats: Runner,
-                                                                                    tmp_path: Path) -> None:
-    (tmp_path / "rows.jsonl").write_bytes(ROWS)
+def _converted(cdcformats: Runner, tmp_path: Path, rows: bytes) -> Ran:
+    """``rows`` converted to debezium-json, what cannot be dead-lettered to bad.jsonl."""
+    (tmp_path / "rows.jsonl").write_bytes(rows)
     ran = cdcformats("convert", "-f", "ots-json", "-t", "debezium-json", "rows.jsonl", "--option",
                      'primary_key=["id"]', "--dead-letter", "bad.jsonl")
     assert ran.returncode == 0, ran.stderr
+    return ran
+
+
+def test_a_bad_row_inside_a_put_row_is_dead_lettered_alone_and_the_record_converts(cdcformats: Runner,
+                                                                                    tmp_path: Path) -> None:
+    ran = _converted(cdcformats, tmp_path, ROWS)
     assert "7 messages read (6 decoded, 1 failed, 0 skipped), 3 events (3 written, 0 refused)" in ran.stderr
     put, delete, update = _lines(ran.stdout)
     assert (put["op"], put["after"]) == ("c", {"id": "k1", "col_a": "a", "col_b": "AAE="})
@@ -56,10 +62,7 @@ def test_a_bad_row_inside_a_put_row_is_dead_lettered_alone_and_the_record_conver
 
 def test_rows_of_one_sequence_id_that_are_not_one_record_are_dead_lettered_together(cdcformats: Runner,
                                                                                     tmp_path: Path) -> None:
-    (tmp_path / "rows.jsonl").write_bytes(SEQUENCED)
-    ran = cdcformats("convert", "-f", "ots-json", "-t", "debezium-json", "rows.jsonl", "--option",
-                     'primary_key=["id"]', "--dead-letter", "bad.jsonl")
-    assert ran.returncode == 0, ran.stderr
+    ran = _converted(cdcformats, tmp_path, SEQUENCED)
     assert "5 messages read (3 decoded, 2 failed, 0 skipped), 2 events (2 written, 0 refused)" in ran.stderr
     put, update = _lines(ran.stdout)
     assert put["after"] == {"id": "k1", "col_a": "a"}
