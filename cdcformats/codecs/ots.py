@@ -86,6 +86,9 @@ _NO_SOURCE = Source()
 _OP_TYPES = ("U", "DO", "DA", "DR")
 _KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
 _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
+_LARGEST_COLUMN_INDEX = 10**20 - 1  # of sequence info: 20 digits
+# The colIdx of sequence info after its colon, as DataX writes it (%010d): formatted once for the columns of most rows.
+_COLUMN_INDEX_TEXTS = {index: f":{index:010d}" for index in range(1024)}
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
 _CELL_VALUE_TYPES = frozenset({*_VALUE_TYPES, type(None)})  # the values of a U row
@@ -224,18 +227,31 @@ class OtsCodec(Codec):
         primary_key, name = self._primary_key, self.name
         width = len(primary_key)
         # Most tables have a one-column primary key, and most rows are then a U row of a Tablestore value or a DR
-        # row, without sequence info: read by unpacking and checked here. Any other row (of a longer key, a list, a
-        # DO or DA row, sequence info, an error) is read by _parse_row, which checks every field and says what is
-        # wrong. A key is its value for one column, else the tuple of them.
+        # row: read by unpacking and checked here, without sequence info or with the sequence info that DataX writes
+        # for the row after the previous one of its record. Any other row (of a longer key, a list, a DO or DA row,
+        # the first row of a record with sequence info, an error) is read by _parse_row, which checks every field and
+        # says what is wrong. A key is its value for one column, else the tuple of them.
         unpacked_length = 5 if width == 1 else None  # of the rows read by unpacking: none of a longer key
+        sequenced_length = 6 if width == 1 else None
         read = None if self.message_type is tuple else self._row  # a tuple is its own row; ots-json parses each
         parse_row, closed = self._parse_row, self._closed
         first_position, messages, key, opens_with_delete, cells, previous, error = record.state  # see _OpenRecord
         for position, message in numbered:
             try:
                 row = message if read is None else read(message)
-                if type(row) is tuple and len(row) == unpacked_length:
-                    row_key, column, version, value, op_type = row
+                checked = False
+                if type(row) is tuple:
+                    if len(row) == unpacked_length:
+                        row_key, column, version, value, op_type = row
+                        place = None
+                        checked = True
+                    elif len(row) == sequenced_length and previous is not None:
+                        row_key, column, version, value, op_type, sequence_info = row
+                        record_id, column_index, prefix = previous
+                        place = (record_id, column_index + 1, prefix)
+                        checked = column_index < _LARGEST_COLUMN_INDEX and sequence_info == prefix + (
+                            _COLUMN_INDEX_TEXTS.get(column_index + 1) or f":{column_index + 1:010d}")
+                if checked:
                     if op_type == "U":
                         checked = type(column) is str and column not in primary_key \
                             and type(version) is int and INT64_MIN <= version <= INT64_MAX \
@@ -246,9 +262,6 @@ class OtsCodec(Codec):
                     if type(row_key) is not str and type(row_key) is not bytes \
                             and (type(row_key) is not int or not INT64_MIN <= row_key <= INT64_MAX):
                         checked = False
-                    place = None
-                else:
-                    checked = False
                 if not checked:
                     row, place = parse_row(row)
                     row_key = row[0] if width == 1 else row[:width]
@@ -277,10 +290,11 @@ class OtsCodec(Codec):
             else:
                 if units:  # decode, which gives events without units, keeps no message but the first
                     messages.append(message)
-                if place is not None and error is None:  # grouped by its sequence id: is it one of the record's?
-                    error = _not_of_the_record(key, opens_with_delete, row_key, op_type)
-                    if error is not None:
-                        error.relabeled(name).at(position, message)
+                # Grouped by its sequence id: is it one of the record's rows?
+                if place is not None and error is None \
+                        and (row_key != key or op_type == "DR" or opens_with_delete and op_type != "U"):
+                    error = _not_of_the_record(key, opens_with_delete, row_key, op_type).relabeled(name)
+                    error.at(position, message)
             previous = place
             if op_type != "DR":
                 cells.append(Cell(column, value, None, version, _PUT if op_type == "U" else _KIND_OF_OP[op_type]))
@@ -295,7 +309,7 @@ class OtsCodec(Codec):
 
     def _closed(self, units: bool, on_error: Callable[[DecodeError], None] | None, position: int,
                 messages: list[Any], key: Any, opens_with_delete: bool, cells: list[Cell],
-                place: tuple[tuple, int] | None, error: DecodeError | None) -> Any:
+                place: tuple[tuple, int, str] | None, error: DecodeError | None) -> Any:
         """What a complete record gives: its unit (``units``: its first row's ``position`` and its rows'
         ``messages``), else its event or, where an ``error`` refuses its rows, None once the error is raised or
         handed to ``on_error``. Its event is the change of its primary ``key`` values (the value of one column, else
@@ -326,7 +340,7 @@ class OtsCodec(Codec):
         return message
 
     def _parse_row(self, message: Any) -> tuple[tuple, Any]:
-        """A validated row, and where it stands in its record: (record id, colIdx) from the sequence info, or None
+        """A validated row, and where it stands in its record: its place in the sequence info (``_place``), or None
         without it."""
         if type(message) is not tuple:
             if not isinstance(message, (tuple, list)):
@@ -357,8 +371,7 @@ class OtsCodec(Codec):
                               field="columnName")
         if length == width + 4:
             return message, None
-        *record_id, column_index = _parse_sequence_info(message[width + 4])
-        return message, (tuple(record_id), column_index)
+        return message, _place(message[width + 4])
 
     def decode_message(self, message: Any) -> ChangeEvent:
         """One row of mode single_version_and_update_only."""
@@ -624,8 +637,8 @@ def _to_json(value: Any) -> Any:
 class _OpenRecord:
     """The record open between two walks of ``OtsCodec._grouped``, as the walk holds it in locals: its first row's
     position, its rows' messages, its primary key (see _grouped), whether a DR row opens it, its cells (None while no
-    record is open, as are its messages), its last row's place (record id and colIdx of its sequence info, None
-    without) and the error that refuses its rows (rows of one sequence id that cannot be one record)."""
+    record is open, as are its messages), its last row's place in the sequence info (``_place``; None without) and
+    the error that refuses its rows (rows of one sequence id that cannot be one record)."""
 
     NONE: ClassVar[tuple[Any, ...]] = (0, None, None, False, None, None, None)
 
@@ -691,29 +704,29 @@ def _check_cell(op_type: str, column: Any, timestamp: Any, value: Any) -> None:
         raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field="columnValue")
 
 
-def _not_of_the_record(key: tuple, opens_with_delete: bool, row_key: tuple, op_type: str) -> DecodeError | None:
-    """Why a row of a record's sequence id, following its rows, cannot be one of them (None if it can): the record
-    of primary ``key`` values, opened by a DR row or not, and the row's ``row_key`` values and ``op_type``."""
+def _not_of_the_record(key: Any, opens_with_delete: bool, row_key: Any, op_type: str) -> DecodeError:
+    """Why a row of a record's sequence id, following its rows, cannot be one of them: the record of primary ``key``
+    values, opened by a DR row or not, and the row's ``row_key`` values and ``op_type``."""
     if row_key != key:
         return DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
                            field="sequenceInfo")
     if op_type == "DR":
         return DecodeError(NAME, "a DR row can only open a record", field="opType")
-    if opens_with_delete and op_type != "U":
-        return DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows", field="opType")
-    return None
+    return DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows", field="opType")
 
 
-def _parse_sequence_info(text: Any) -> tuple[int, int, int, str, int]:
-    """(epoch, timestamp, rowIndex, shardId, colIdx)."""
+def _place(text: Any) -> tuple[tuple[int, int, int, str], int, str]:
+    """Where the sequence info ``text`` places a row: its record id (epoch, timestamp, rowIndex, shardId), its
+    colIdx, and the text before the colIdx (the record's, which the next row of the record repeats)."""
     match = _SEQUENCE_INFO.fullmatch(text) if type(text) is str else None
     if match is None:
         raise DecodeError(NAME, f"expected epoch_timestamp_rowIndex_shardId:colIdx, got {text!r}",
                           field="sequenceInfo")
-    epoch, timestamp, row_index, column_index = (int(part) for part in match.group(1, 2, 3, 5))
-    if not all(INT64_MIN <= number <= INT64_MAX for number in (epoch, timestamp, row_index)):
+    epoch, timestamp, row_index, column_index = int(match[1]), int(match[2]), int(match[3]), int(match[5])
+    if not (INT64_MIN <= epoch <= INT64_MAX and INT64_MIN <= timestamp <= INT64_MAX
+            and INT64_MIN <= row_index <= INT64_MAX):
         raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
-    return epoch, timestamp, row_index, match.group(4), column_index
+    return (epoch, timestamp, row_index, match[4]), column_index, text[:match.end(4)]
 
 
 def _plain_key_values(key: Image, primary_key: tuple[str, ...]) -> tuple:
@@ -753,7 +766,7 @@ def _sequence_prefix(source: Source) -> str | None:
 
 def _sequenced(rows: list[tuple], sequence: str) -> list[tuple]:
     """A record's rows, each with its sequence info: the record's, and the row's colIdx."""
-    return [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
+    return [row + (sequence + (_COLUMN_INDEX_TEXTS.get(index) or f":{index:010d}"),) for index, row in enumerate(rows)]
 
 
 def _sequence_text(source: Source) -> str:

@@ -2,8 +2,9 @@
 ``ots_streams`` with a field swapped for an odd value (a bool, a float or an integer out of range where an integer
 goes, a key column's name, a null, a list...), a field too few or too many, or a list for a tuple.
 
-- The rows it checks as it reads them (a one-column key's U and DR rows) are refused exactly where the full check
-  (``_parse_row``) refuses them, with its error; so are all others.
+- The rows it checks as it reads them (a one-column key's U and DR rows, without sequence info or with the next of
+  their record's) are refused exactly where the full check (``_parse_row``) refuses them, with its error; so are all
+  others; and they decode to the events that the same rows as lists, which only the full check reads, decode to.
 - Its three uses agree: ``decode``'s events and errors, ``decode_units``' units, and the incremental decoder fed a row
   at a time.
 """
@@ -30,18 +31,34 @@ _ODD_VALUES = st.sampled_from([True, False, 1.0, 2**63, -(2**63) - 1, Decimal(1)
 
 
 @st.composite
+def _other_sequence_info(draw: st.DrawFn, text: str) -> str:
+    """Sequence info near ``text``: its colIdx one off, or written without DataX's zeros (the same number), or of 21
+    digits; the record id written without zeros; or another shard."""
+    prefix, _, column_index = text.rpartition(":")
+    epoch, timestamp, row_index, shard_id = prefix.split("_", 3)
+    index = int(column_index)
+    return draw(st.sampled_from([
+        f"{prefix}:{index + 1:010d}", f"{prefix}:{index - 1:010d}", f"{prefix}:{index}", f"{prefix}:{'9' * 21}",
+        f"{int(epoch)}_{int(timestamp)}_{int(row_index)}_{shard_id}:{column_index}",
+        f"{epoch}_{timestamp}_{row_index}_{shard_id}x:{column_index}"]))
+
+
+@st.composite
 def near_rows(draw: st.DrawFn, key_width: int) -> list[Any]:
     """A stream of ``ots_streams`` rows, some changed into rows that are not quite right."""
     rows: list[Any] = list(draw(ots_streams(key_width)))
+    sequenced = [row for row in rows if len(row) == key_width + 5]  # as drawn, with sequence info
     for index in draw(st.lists(st.integers(0, max(len(rows) - 1, 0)), max_size=6)) if rows else ():
         row = list(rows[index])
-        change = draw(st.sampled_from(["swap", "swap", "swap", "drop", "add", "list"]))
+        change = draw(st.sampled_from(["swap", "swap", "swap", "drop", "add", "list", "sequence"]))
         if change == "swap":
             row[draw(st.integers(0, len(row) - 1))] = draw(_ODD_VALUES)
         elif change == "drop":
             del row[draw(st.integers(0, len(row) - 1))]
         elif change == "add":
             row.insert(draw(st.integers(0, len(row))), draw(_ODD_VALUES))
+        elif change == "sequence" and rows[index] in sequenced:
+            row[-1] = draw(_other_sequence_info(row[-1]))
         rows[index] = row if change == "list" else tuple(row)
     return rows
 
@@ -96,6 +113,14 @@ def test_the_walk_refuses_the_rows_the_full_check_refuses_and_its_uses_agree(con
     events = list(codec.decode(stream, on_error=errors.append))
     assert events == [event for unit in units for event in unit.events]
     assert [str(error) for error in errors] == [str(unit.error) for unit in units if unit.error is not None]
+
+    # The same rows as lists, which the walk reads by _parse_row alone, decode to the same events and errors.
+    if configuration != "ots-json":
+        as_lists = [list(row) if type(row) is tuple else row for row in stream]
+        listed_errors: list[DecodeError] = []
+        assert list(codec.decode(as_lists, on_error=listed_errors.append)) == events
+        assert [(error.position, error.reason, error.field) for error in listed_errors] == \
+            [(error.position, error.reason, error.field) for error in errors]
 
     decoder = codec.incremental_decoder()
     fed = [unit for position, message in enumerate(stream) for unit in decoder.feed(position, message)]
