@@ -414,7 +414,8 @@ class OtsCodec(Codec):
         deletions) or a DeleteRow (a DELETE of no image) of the option table, its key the primary key's values (of a
         key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,
         a DO or DA row's without a value, a DA row's without a version; no attributes, and a source of whole sequence
-        info or none: its rows as ``encode_exact`` writes them, each cell checked as its row is written."""
+        info or none: its rows as ``encode_exact`` writes them (ots-json: each as its JSON array), each cell checked
+        as its row is written."""
         plan = self._whole_plan
         if plan is None:
             return None
@@ -595,7 +596,6 @@ class OtsJsonCodec(OtsCodec):
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         return [encode(_json_row(row)) for row in super().encode_exact(event)]
-
 
 
 _read_scalar_row = msgspec.json.Decoder(tuple[str | int | float | bool | None, ...]).decode
