@@ -446,9 +446,13 @@ class OtsCodec(Codec):
             # A PutRow or DeleteRow opens with a DR row.
             rows: list[tuple] = [] if op is _OP_UPDATE else [(key_value, None, None, None, "DR")]
         else:
-            key_values = _plain_key_values(key, primary_key)  # rows are built of these (below) for a longer key
-            if not key_values:
+            if len(key) != len(primary_key):
                 return None
+            for name, cell in zip(primary_key, key):
+                if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
+                        or cell.version is not None or cell.kind is not _PUT:
+                    return None
+            key_values = tuple(map(_VALUE_OF, key))  # rows are built of these (below) for a longer key
             own_json_form = writes_json and bytes in map(type, key_values)
             rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]
         for cell in after or ():
@@ -727,18 +731,6 @@ def _place(text: Any) -> tuple[tuple[int, int, int, str], int, str]:
             and INT64_MIN <= row_index <= INT64_MAX):
         raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
     return (epoch, timestamp, row_index, match[4]), column_index, text[:match.end(4)]
-
-
-def _plain_key_values(key: Image, primary_key: tuple[str, ...]) -> tuple:
-    """The values of a ``key`` of the ``primary_key`` columns in order, each of a key type, untyped, unversioned and
-    put, as ``keyed`` gives it; else an empty tuple."""
-    if len(key) != len(primary_key):
-        return ()
-    for name, cell in zip(primary_key, key):
-        if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
-                or cell.version is not None or cell.kind is not _PUT:
-            return ()
-    return tuple(map(_VALUE_OF, key))
 
 
 def _is_sequence_info(source: Source) -> bool:
