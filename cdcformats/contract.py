@@ -203,9 +203,11 @@ class Codec:
     A subclass sets ``name``, ``description``, ``carries`` (a subset of ``FEATURES``) and ``options``, and implements
     ``decode_message`` / ``encode_event`` for formats where one message is one event. A format where one event
     spans several messages returns an ``IncrementalDecoder`` of its own from ``incremental_decoder`` and writes them
-    in ``encode_exact``. ``decode`` and ``decode_units`` are built on the incremental decoder, and no format overrides
-    them; so is ``read_units``, which a format with a file form of its own overrides to read its messages out of a
-    file. Implementations raise ``DecodeError`` / ``EncodeError`` without a position; the stream loop here adds it.
+    in ``encode_exact``. ``decode`` and ``decode_units`` are built on the incremental decoder, and so is
+    ``read_units``, which a format with a file form of its own overrides to read its messages out of a file. A format
+    whose changes span messages may override ``decode`` and ``decode_units`` with one walk of a stream that its
+    incremental decoder also makes (Tablestore rows: a call per row cost more than the rest of decoding).
+    Implementations raise ``DecodeError`` / ``EncodeError`` without a position; the stream loop here adds it.
 
     What a format writes for an event of any other is its ``normal_form`` of it, which encoding writes exactly
     (``encode_exact``) and ``dropped()`` compares with the event. By default that is what ``carries`` and ``shapes``

@@ -60,13 +60,14 @@ import binascii
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import Any, ClassVar, NoReturn
 
 import msgspec
 from msgspec.structs import replace
 
-from ..contract import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of
+from ..contract import ABSENT, NONEMPTY, Codec, DecodedUnit, IncrementalDecoder, Option, Shape, as_text, one_of, report
 from ..core import time_units
 from ..errors import ConfigurationError, DecodeError
 from ..losses import REFUSED, Loss, Refusal
@@ -85,9 +86,14 @@ _NO_SOURCE = Source()
 _OP_TYPES = ("U", "DO", "DA", "DR")
 _KIND_OF_OP = {"U": CellKind.PUT, "DO": CellKind.DELETE_VERSION, "DA": CellKind.DELETE_ALL_VERSIONS}
 _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.*):(-?[0-9]{1,20})", re.DOTALL)
+_LARGEST_COLUMN_INDEX = 10**20 - 1  # of sequence info: 20 digits
+# The colIdx of sequence info after its colon, as DataX writes it (%010d): formatted once for the columns of most rows.
+_COLUMN_INDEX_TEXTS = {index: f":{index:010d}" for index in range(1024)}
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
 _CELL_VALUE_TYPES = frozenset({*_VALUE_TYPES, type(None)})  # the values of a U row
+_JSON_AS_IS_TYPES = frozenset({str, int, bool, type(None)})  # of them, those that JSON writes as they are
+_VALUE_OF = attrgetter("value")  # of a cell
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
@@ -170,8 +176,17 @@ class OtsCodec(Codec):
             raise _configuration("the option primary_key is required: its length says where the key ends in a row")
         elif self.config["columns"] is not None:
             raise _configuration(f"the option columns is only for mode {SINGLE_VERSION}")
-        # A primary key that names a column twice keys the row by its first value (keyed): no event is written whole.
-        self._distinct_key = self.primary_key is not None and len(set(self.primary_key)) == len(self.primary_key)
+        # A primary key that names a column twice keys the row by its first value (keyed): no event is written whole;
+        # nor in mode single_version_and_update_only.
+        writes_whole = not self.single_version and self.primary_key is not None \
+            and len(set(self.primary_key)) == len(self.primary_key)
+        # What encode_whole reads of the options, in one attribute (it runs for every event, where reading an
+        # attribute costs as much as a check): the table, the primary key, its column if it has one, and whether a
+        # row is written as its JSON array (ots-json); None where it writes no event.
+        key_names: tuple[str, ...] = self._primary_key
+        self._whole_plan: tuple[Table | None, tuple[str, ...], str | None, bool] | None = (
+            self.table, key_names, key_names[0] if len(key_names) == 1 else None, self.message_type is bytes,
+        ) if writes_whole else None
         if self.table is not None:  # the table of every event written is the option's, stamped back on reading
             self.carries = self.carries | {"table"}
 
@@ -181,15 +196,151 @@ class OtsCodec(Codec):
     # -- decode ---------------------------------------------------------------------------------------------------
 
     def incremental_decoder(self) -> IncrementalDecoder:
-        """The rows of a record (several messages) decode together into its event."""
+        """The rows of a record (several messages) decode together into its event, as ``decode_units`` groups them."""
         return IncrementalDecoder(self) if self.single_version else _RecordDecoder(self)
+
+    def decode(self, messages: Iterable[Any], on_error: Callable[[DecodeError], None] | None = None
+               ) -> Iterator[ChangeEvent]:
+        """As ``Codec.decode``: the events of ``decode_units``, grouped in the same walk without a unit for each."""
+        if self.single_version:
+            return super().decode(messages, on_error)
+        return self._grouped(enumerate(messages), _OpenRecord(), ends=True, units=False, on_error=on_error)
+
+    def decode_units(self, numbered: Iterable[tuple[int, Any]]) -> Iterator[DecodedUnit]:
+        """The records of a stream of rows, each a unit of its rows' messages: grouped in one walk (``_grouped``)
+        rather than by feeding the incremental decoder a row at a time, a call for each of a record's rows."""
+        if self.single_version:
+            return super().decode_units(numbered)
+        return self._grouped(numbered, _OpenRecord(), ends=True, units=True)
+
+    def _grouped(self, numbered: Iterable[tuple[int, Any]], record: _OpenRecord, ends: bool, units: bool,
+                 on_error: Callable[[DecodeError], None] | None = None) -> Iterator[Any]:
+        """The records that the rows of ``numbered`` complete (see Grouping above), each as its unit (``units``) or
+        as its event (an error raised or handed to ``on_error``, as ``decode`` does). A record is complete when a
+        row opens the next one, or, with ``ends``, when the stream ends. ``record`` is the one open when the walk
+        starts, and holds the one open when it stops (a stream fed a row at a time walks each alone). A row that is
+        refused is a unit of its own and leaves the record open.
+
+        A row opens a record, with sequence info, when its record id is another, or its colIdx does not follow the
+        previous row's (a record delivered twice in a row); without, when it is a DR row, a row of another primary
+        key, or a DO or DA row after a DR (a PutRow holds only U rows)."""
+        primary_key, name = self._primary_key, self.name
+        width = len(primary_key)
+        # Most tables have a one-column primary key, and most rows are then a U row of a Tablestore value or a DR
+        # row: read by unpacking and checked here, without sequence info or with the sequence info that DataX writes
+        # for the row after the previous one of its record. Any other row (of a longer key, a list, a DO or DA row,
+        # the first row of a record with sequence info, an error) is read by _parse_row, which checks every field and
+        # says what is wrong. A key is its value for one column, else the tuple of them.
+        unpacked_length = 5 if width == 1 else None  # of the rows read by unpacking: none of a longer key
+        sequenced_length = 6 if width == 1 else None
+        read = None if self.message_type is tuple else self._row  # a tuple is its own row; ots-json parses each
+        parse_row, closed = self._parse_row, self._closed
+        first_position, messages, key, opens_with_delete, cells, previous, error = record.state  # see _OpenRecord
+        for position, message in numbered:
+            try:
+                row = message if read is None else read(message)
+                checked = False
+                if type(row) is tuple:
+                    if len(row) == unpacked_length:
+                        row_key, column, version, value, op_type = row
+                        place = None
+                        checked = True
+                    elif len(row) == sequenced_length and previous is not None:
+                        row_key, column, version, value, op_type, sequence_info = row
+                        record_id, column_index, prefix = previous
+                        place = (record_id, column_index + 1, prefix)
+                        checked = column_index < _LARGEST_COLUMN_INDEX and sequence_info == prefix + (
+                            _COLUMN_INDEX_TEXTS.get(column_index + 1) or f":{column_index + 1:010d}")
+                if checked:
+                    if op_type == "U":
+                        checked = type(column) is str and column not in primary_key \
+                            and type(version) is int and INT64_MIN <= version <= INT64_MAX \
+                            and type(value) in _CELL_VALUE_TYPES \
+                            and (type(value) is not int or INT64_MIN <= value <= INT64_MAX)
+                    else:
+                        checked = op_type == "DR" and column is None and version is None and value is None
+                    if type(row_key) is not str and type(row_key) is not bytes \
+                            and (type(row_key) is not int or not INT64_MIN <= row_key <= INT64_MAX):
+                        checked = False
+                if not checked:
+                    row, place = parse_row(row)
+                    row_key = row[0] if width == 1 else row[:width]
+                    column, version, value, op_type = row[width:width + 4]
+            except DecodeError as refusal:
+                refusal.relabeled(name).at(position, message)
+                if units:
+                    yield DecodedUnit(position, (message,), [], refusal)
+                else:
+                    report(refusal, on_error)
+                continue
+            if cells is None:  # the first row of the stream
+                opens = True
+            elif place is None and previous is None:
+                opens = op_type == "DR" or row_key != key or opens_with_delete and op_type != "U"
+            else:
+                opens = place is None or previous is None or place[0] != previous[0] or place[1] != previous[1] + 1
+            if opens:
+                if cells is not None:
+                    done = closed(units, on_error, first_position, messages, key, opens_with_delete, cells, previous,
+                                  error)
+                    if done is not None:
+                        yield done
+                first_position, messages, key, opens_with_delete, cells, error = \
+                    position, [message], row_key, op_type == "DR", [], None
+            else:
+                if units:  # decode, which gives events without units, keeps no message but the first
+                    messages.append(message)
+                # Grouped by its sequence id: is it one of the record's rows?
+                if place is not None and error is None \
+                        and (row_key != key or op_type == "DR" or opens_with_delete and op_type != "U"):
+                    error = _not_of_the_record(key, opens_with_delete, row_key, op_type).relabeled(name)
+                    error.at(position, message)
+            previous = place
+            if op_type != "DR":
+                cells.append(Cell(column, value, None, version, _PUT if op_type == "U" else _KIND_OF_OP[op_type]))
+        if not ends:
+            record.state = first_position, messages, key, opens_with_delete, cells, previous, error
+            return
+        record.state = _OpenRecord.NONE
+        if cells is not None:
+            done = closed(units, on_error, first_position, messages, key, opens_with_delete, cells, previous, error)
+            if done is not None:
+                yield done
+
+    def _closed(self, units: bool, on_error: Callable[[DecodeError], None] | None, position: int,
+                messages: list[Any], key: Any, opens_with_delete: bool, cells: list[Cell],
+                place: tuple[tuple, int, str] | None, error: DecodeError | None) -> Any:
+        """What a complete record gives: its unit (``units``: its first row's ``position`` and its rows'
+        ``messages``), else its event or, where an ``error`` refuses its rows, None once the error is raised or
+        handed to ``on_error``. Its event is the change of its primary ``key`` values (the value of one column, else
+        their tuple) to its ``cells`` (a DR row opens a PutRow or a DeleteRow), at the record id of its last row's
+        ``place`` (epoch, timestamp, rowIndex, shardId; None without sequence info)."""
+        if error is not None:
+            if units:
+                return DecodedUnit(position, tuple(messages), [], error)
+            report(error, on_error)
+            return None
+        if not opens_with_delete:
+            op, after = _OP_UPDATE, tuple(cells)
+        elif cells:
+            op, after = _OP_UPSERT, tuple(cells)
+        else:
+            op, after = _OP_DELETE, None
+        primary_key = self._primary_key
+        key_cells = (Cell(primary_key[0], key),) if len(primary_key) == 1 else tuple(map(Cell, primary_key, key))
+        source = _NO_SOURCE
+        if place is not None:
+            epoch, timestamp, row_index, shard_id = place[0]
+            source = Source(None, (("epoch", epoch), ("row_index", row_index), ("shard_id", shard_id)), timestamp)
+        event = ChangeEvent(op, self.table, key_cells, None, after, source)
+        return DecodedUnit(position, tuple(messages), [event]) if units else event
 
     def _row(self, message: Any) -> Any:
         """The row a message holds: the message itself (ots-json parses it)."""
         return message
 
     def _parse_row(self, message: Any) -> tuple[tuple, Any]:
-        """A validated row, and where it stands in its record: (record id, colIdx) from the sequence info, or None
+        """A validated row, and where it stands in its record: its place in the sequence info (``_place``), or None
         without it."""
         if type(message) is not tuple:
             if not isinstance(message, (tuple, list)):
@@ -220,65 +371,25 @@ class OtsCodec(Codec):
                               field="columnName")
         if length == width + 4:
             return message, None
-        *record_id, column_index = _parse_sequence_info(message[width + 4])
-        return message, (tuple(record_id), column_index)
-
-    def _record_unit(self, positions: list[int], rows: list[tuple], messages: list[Any]) -> DecodedUnit:
-        """The unit of a record's rows, each with its position and its message."""
-        width = len(self._primary_key)
-        column_at, version_at, value_at, op_at = width, width + 1, width + 2, width + 3  # where a row holds them
-        first = rows[0]
-        kept = tuple(messages)
-        starts_with_delete = first[op_at] == "DR"
-        # Rows without sequence info were grouped by these rules (_RecordDecoder.feed): only the rows of one sequence
-        # id can break them.
-        if len(first) == width + 5:
-            first_key = first[:width]
-            for position, row, message in zip(positions[1:], rows[1:], messages[1:]):
-                if row[:width] != first_key:
-                    error = DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
-                                        field="sequenceInfo")
-                elif row[op_at] == "DR":
-                    error = DecodeError(NAME, "a DR row can only open a record", field="opType")
-                elif starts_with_delete and row[op_at] != "U":
-                    error = DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows",
-                                        field="opType")
-                else:
-                    continue
-                return DecodedUnit(positions[0], kept, [], error.at(position, message))
-        key = tuple([Cell(name, value) for name, value in zip(self._primary_key, first)])
-        cells = tuple([Cell(row[column_at], row[value_at], None, row[version_at], _KIND_OF_OP[row[op_at]])
-                       for row in (rows[1:] if starts_with_delete else rows)])
-        if starts_with_delete and not cells:
-            op, after = _OP_DELETE, None
-        elif starts_with_delete:
-            op, after = _OP_UPSERT, cells
-        else:
-            op, after = _OP_UPDATE, cells
-        source = _NO_SOURCE
-        if len(first) == width + 5:
-            epoch, timestamp, row_index, shard_id, _ = _parse_sequence_info(first[width + 4])
-            source = Source(position=tuple(zip((name for name, _ in POSITION_LAYOUT), (epoch, row_index, shard_id))),
-                            commit_time_us=timestamp)
-        return DecodedUnit(positions[0], kept, [ChangeEvent(op, self.table, key, after=after, source=source)])
+        return message, _place(message[width + 4])
 
     def decode_message(self, message: Any) -> ChangeEvent:
         """One row of mode single_version_and_update_only."""
         columns: tuple[str, ...] = self.config["columns"]
         message = self._row(message)
         if not isinstance(message, (tuple, list)) or len(message) != len(columns):
-            raise DecodeError(NAME, f"expected a tuple of {len(columns)} values ({', '.join(columns)})")
+            raise DecodeError(self.name, f"expected a tuple of {len(columns)} values ({', '.join(columns)})")
         key_names = self.primary_key or ()
         values = dict(zip(columns, message))
         for column, value in values.items():
             if value is not None and type(value) not in _VALUE_TYPES:
-                raise DecodeError(NAME, f"not a Tablestore value: {value!r}", field=column)
+                raise DecodeError(self.name, f"not a Tablestore value: {value!r}", field=column)
         try:
             key = tuple(Cell(name, values[name]) for name in key_names if name in values)
             after = tuple(Cell(column, value) for column, value in values.items()
                           if column not in key_names and value is not None)
         except (TypeError, ValueError) as error:
-            raise DecodeError(NAME, str(error)) from None
+            raise DecodeError(self.name, str(error)) from None
         return ChangeEvent(_OP_UPSERT, self.table, key, after=after)
 
     # -- encode ---------------------------------------------------------------------------------------------------
@@ -303,38 +414,58 @@ class OtsCodec(Codec):
         deletions) or a DeleteRow (a DELETE of no image) of the option table, its key the primary key's values (of a
         key type) in order, its after image of untyped values of attribute columns, a U or DO row's with a version,
         a DO or DA row's without a value, a DA row's without a version; no attributes, and a source of whole sequence
-        info or none: its rows as ``encode_exact`` writes them, each cell checked as its row is written."""
-        if self.single_version or not self._distinct_key:
+        info or none: its rows as ``encode_exact`` writes them (ots-json: each as its JSON array), each cell checked
+        as its row is written."""
+        plan = self._whole_plan
+        if plan is None:
             return None
+        table, primary_key, key_column, writes_json = plan
         op, after, source = event.op, event.after, event.source
-        if op is _OP_DELETE:
-            if after is not None:
-                return None
-        elif op is _OP_UPSERT or op is _OP_UPDATE:
+        if op is _OP_UPDATE or op is _OP_UPSERT:
             if not after:
                 return None
-        else:
+        elif op is not _OP_DELETE or after is not None:
             return None
-        if event.before is not None or event.attributes or event.key_only or event.table != self.table \
-                or (source is not _NO_SOURCE and not _is_sequence_info(source)):
+        if event.before is not None or event.attributes or event.key_only \
+                or event.table is not table and event.table != table \
+                or source is not _NO_SOURCE and not _is_sequence_info(source):
             return None
-        primary_key = self.primary_key or ()  # a mode with one row per cell change requires it (__init__)
         key = event.key
-        if len(key) != len(primary_key):
-            return None
-        for name, cell in zip(primary_key, key):
-            if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
+        # Most tables have a one-column primary key: its value is checked and written without a loop, and a row is
+        # built as a tuple of five, not by unpacking the key into it.
+        if key_column is not None:
+            if len(key) != 1:
+                return None
+            cell = key[0]
+            key_value = cell.value
+            if cell.name != key_column or type(key_value) not in _KEY_TYPES or cell.type is not None \
                     or cell.version is not None or cell.kind is not _PUT:
                 return None
-        key_values = tuple([cell.value for cell in key])
-        rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]  # a PutRow or DeleteRow opens so
+            # ots-json writes a row holding bytes or a float in JSON's own form (_json_row): told as rows are written.
+            own_json_form = type(key_value) is bytes
+            # A PutRow or DeleteRow opens with a DR row.
+            rows: list[tuple] = [] if op is _OP_UPDATE else [(key_value, None, None, None, "DR")]
+        else:
+            if len(key) != len(primary_key):
+                return None
+            for name, cell in zip(primary_key, key):
+                if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
+                        or cell.version is not None or cell.kind is not _PUT:
+                    return None
+            key_values = tuple(map(_VALUE_OF, key))  # rows are built of these (below) for a longer key
+            own_json_form = writes_json and bytes in map(type, key_values)
+            rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]
         for cell in after or ():
             kind, value, version = cell.kind, cell.value, cell.version
             if cell.type is not None or cell.name in primary_key:
                 return None
             if kind is _PUT:
-                if version is None or type(value) not in _CELL_VALUE_TYPES:
+                if version is None:
                     return None
+                if type(value) not in _JSON_AS_IS_TYPES:  # most values are; bytes and floats are Tablestore's too
+                    if type(value) is not bytes and type(value) is not float:
+                        return None
+                    own_json_form = True
                 op_type = "U"
             elif kind is _DELETE_VERSION:
                 if op is _OP_UPSERT or value is not None or version is None:
@@ -344,8 +475,13 @@ class OtsCodec(Codec):
                 return None
             else:
                 op_type = "DA"
-            rows.append((*key_values, cell.name, version, value, op_type))
-        return _sequenced(rows, _sequence_text(source)) if source.position else rows
+            rows.append((key_value, cell.name, version, value, op_type) if key_column is not None
+                        else (*key_values, cell.name, version, value, op_type))
+        if source.position:
+            rows = _sequenced(rows, _sequence_text(source))
+        if not writes_json:
+            return rows
+        return [encode(_json_row(row)) for row in rows] if own_json_form else list(map(encode, rows))
 
     def keyed(self, event: ChangeEvent) -> ChangeEvent:
         """``event`` with its key as Tablestore writes it: the value of each primary_key column, by name from the
@@ -441,10 +577,6 @@ class OtsJsonCodec(OtsCodec):
     message_type = bytes
     options = (*OtsCodec.options, MAX_MESSAGE_BYTES)
 
-    def incremental_decoder(self) -> IncrementalDecoder:
-        """As ots, errors of the shared tuple code reported as this format's."""
-        return _Relabeled(super().incremental_decoder(), self.name)
-
     def transport_messages(self, payload: bytes) -> list[Any]:
         """A record's rows travel as one transport message, a line each."""
         return payload.split(b"\n")
@@ -468,10 +600,6 @@ class OtsJsonCodec(OtsCodec):
 
     def encode_exact(self, event: ChangeEvent) -> list[bytes]:
         return [encode(_json_row(row)) for row in super().encode_exact(event)]
-
-    def encode_whole(self, event: ChangeEvent) -> list[bytes] | None:
-        rows = super().encode_whole(event)
-        return None if rows is None else [encode(_json_row(row)) for row in rows]
 
 
 _read_scalar_row = msgspec.json.Decoder(tuple[str | int | float | bool | None, ...]).decode
@@ -510,80 +638,33 @@ def _to_json(value: Any) -> Any:
     return value
 
 
-class _RecordDecoder(IncrementalDecoder):
-    """Groups rows into records (see Grouping above): a record is complete when a row opens the next one, or when
-    the stream ends. A row that is refused is a unit of its own and leaves the record open.
+class _OpenRecord:
+    """The record open between two walks of ``OtsCodec._grouped``, as the walk holds it in locals: its first row's
+    position, its rows' messages, its primary key (see _grouped), whether a DR row opens it, its cells (None while no
+    record is open, as are its messages), its last row's place in the sequence info (``_place``; None without) and
+    the error that refuses its rows (rows of one sequence id that cannot be one record)."""
 
-    A row opens a record, with sequence info, when its record id is another, or its colIdx does not follow the
-    previous row's (a record delivered twice in a row); without, when it is a DR row, a row of another primary key,
-    or a DO or DA row after a DR (a PutRow holds only U rows)."""
+    NONE: ClassVar[tuple[Any, ...]] = (0, None, None, False, None, None, None)
+
+    def __init__(self) -> None:
+        self.state = self.NONE
+
+
+class _RecordDecoder(IncrementalDecoder):
+    """Rows fed one at a time, grouped as ``decode_units`` groups a stream (``OtsCodec._grouped``): the record open
+    after a row is kept until the next."""
 
     codec: OtsCodec
 
     def __init__(self, codec: OtsCodec) -> None:
         super().__init__(codec)
-        self._read, self._parse = codec._row, codec._parse_row  # bound once: a row costs little else
-        self._width = len(codec._primary_key)
-        # The record being grouped: each row's position, row and message; its primary key, and whether a DR opens it.
-        self.positions: list[int] = []
-        self.rows: list[tuple] = []
-        self.messages: list[Any] = []
-        self.key: tuple = ()
-        self.opens_with_delete = False
-        self.previous_place: Any = None
+        self.record = _OpenRecord()
 
     def feed(self, position: int, message: Any) -> list[DecodedUnit]:
-        try:
-            row, place = self._parse(self._read(message))
-        except DecodeError as error:
-            return [DecodedUnit.refused(position, message, error)]
-        previous, self.previous_place = self.previous_place, place
-        if self.rows:
-            if place is not None or previous is not None:
-                opens = place is None or previous is None or place[0] != previous[0] or place[1] != previous[1] + 1
-            else:
-                op_type = row[self._width + 3]
-                opens = op_type == "DR" or row[:self._width] != self.key or self.opens_with_delete and op_type != "U"
-            if not opens:
-                self.positions.append(position)
-                self.rows.append(row)
-                self.messages.append(message)
-                return []
-            unit = self.codec._record_unit(self.positions, self.rows, self.messages)
-            self._open(position, row, message)
-            return [unit]
-        self._open(position, row, message)
-        return []
-
-    def _open(self, position: int, row: tuple, message: Any) -> None:
-        self.positions, self.rows, self.messages = [position], [row], [message]
-        self.key, self.opens_with_delete = row[:self._width], row[self._width + 3] == "DR"
+        return list(self.codec._grouped(((position, message),), self.record, ends=False, units=True))
 
     def flush(self) -> list[DecodedUnit]:
-        units = [self.codec._record_unit(self.positions, self.rows, self.messages)] if self.rows else []
-        self.positions, self.rows, self.messages = [], [], []
-        return units
-
-
-class _Relabeled(IncrementalDecoder):
-    """Another decoder, its errors reported as the format ``name``'s."""
-
-    def __init__(self, decoder: IncrementalDecoder, name: str) -> None:
-        super().__init__(decoder.codec)
-        self.decoder = decoder
-        self.name = name
-
-    def feed(self, position: int, message: Any) -> list[DecodedUnit]:
-        return self._relabeled(self.decoder.feed(position, message))
-
-    def flush(self) -> list[DecodedUnit]:
-        return self._relabeled(self.decoder.flush())
-
-    def _relabeled(self, units: list[DecodedUnit]) -> list[DecodedUnit]:
-        for unit in units:
-            if unit.error is not None:
-                unit.error.relabeled(self.name)
-        return units
+        return list(self.codec._grouped((), self.record, ends=True, units=True))
 
 
 # -- helpers ----------------------------------------------------------------------------------------------------------
@@ -627,16 +708,29 @@ def _check_cell(op_type: str, column: Any, timestamp: Any, value: Any) -> None:
         raise DecodeError(NAME, f"{value} is outside the signed 64-bit range", field="columnValue")
 
 
-def _parse_sequence_info(text: Any) -> tuple[int, int, int, str, int]:
-    """(epoch, timestamp, rowIndex, shardId, colIdx)."""
+def _not_of_the_record(key: Any, opens_with_delete: bool, row_key: Any, op_type: str) -> DecodeError:
+    """Why a row of a record's sequence id, following its rows, cannot be one of them: the record of primary ``key``
+    values, opened by a DR row or not, and the row's ``row_key`` values and ``op_type``."""
+    if row_key != key:
+        return DecodeError(NAME, "rows of one record (one sequence id) have different primary keys",
+                           field="sequenceInfo")
+    if op_type == "DR":
+        return DecodeError(NAME, "a DR row can only open a record", field="opType")
+    return DecodeError(NAME, "a record that opens with DR (a PutRow) holds only U rows", field="opType")
+
+
+def _place(text: Any) -> tuple[tuple[int, int, int, str], int, str]:
+    """Where the sequence info ``text`` places a row: its record id (epoch, timestamp, rowIndex, shardId), its
+    colIdx, and the text before the colIdx (the record's, which the next row of the record repeats)."""
     match = _SEQUENCE_INFO.fullmatch(text) if type(text) is str else None
     if match is None:
         raise DecodeError(NAME, f"expected epoch_timestamp_rowIndex_shardId:colIdx, got {text!r}",
                           field="sequenceInfo")
-    epoch, timestamp, row_index, column_index = (int(part) for part in match.group(1, 2, 3, 5))
-    if not all(INT64_MIN <= number <= INT64_MAX for number in (epoch, timestamp, row_index)):
+    epoch, timestamp, row_index, column_index = int(match[1]), int(match[2]), int(match[3]), int(match[5])
+    if not (INT64_MIN <= epoch <= INT64_MAX and INT64_MIN <= timestamp <= INT64_MAX
+            and INT64_MIN <= row_index <= INT64_MAX):
         raise DecodeError(NAME, "a number is outside the signed 64-bit range", field="sequenceInfo")
-    return epoch, timestamp, row_index, match.group(4), column_index
+    return (epoch, timestamp, row_index, match[4]), column_index, text[:match.end(4)]
 
 
 def _is_sequence_info(source: Source) -> bool:
@@ -664,7 +758,7 @@ def _sequence_prefix(source: Source) -> str | None:
 
 def _sequenced(rows: list[tuple], sequence: str) -> list[tuple]:
     """A record's rows, each with its sequence info: the record's, and the row's colIdx."""
-    return [(*row, f"{sequence}:{index:010d}") for index, row in enumerate(rows)]
+    return [row + (sequence + (_COLUMN_INDEX_TEXTS.get(index) or f":{index:010d}"),) for index, row in enumerate(rows)]
 
 
 def _sequence_text(source: Source) -> str:

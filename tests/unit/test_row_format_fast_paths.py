@@ -5,9 +5,13 @@ a cell without its version); and Tablestore's records of one sequence id are sti
 
 from __future__ import annotations
 
+import itertools
+from decimal import Decimal
+
 import pytest
 
 import cdcformats as cf
+from cdcformats import DecodeError
 from cdcformats.model import Cell, ChangeEvent, Op, Source, Table
 
 KEY = (Cell("id", "1"),)
@@ -82,6 +86,49 @@ def test_a_dr_row_of_the_same_sequence_id_cannot_follow() -> None:
     rows = [("k", "c", 5, "v", "U", SEQUENCE % 0), ("k", None, None, None, "DR", SEQUENCE % 1)]
     (unit,) = codec.decode_units(enumerate(rows))
     assert unit.error is not None and "a DR row can only open a record" in str(unit.error)
+
+
+# Values a row's field may hold that the model or Tablestore holds only elsewhere, or not at all.
+ODD_VALUES = [True, False, 1.0, 2**63, -(2**63) - 1, Decimal(1), None, "DR", "U", "DO", "DA", "id", "", b"", 0, ["x"],
+              float("nan")]
+
+
+# The first row of a record with sequence info, which a row of the same record follows.
+OPENER = ("k", None, None, None, "DR", SEQUENCE % 0)
+
+
+@pytest.mark.parametrize(("row", "after"), [
+    (("k", "c", 5, "v", "U"), ()), (("k", None, None, None, "DR"), ()),
+    (("k", "c", 5, "v", "U", SEQUENCE % 1), (OPENER,)), (("k", None, None, None, "DR", SEQUENCE % 1), (OPENER,)),
+], ids=["U", "DR", "U with sequence info", "DR with sequence info"])
+def test_a_tablestore_row_read_by_the_walk_is_refused_as_the_full_check_refuses_it(row: tuple, after: tuple) -> None:
+    """A one-column key's U and DR rows are checked as they are read (with sequence info, after a row of their
+    record), and any other by _parse_row: each row with a field changed is refused exactly where _parse_row refuses
+    it, with its error."""
+    codec = cf.codec("ots", primary_key=["id"])
+    for index, value in itertools.product(range(len(row)), ODD_VALUES):
+        changed = (*row[:index], value, *row[index + 1:])
+        try:
+            codec._parse_row(changed)
+        except DecodeError as error:
+            expected: tuple | None = (error.reason, error.field)
+        else:
+            expected = None
+        units = list(codec.decode_units(enumerate([*after, changed])))
+        refused = [(unit.error.reason, unit.error.field) for unit in units if unit.error is not None
+                   and unit.position == len(after)]
+        assert (refused[0] if refused else None) == expected, changed
+
+
+def test_a_col_idx_of_21_digits_is_refused_after_the_largest_of_20() -> None:
+    """Sequence info holds 20 digits of colIdx at most: the row after colIdx 99999999999999999999 cannot be read as
+    the next row of its record."""
+    codec = cf.codec("ots", primary_key=["id"])
+    prefix = SEQUENCE.rpartition(":")[0]
+    rows = [("k", "a", 5, "v", "U", f"{prefix}:{'9' * 20}"), ("k", "b", 5, "v", "U", f"{prefix}:1{'0' * 20}")]
+    refused, record = codec.decode_units(enumerate(rows))  # a refused row leaves its record open
+    assert refused.position == 1 and refused.error is not None and refused.error.field == "sequenceInfo"
+    assert record.position == 0 and record.error is None
 
 
 def test_an_update_from_true_to_1_is_written_with_its_old_value() -> None:
