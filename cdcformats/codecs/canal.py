@@ -302,7 +302,7 @@ class CanalJsonCodec(Codec):
         document["sqlType"] = None
         document["table"] = None if table is None else table.name
         document["ts"] = None if capture_time is None else time_units.in_unit(capture_time, time_units.MILLISECOND)
-        document["type"] = _TYPE_OF_OP[event.op]
+        document["type"] = _TYPE_OF_OP[op]
         attributes = event.attributes
         if attributes:  # most events have none
             for index, (name, value) in enumerate(attributes):
