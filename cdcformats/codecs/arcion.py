@@ -102,6 +102,8 @@ CURSOR_JSON = "arcion.cursor.json"
 FIELD_ATTRIBUTE = "arcion.field."
 TIMESTAMP = "timestamp"  # the cursor's entry that holds the commit time
 _NO_SOURCE = Source()
+_MILLISECOND = time_units.MILLISECOND  # read once: a module attribute costs a lookup on every event
+_ABSENT = object()  # what a row holds for a column it lacks: of no value's type
 _ENVELOPE_FIELDS = ("tableName", "opType", "cursor", "before", "after")
 
 _OP_OF_TYPE = {"I": Op.INSERT, "U": Op.UPDATE, "D": Op.DELETE}
@@ -120,15 +122,16 @@ class _Namespace(msgspec.Struct, forbid_unknown_fields=True):
     hash: _Hash = UNSET
 
 
-class _TableName(msgspec.Struct, forbid_unknown_fields=True):
+class _TableName(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    namespace: _Namespace = msgspec.field(default_factory=_Namespace)  # first, as Arcion writes it
     name: str
-    namespace: _Namespace = msgspec.field(default_factory=_Namespace)
     hash: _Hash = UNSET
 
 
 class _Realtime(msgspec.Struct, forbid_unknown_fields=True):
-    """A realtime message of the fields Arcion writes, its cursor and rows of JSON scalars, checked by msgspec as it
-    parses (``_read_realtime``)."""
+    """A realtime message of the fields Arcion writes, in its order, its cursor and rows of JSON scalars, checked by
+    msgspec as it parses (``_read_realtime``). ``encode_whole`` writes a message from them too: msgspec writes a
+    Struct faster than a dict, and an UNSET hash not at all."""
 
     tableName: _TableName
     opType: str
@@ -228,6 +231,11 @@ class ArcionCodec(KeyedByColumns):
         self.mode: str = self.config["mode"]
         # Told once: each is asked of every event written.
         self._typed_by_option, self._keyed_by_option = bool(self.column_types), bool(self.key_columns)
+        # The opType of each op written as a realtime message: none in mode snapshot.
+        self._op_types = {} if self.mode == "snapshot" else _TYPE_OF_OP
+        # The key column, where key_columns names one for every table (as most do): told without a call.
+        names = self.key_columns.everywhere
+        self._key_name: str | None = names[0] if len(names) == 1 and not self.key_columns.per_table else None
         if self.column_types:  # NaN or an infinity is written as text, which a FLOAT column types back
             self.carries = self.carries | {"value.float_nonfinite"}
         else:
@@ -360,36 +368,87 @@ class ArcionCodec(KeyedByColumns):
         table's, of untyped JSON scalars, each column once, not typed by the option column_types; the key read out
         of its row by key_columns; attributes none but the hashes, in their order; a cursor of JSON scalars, each
         name once, whose timestamp is the commit time: written as ``encode_event`` writes it, each image checked as
-        it is written (``plain_object``)."""
+        it is written (``plain_object``). The path of every realtime message written: each part is checked as it is
+        written, its checks written out where a call would cost more than the check (the attributes', the cursor's,
+        and ``KeyedByColumns.holds_key_as_read``'s for a key of one column), and the message is written from the
+        Structs that decoding reads it into."""
         op, table, before, after = event.op, event.table, event.before, event.after
-        mode = self.mode
-        if event.key_only or self._typed_by_option and self.column_types.for_table(table):
+        op_type = self._op_types.get(op)
+        if op_type is None:  # a snapshot row, or no message
+            return self._snapshot_row_whole(event) if op is _OP_READ else None
+        if table is None or event.key_only or self._typed_by_option and self.column_types.for_table(table):
             return None
-        if op is _OP_READ:
-            if mode == "realtime" or before is not None or after is None or table != self.config["table"] \
-                    or event.source is not _NO_SOURCE and event.source != _NO_SOURCE or event.attributes:
+        # The attributes: no more than the namespace hash, then the table hash, each a 64-bit integer.
+        attributes = event.attributes
+        namespace_hash: int | UnsetType = UNSET
+        table_hash: int | UnsetType = UNSET
+        if len(attributes) == 2:  # most: both hashes, told without a loop
+            (first, first_value), (second, second_value) = attributes
+            if first != NAMESPACE_HASH or second != TABLE_HASH or type(first_value) is not int \
+                    or type(second_value) is not int:
                 return None
-            row = plain_object(after, AS_IS_TYPES)
-            # A column opType would read back as a realtime message's.
-            if row is None or mode == "auto" and "opType" in row or not self._holds_key(event, after):
+            namespace_hash, table_hash = first_value, second_value
+        elif len(attributes) == 1:
+            ((name, value),) = attributes
+            if type(value) is not int:
                 return None
-            return [encode(row)]
-        # The op's code, told by identity: looking an enum member up in _TYPE_OF_OP hashes it in Python.
-        op_type = "I" if op is _OP_INSERT else "U" if op is _OP_UPDATE else "D" if op is _OP_DELETE else None
-        if op_type is None or mode == "snapshot" or table is None or not _holds_hashes_alone(event.attributes):
+            if name == NAMESPACE_HASH:
+                namespace_hash = value
+            elif name == TABLE_HASH:
+                table_hash = value
+            else:
+                return None
+        elif attributes:
             return None
-        cursor = _cursor_object(event.source)
+        # The cursor: JSON scalars (no NaN), each name once, and a commit time that is its timestamp (none without).
+        source = event.source
+        if source.system is not None or source.capture_time_us is not None:
+            return None
+        position = source.position
+        cursor: dict[str, Any] = {}
+        for name, value in position:  # a loop: frozenset.issuperset(map(type, ...)) costs more
+            if type(value) not in AS_IS_TYPES:
+                return None
+            cursor[name] = value
+        timestamp = cursor.get(TIMESTAMP)
+        # A commit time is a 64-bit time: so is the timestamp of milliseconds that gives it.
+        if len(cursor) != len(position) \
+                or source.commit_time_us != (None if type(timestamp) is not int else timestamp * _MILLISECOND):
+            return None
         before_row = None if before is None else plain_object(before, AS_IS_TYPES)
         after_row = None if after is None else plain_object(after, AS_IS_TYPES)
-        if cursor is None or before_row is None and before is not None or after_row is None and after is not None \
-                or not self._holds_key(event, before if op is _OP_DELETE or after is None else after):
+        if before_row is None and before is not None or after_row is None and after is not None:
             return None
-        namespace: dict[str, Any] = {"catalog": table.catalog, "schema": table.schema}
-        table_name: dict[str, Any] = {"namespace": namespace, "name": table.name}
-        for name, value in event.attributes:  # the hashes, each in its place
-            (namespace if name == NAMESPACE_HASH else table_name)["hash"] = value
-        return [encode({"tableName": table_name, "opType": op_type, "cursor": cursor, "before": before_row,
-                        "after": after_row})]
+        # The key: the one reading it back out of the row by key_columns gives.
+        key = event.key
+        image, row = (before, before_row) if op is _OP_DELETE or after is None else (after, after_row)
+        if len(key) == 1 and row is not None and key[0].name == self._key_name:
+            # Most keys: the one column key_columns names for every table. The row's cell of that name is a plain
+            # one: the key cell is that cell where it is plain too and its value of the same type and equal.
+            key_cell = key[0]
+            value, row_value = key_cell.value, row.get(key_cell.name, _ABSENT)
+            if type(value) is not type(row_value) or value != row_value or key_cell.kind is not _PUT \
+                    or key_cell.type is not None or key_cell.version is not None:
+                return None
+        elif not self._holds_key(event, image):
+            return None
+        table_name = _TableName(namespace=_Namespace(table.catalog, table.schema, namespace_hash), name=table.name,
+                                hash=table_hash)
+        return [encode(_Realtime(table_name, op_type, cursor, before_row, after_row))]
+
+    def _snapshot_row_whole(self, event: ChangeEvent) -> list[bytes] | None:
+        """``encode_whole`` of a READ: a snapshot row (but in mode realtime) of the option table's, with no source
+        and no attributes, whose row has no column opType in mode auto (it would read back as a realtime
+        message's)."""
+        table, after = event.table, event.after
+        if self.mode == "realtime" or event.before is not None or after is None or event.key_only \
+                or table != self.config["table"] or self._typed_by_option and self.column_types.for_table(table) \
+                or event.source is not _NO_SOURCE and event.source != _NO_SOURCE or event.attributes:
+            return None
+        row = plain_object(after, AS_IS_TYPES)
+        if row is None or self.mode == "auto" and "opType" in row or not self._holds_key(event, after):
+            return None
+        return [encode(row)]
 
     def _holds_key(self, event: ChangeEvent, row: Image | None) -> bool:
         """Whether ``event``'s key is the one decoding reads out of ``row`` by key_columns (none without them)."""
@@ -459,32 +518,6 @@ def _cursor_as_written(source: Source) -> Source:
     if TIMESTAMP not in seen and source.commit_time_us is not None:
         cursor.append(_timestamp_entry(source.commit_time_us))
     return replace(source, position=tuple(cursor), commit_time_us=_commit_time(cursor))
-
-
-def _cursor_object(source: Source) -> dict[str, Any] | None:
-    """A source's cursor object, where the source is a cursor as a message gives it back: JSON scalars (no NaN),
-    each name once, and a commit time that is its timestamp (none without one); else None."""
-    if source.system is not None or source.capture_time_us is not None:
-        return None
-    position = source.position
-    cursor = dict(position)  # each step in C: cursors are long
-    if len(cursor) != len(position) or not AS_IS_TYPES.issuperset(map(type, cursor.values())):
-        return None
-    timestamp = cursor.get(TIMESTAMP)
-    # A commit time is a 64-bit time: so is the timestamp of milliseconds that gives it.
-    commit_time = None if type(timestamp) is not int else timestamp * time_units.MILLISECOND
-    return cursor if source.commit_time_us == commit_time else None
-
-
-def _holds_hashes_alone(attributes: Entries) -> bool:
-    """Whether the attributes are no more than the namespace hash, then the table hash, each a 64-bit integer."""
-    last = -1
-    for name, value in attributes:
-        index = 0 if name == NAMESPACE_HASH else 1 if name == TABLE_HASH else -1
-        if index <= last or type(value) is not int:
-            return False
-        last = index
-    return True
 
 
 def _commit_time(cursor: Iterable[tuple[str, Value]]) -> int | None:

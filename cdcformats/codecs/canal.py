@@ -138,6 +138,8 @@ _POSITION_VALUE_TYPES = (str, int)  # the position values that read back as they
 _FIELDS = ("data", "database", "es", "gtid", "id", "isDdl", "mysqlType", "old", "pkNames", "sql", "sqlType", "table",
            "ts", "type")
 _POSITION_FIELDS = ("id", "gtid")
+_MILLISECOND = time_units.MILLISECOND  # read once: a module attribute costs a lookup on every event
+_ABSENT = object()  # what a row holds for a column it lacks: of no value's type
 # The most digits after a decimal's point that Canal writes: MariaDB's largest DECIMAL scale (MySQL's is 30).
 MOST_DECIMAL_PLACES = 38
 
@@ -316,30 +318,51 @@ class CanalJsonCodec(Codec):
         untyped text or null columns, each once, an UPDATE's before image holding the after image's columns in its
         order; key cells that are the row's; no attributes, no catalog, no system, and a position of Canal's id and
         gtid, in that order, and times to the millisecond: written as ``encode_event`` writes it, the row checked as
-        it is written (``plain_objects``)."""
+        it is written (``plain_objects``). The path of every message written: its checks are written out where a
+        call would cost more than the check (``plain_rows.key_of_row``'s, for a key of one column)."""
         table, source = event.table, event.source
         position, commit_time, capture_time = source.position, source.commit_time_us, source.capture_time_us
         if event.attributes or event.key_only or table is not None and table.catalog is not None \
-                or source.system is not None or position and not _is_canal_position(position) \
-                or commit_time is not None and commit_time % time_units.MILLISECOND \
-                or capture_time is not None and capture_time % time_units.MILLISECOND:
+                or source.system is not None \
+                or commit_time is not None and commit_time % _MILLISECOND \
+                or capture_time is not None and capture_time % _MILLISECOND:
             return None
+        last = -1  # the position: Canal's id, then its gtid, each text or a number
+        for name, value in position:
+            index = 0 if name == "id" else 1 if name == "gtid" else -1
+            if index <= last or type(value) not in _POSITION_VALUE_TYPES:
+                return None
+            last = index
         objects = plain_objects(event, _TEXT_TYPES, self._after_alone)
-        if objects is None or not key_of_row(event.key, objects.row):
+        if objects is None:
             return None
+        row, written, old = objects
+        key = event.key
+        if len(key) == 1:  # most keys: one column, whose cell in the row (a plain one) it is, told without a call
+            key_cell = key[0]
+            value, row_value = key_cell.value, written.get(key_cell.name, _ABSENT)
+            if type(value) is not type(row_value) or value != row_value or key_cell.kind is not _PUT \
+                    or key_cell.type is not None or key_cell.version is not None:
+                return None
+            key_names: list[str] | None = [key_cell.name]
+        elif not key_of_row(key, row):
+            return None
+        else:
+            key_names = [cell.name for cell in key] or None
         document: dict[str, Any] = {
-            "data": [objects.written], "database": None if table is None else table.schema,
-            "es": None if commit_time is None else commit_time // time_units.MILLISECOND}
-        for name, value in reversed(position):  # Canal's field order: gtid, then id
-            document[name] = value
+            "data": [written], "database": None if table is None else table.schema,
+            "es": None if commit_time is None else commit_time // _MILLISECOND}
+        if position:
+            for name, value in reversed(position):  # Canal's field order: gtid, then id
+                document[name] = value
         document["isDdl"] = False
         document["mysqlType"] = None
-        document["old"] = None if objects.old is None else [objects.old]
-        document["pkNames"] = [cell.name for cell in event.key] or None
+        document["old"] = None if old is None else [old]
+        document["pkNames"] = key_names
         document["sql"] = ""
         document["sqlType"] = None
         document["table"] = None if table is None else table.name
-        document["ts"] = None if capture_time is None else capture_time // time_units.MILLISECOND
+        document["ts"] = None if capture_time is None else capture_time // _MILLISECOND
         document["type"] = _TYPE_OF_OP[event.op]
         return [encode(document)]
 
@@ -601,18 +624,6 @@ def _add_types(cells: Image, types: dict[str, str]) -> None:
     for cell in cells:
         if cell.type is not None:
             types.setdefault(cell.name, cell.type)
-
-
-def _is_canal_position(position: Entries) -> bool:
-    """Whether a position is Canal's as decoding gives it: an id, a gtid or both, in that order, each text or a
-    number."""
-    last = -1
-    for name, value in position:
-        index = 0 if name == "id" else 1 if name == "gtid" else -1
-        if index <= last or type(value) not in _POSITION_VALUE_TYPES:
-            return False
-        last = index
-    return True
 
 
 # -- what decoding gives back -----------------------------------------------------------------------------------------

@@ -315,8 +315,9 @@ class MaxwellJsonCodec(Codec):
         objects = plain_objects(event, AS_IS_TYPES, _WRITTEN_AS_INSERTS)
         if objects is None:
             return None
+        row, written, old = objects
         if key:
-            if plain_object(key, AS_IS_TYPES) is None or not columns_in_row(key, objects.row):
+            if plain_object(key, AS_IS_TYPES) is None or not columns_in_row(key, row):
                 return None
         elif self.key_columns.for_table(table):
             return None
@@ -333,9 +334,9 @@ class MaxwellJsonCodec(Codec):
         if key:
             document["primary_key"] = [cell.value for cell in key]
         document["primary_key_columns"] = [cell.name for cell in key]
-        document["data"] = objects.written
-        if objects.old:
-            document["old"] = objects.old
+        document["data"] = written
+        if old:
+            document["old"] = old
         return [encode(document)]
 
     def _reserved(self, event: ChangeEvent) -> frozenset[str]:

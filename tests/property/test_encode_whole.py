@@ -1,7 +1,7 @@
-"""The fast path of encode (``Codec.encode_whole``) of the Debezium-style formats and connect-json, on the events it is
-for: those read back from the format's own messages, and those with one part of them varied (a cell, a key cell, a
-position entry, the op, the table, an attribute). Where a target says it writes such an event whole, that event is
-its own normal form.
+"""The fast path of encode (``Codec.encode_whole``) of the Debezium-style formats, connect-json and the formats of one
+JSON object per row (arcion, canal-json, maxwell-json), on the events it is for: those read back from the format's own
+messages, and those with one part of them varied (a cell, a key cell, a position entry, the op, the table, an
+attribute). Where a target says it writes such an event whole, that event is its own normal form.
 
 The conversion matrix (test_matrix.py) checks the same on events drawn from every source, which seldom come this near
 to what a format writes whole: debezium-avro's fast path needs a change of a table it has written, with the very
@@ -41,6 +41,13 @@ TARGETS: dict[str, tuple[str, dict[str, Any]]] = {
     "lindorm-subscription": ("lindorm-subscription", {}),
     "lindorm-subscription+schemaless+keys": ("lindorm-subscription", {"schemas": False, "key_columns": ["id"]}),
     "debezium-avro": ("debezium-avro", {"schema_registry": _REGISTRY}),
+    "arcion": ("arcion", {}),
+    "arcion+keys": ("arcion", {"key_columns": ["id"]}),
+    "arcion+table+keys": ("arcion", {"table": "t", "key_columns": ["id"]}),
+    "canal-json": ("canal-json", {}),
+    "canal-json+init": ("canal-json", {"read_type": "INIT"}),
+    "maxwell-json": ("maxwell-json", {}),
+    "maxwell-json+keys": ("maxwell-json", {"key_columns": ["id"]}),
 }
 
 
@@ -106,6 +113,7 @@ VARIATIONS = st.one_of(
         st.sampled_from(TYPE_NAMES).map(lambda type_name: {"type": type_name}),
         int64s.map(lambda version: {"version": version}),
         st.sampled_from(list(CellKind)).map(lambda kind: {"kind": kind}))),
+    st.tuples(st.just("value of another type"), st.integers(0, 2), st.integers(0, 5)),
     st.tuples(st.just("position"), st.integers(0, 5), values()),
     st.tuples(st.just("op"), st.sampled_from(list(Op))),
     st.tuples(st.just("table"), st.none() | tables()),
@@ -114,16 +122,35 @@ VARIATIONS = st.one_of(
 )
 
 
+def _equal_of_another_type(value: Any) -> Any:
+    """A value that Python takes for equal to ``value`` and the model does not (1 and 1.0 and True): ``value`` itself
+    where there is none."""
+    if type(value) is bool:
+        return int(value)
+    if type(value) is int:
+        if value in (0, 1):
+            return bool(value)
+        return float(value) if abs(value) <= 2**53 else value
+    if type(value) is float and value.is_integer() and abs(value) <= 2**53:
+        return int(value)
+    return value
+
+
 def varied(event: cf.ChangeEvent, variation: tuple[Any, ...]) -> cf.ChangeEvent:
     """``event`` with one part of it varied: a cell of a row or of the key (of the same name as one of the event's,
-    or another; or with another type, version or kind), an entry of the position, the op, the table, an attribute or
-    ``key_only``."""
+    or another; or with another type, version or kind, or a value equal in Python of another type), an entry of the
+    position, the op, the table, an attribute or ``key_only``."""
     kind = variation[0]
-    if kind in ("cell", "part of a cell"):
+    if kind in ("cell", "part of a cell", "value of another type"):
         image_names = [name for name in ("key", "before", "after") if getattr(event, name) is not None]
         image_name, index = image_names[variation[1] % len(image_names)], variation[2]
         if kind == "part of a cell":
             return _retyped(event, image_name, index, variation[3])
+        if kind == "value of another type":
+            image = getattr(event, image_name)
+            cell = image[index % len(image)] if image else None
+            return event if cell is None else _retyped(event, image_name, index,
+                                                       {"value": _equal_of_another_type(cell.value)})
         cell, same_named = variation[3], variation[4]
         if same_named:
             names = [cell.name for cell in (*event.key, *(event.before or ()), *(event.after or ()))] or ["id"]
