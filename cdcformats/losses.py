@@ -222,7 +222,7 @@ class _Found:
         """An image of cells: compared cell by cell where ``written`` is ``image`` with cells taken away or changed
         in place, else replaced whole."""
         pairs = None if not image or not written else _paired(image, written, lambda cell: cell.name)
-        if pairs is None:
+        if pairs is None or not _first_of_each_name_kept(pairs):
             assert image is not None or written is not None
             # A row of other columns, or in another order: a typed row, unless the target writes rows as they come.
             typed = bool(image) and bool(written) and name != "key" and "image.columns" not in carries
@@ -281,6 +281,19 @@ def _paired(items: tuple[Any, ...], written: tuple[Any, ...], name_of: Callable[
         else:
             pairs.append((item, None))
     return pairs if next_written == len(written) else None
+
+
+def _first_of_each_name_kept(pairs: list[tuple[Cell, Cell | None]]) -> bool:
+    """Whether the cell kept of each column is its first: a target that writes one cell per column keeps the first,
+    so a pairing that keeps a later one (where the first is also the written cell's, retyped, say) tells another
+    story than the target's, which is the row written in another form."""
+    taken: set[str] = set()
+    for cell, written_cell in pairs:
+        if written_cell is None:
+            taken.add(cell.name)
+        elif cell.name in taken:
+            return False
+    return True
 
 
 def _value_feature(value: Value, written: Value) -> str:
