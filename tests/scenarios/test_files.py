@@ -134,6 +134,10 @@ def test_a_failed_run_counts_nothing_as_written(cdcformats: Runner, tmp_path: Pa
     assert sorted(path.name for path in tmp_path.iterdir()) == ["o.jsonl", "orders.jsonl"]
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(("signal_number", "exit_code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143),
                                                           (signal.SIGHUP, 129)])
 def test_a_signal_leaves_no_partial_file(tmp_path: Path, orders: Path, signal_number: int, exit_code: int) -> None:
@@ -141,9 +145,11 @@ def test_a_signal_leaves_no_partial_file(tmp_path: Path, orders: Path, signal_nu
     orders.write_bytes(b"".join(lines[:2]) * 200_000)  # a run of several seconds
     out = tmp_path / "out.avro"
     out.write_bytes(b"yesterday")
+    # As a terminal starts it: a command that a script starts in the background inherits SIGINT ignored (POSIX), and
+    # so would this one when the tests themselves run in the background.
     converting = subprocess.Popen([CDCFORMATS, "convert", "--from", "lindorm", "--to", "avro", "orders.jsonl",
                                    "out.avro", *KEYED], cwd=tmp_path, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_interruptible)
     deadline = time.monotonic() + 60
     while not any(path.name.endswith(".partial") for path in tmp_path.iterdir()):  # mid-run: writing its output
         assert converting.poll() is None and time.monotonic() < deadline, "the run ended before it was signalled"
