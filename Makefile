@@ -57,7 +57,7 @@ peers: $(PEER_CLASSES) $(PEER_CANAL_CLASSES)
 test: $(INSTALLED) $(JAR) peers
 	$(BIN)/python -m pytest -n 3 --dist loadgroup --durations=25
 
-# The same tests with 50 Hypothesis examples per property instead of 500 (the dev profile), for quick local runs.
+# The same tests with 50 Hypothesis examples per property instead of 300 (the dev profile), for quick local runs.
 test-fast: $(INSTALLED) $(JAR) peers
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n 3 --dist loadgroup
 
