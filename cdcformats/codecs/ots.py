@@ -456,8 +456,8 @@ class OtsCodec(Codec):
             own_json_form = writes_json and bytes in map(type, key_values)
             rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]
         for cell in after or ():
-            kind, value, version = cell.kind, cell.value, cell.version
-            if cell.type is not None or cell.name in primary_key:
+            name, kind, value, version = cell.name, cell.kind, cell.value, cell.version
+            if cell.type is not None or name in primary_key:
                 return None
             if kind is _PUT:
                 if version is None:
@@ -475,8 +475,8 @@ class OtsCodec(Codec):
                 return None
             else:
                 op_type = "DA"
-            rows.append((key_value, cell.name, version, value, op_type) if key_column is not None
-                        else (*key_values, cell.name, version, value, op_type))
+            rows.append((key_value, name, version, value, op_type) if key_column is not None
+                        else (*key_values, name, version, value, op_type))
         if source.position:
             rows = _sequenced(rows, _sequence_text(source))
         if not writes_json:
