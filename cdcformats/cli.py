@@ -454,12 +454,19 @@ def _summary(source: str, target: str, stats: Any, seconds: float, form: str, st
                                "left_as_it_was": left_as_it_was, "seconds": round(seconds, 3)}), err=True)
         return
     rate = f", {stats.events / seconds:,.0f} events/s" if seconds > 0 and stats.events else ""
-    converted, written = ("written", f"{stats.messages_written:,} messages written in {seconds:.1f} s{rate}") \
+    messages_written = _counted(stats.messages_written, "message")
+    converted, written = ("written", f"{messages_written} written in {seconds:.1f} s{rate}") \
         if left_as_it_was is None else ("converted", f"stopped before the end: nothing written, {left_as_it_was} is "
                                                      f"as it was ({seconds:.1f} s{rate})")
-    click.echo(f"{source} -> {target}: {stats.messages_read:,} messages read ({stats.messages_decoded:,} decoded, "
-               f"{stats.messages_failed:,} failed, {stats.messages_skipped:,} skipped), {stats.events:,} events "
+    click.echo(f"{source} -> {target}: {_counted(stats.messages_read, 'message')} read ({stats.messages_decoded:,} "
+               f"decoded, {stats.messages_failed:,} failed, {stats.messages_skipped:,} skipped), "
+               f"{_counted(stats.events, 'event')} "
                f"({stats.events_written:,} {converted}, {stats.events_refused:,} refused), {written}", err=True)
+
+
+def _counted(number: int, noun: str) -> str:
+    """``number`` of ``noun``, as a sentence says it: 1 message, 2 messages."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 @main.command("bridge")

@@ -40,7 +40,7 @@ def converted_and_read(cdcformats: Runner, tmp_path: Path, source: str, messages
                      "in.jsonl", "out.jsonl")
     assert ran.returncode == 0, ran.stderr
     count = len(messages.splitlines())
-    assert f"{count} events ({count} written, 0 refused)" in ran.stderr
+    assert f"{count} event{'' if count == 1 else 's'} ({count} written, 0 refused)" in ran.stderr
     read = python(CONFLUENT_READS, "out.jsonl", "registry.sqlite", cwd=tmp_path)
     assert read.returncode == 0, read.stderr
     return [json.loads(line) for line in read.stdout.splitlines()]

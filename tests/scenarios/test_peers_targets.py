@@ -48,7 +48,7 @@ def to_debezium_avro(cdcformats: Runner, tmp_path: Path, messages: bytes) -> Non
                      "in.jsonl", "out.jsonl")
     assert ran.returncode == 0, ran.stderr
     count = len(messages.splitlines())
-    assert f"{count} events ({count} written, 0 refused)" in ran.stderr
+    assert f"{count} event{'' if count == 1 else 's'} ({count} written, 0 refused)" in ran.stderr
 
 
 # Prints, for each record of out.jsonl, the Avro type of a column of the row it was written with (its Connect name,

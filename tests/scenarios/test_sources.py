@@ -146,7 +146,7 @@ DATAWORKS = jsonl(
      "6 messages read (3 decoded, 0 failed, 3 skipped), 3 events (3 written, 0 refused)",
      '{"database": "shop", "table": "orders", "type": "upsert", "data": {"id": 4}}'),
     ("aliyun-json", DATAWORKS, "line 2: field payload.op: op 'MHEARTBEAT'", ["c"],
-     "2 messages read (1 decoded, 0 failed, 1 skipped), 1 events (1 written, 0 refused)",
+     "2 messages read (1 decoded, 0 failed, 1 skipped), 1 event (1 written, 0 refused)",
      '{"schema": {}, "payload": {"op": "MBEAT"}}'),
 ])
 def test_messages_that_change_no_row_are_skipped_with_skip_ddl_and_counted(

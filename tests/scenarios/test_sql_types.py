@@ -25,7 +25,7 @@ def test_postgres_type_names_type_arcions_text_as_their_values(cdcformats: Runne
                      "in.jsonl")
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["after"] == {"id": 8, "balance": 2.5, "owner": "Ann", "limit": "007"}
-    assert "1 events (1 written, 0 refused)" in ran.stderr
+    assert "1 event (1 written, 0 refused)" in ran.stderr
 
 
 def test_arcion_with_postgres_type_names_writes_its_messages_back_as_they_came(cdcformats: Runner,
@@ -62,7 +62,7 @@ def test_a_mysql_decimal_of_no_digits_is_converted_to_debezium_avro(cdcformats: 
     ran = cdcformats("convert", "-f", "canal-json", "-t", "debezium-avro", "--registry", "registry.sqlite",
                      "in.jsonl", "out.jsonl")
     assert ran.returncode == 0, ran.stderr
-    assert "1 events (1 written, 0 refused)" in ran.stderr
+    assert "1 event (1 written, 0 refused)" in ran.stderr
     back = cdcformats("convert", "-f", "debezium-avro", "-t", "canal-json", "--registry", "registry.sqlite",
                       "out.jsonl")
     assert back.returncode == 0, back.stderr

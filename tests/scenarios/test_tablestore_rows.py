@@ -26,7 +26,7 @@ def test_a_key_column_too_few_is_named_as_the_option_to_fix(cdcformats: Runner, 
     fixed = cdcformats("convert", "-f", "ots-json", "-t", "debezium-json", "rows.jsonl",
                        "--option", 'primary_key=["pk1","pk2"]')
     assert fixed.returncode == 0, fixed.stderr
-    assert "2 messages read (2 decoded, 0 failed, 0 skipped), 1 events (1 written, 0 refused)" in fixed.stderr
+    assert "2 messages read (2 decoded, 0 failed, 0 skipped), 1 event (1 written, 0 refused)" in fixed.stderr
 
 
 def test_a_key_column_too_many_is_named_too(cdcformats: Runner, tmp_path: Path) -> None:
@@ -34,7 +34,7 @@ def test_a_key_column_too_many_is_named_too(cdcformats: Runner, tmp_path: Path) 
     ran = cdcformats("convert", "-f", "ots-json", "-t", "debezium-json", "rows.jsonl",
                      "--option", 'primary_key=["pk","pk2"]', "--errors", "skip")
     assert ran.returncode == 0
-    assert "1 messages read (0 decoded, 1 failed, 0 skipped)" in ran.stderr
+    assert "1 message read (0 decoded, 1 failed, 0 skipped)" in ran.stderr
     bad = cdcformats("convert", "-f", "ots-json", "-t", "debezium-json", "rows.jsonl",
                      "--option", 'primary_key=["pk","pk2"]')
     assert "the row has one where a primary key of 1 columns puts it, and the option primary_key names 2" \
