@@ -120,16 +120,15 @@ from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
-from ..model import INT64_MAX, INT64_MIN, Cell, CellKind, ChangeEvent, Entries, Image, Op, Source, Table, Value
+from ..model import INT64_MAX, INT64_MIN, Cell, ChangeEvent, Entries, Image, Op, Source, Table, Value
 from ._kit import kept_fields
 from ._kit.json_message import AS_IS_TYPES, MAX_MESSAGE_BYTES, SCALAR_TYPES, encode, json_type, load_object
 from ._kit.keys import key_cells, key_cells_outside
-from ._kit.plain_rows import key_of_row
+from ._kit.plain_rows import key_of_row, plain_object
 
 # Enum members read once: reading a member off its class runs Python code (enum's metaclass), on every event.
 _OP_INSERT, _OP_UPDATE, _OP_DELETE, _OP_UPSERT, _OP_READ, _OP_TRUNCATE = (
     Op.INSERT, Op.UPDATE, Op.DELETE, Op.UPSERT, Op.READ, Op.TRUNCATE)
-_PUT = CellKind.PUT
 NAME = "aliyun-json"
 FIELD_ATTRIBUTE = "aliyun.field."
 SCHEMA_ATTRIBUTE = "aliyun.schema."
@@ -257,8 +256,8 @@ class AliyunJsonCodec(Codec):
         UPDATE's two images holding the same columns in the same order; key cells that are the row's; no attributes,
         a position of sequenceId and timestamp fields other than the times, each once, and times to the
         millisecond: written as ``encode_exact`` writes it. The path of every message written: one walk that checks
-        each part as it writes it, its checks written out (``plain_rows.plain_object``'s for the images), since a call
-        per image or per part costs more than the check."""
+        each part as it writes it, the images by ``plain_rows.plain_object``, the rest written out, since a call per
+        part costs more than the check."""
         source = event.source
         commit_time, capture_time = source.commit_time_us, source.capture_time_us
         if event.attributes or event.key_only \
@@ -276,23 +275,10 @@ class AliyunJsonCodec(Codec):
             row, code = before, UPDATE_BEFORE
         else:
             return None
-        rows: list[dict[str, Any] | None] = []  # the dataColumn objects of before and after
-        for image in (before, after):
-            if image is None:
-                rows.append(None)
-                continue
-            values: dict[str, Any] = {}
-            for cell in image:
-                value = cell.value
-                if cell.kind is not _PUT or cell.type is not None or cell.version is not None \
-                        or type(value) not in AS_IS_TYPES:
-                    return None
-                values[cell.name] = value
-            if len(values) != len(image):  # a column twice
-                return None
-            rows.append(values)
-        before_values, after_values = rows
-        if not key_of_row(event.key, row):
+        before_values = None if before is None else plain_object(before, AS_IS_TYPES)  # their dataColumn objects
+        after_values = None if after is None else plain_object(after, AS_IS_TYPES)
+        if before_values is None and before is not None or after_values is None and after is not None \
+                or not key_of_row(event.key, row):
             return None
         if before_values is not None and after_values is not None and list(before_values) != list(after_values):
             return None  # the columns of an update's two images, in their order, are schema.dataColumn's
