@@ -89,6 +89,11 @@ _SEQUENCE_INFO = re.compile(r"(-?[0-9]{1,20})_(-?[0-9]{1,20})_(-?[0-9]{1,20})_(.
 _LARGEST_COLUMN_INDEX = 10**20 - 1  # of sequence info: 20 digits
 # The colIdx of sequence info after its colon, as DataX writes it (%010d): formatted once for the columns of most rows.
 _COLUMN_INDEX_TEXTS = {index: f":{index:010d}" for index in range(1024)}
+
+
+def _column_index_text(index: int) -> str:
+    """The colIdx ``index`` of sequence info, after its colon, as DataX writes it."""
+    return _COLUMN_INDEX_TEXTS.get(index) or f":{index:010d}"
 _KEY_TYPES = (str, int, bytes)
 _VALUE_TYPES = (str, int, float, bool, bytes)
 _CELL_VALUE_TYPES = frozenset({*_VALUE_TYPES, type(None)})  # the values of a U row
@@ -249,8 +254,8 @@ class OtsCodec(Codec):
                         row_key, column, version, value, op_type, sequence_info = row
                         record_id, column_index, prefix = previous
                         place = (record_id, column_index + 1, prefix)
-                        checked = column_index < _LARGEST_COLUMN_INDEX and sequence_info == prefix + (
-                            _COLUMN_INDEX_TEXTS.get(column_index + 1) or f":{column_index + 1:010d}")
+                        checked = column_index < _LARGEST_COLUMN_INDEX \
+                            and sequence_info == prefix + _column_index_text(column_index + 1)
                 if checked:
                     if op_type == "U":
                         checked = type(column) is str and column not in primary_key \
@@ -758,7 +763,7 @@ def _sequence_prefix(source: Source) -> str | None:
 
 def _sequenced(rows: list[tuple], sequence: str) -> list[tuple]:
     """A record's rows, each with its sequence info: the record's, and the row's colIdx."""
-    return [row + (sequence + (_COLUMN_INDEX_TEXTS.get(index) or f":{index:010d}"),) for index, row in enumerate(rows)]
+    return [row + (sequence + _column_index_text(index),) for index, row in enumerate(rows)]
 
 
 def _sequence_text(source: Source) -> str:
