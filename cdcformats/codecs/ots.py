@@ -436,20 +436,18 @@ class OtsCodec(Codec):
                 or source is not _NO_SOURCE and not _is_sequence_info(source):
             return None
         key = event.key
-        # Most tables have a one-column primary key: its value is checked and written without a loop, and a row is
-        # built as a tuple of five, not by unpacking the key into it.
+        # Most tables have a one-column primary key: its value is checked without a loop. A row is built of the key
+        # value and its cell's four fields; the values of a longer key are unpacked into each row once all are built.
         if key_column is not None:
             if len(key) != 1:
                 return None
             cell = key[0]
-            key_value = cell.value
+            key_value: Any = cell.value
             if cell.name != key_column or type(key_value) not in _KEY_TYPES or cell.type is not None \
                     or cell.version is not None or cell.kind is not _PUT:
                 return None
             # ots-json writes a row holding bytes or a float in JSON's own form (_json_row): told as rows are written.
             own_json_form = type(key_value) is bytes
-            # A PutRow or DeleteRow opens with a DR row.
-            rows: list[tuple] = [] if op is _OP_UPDATE else [(key_value, None, None, None, "DR")]
         else:
             if len(key) != len(primary_key):
                 return None
@@ -457,31 +455,38 @@ class OtsCodec(Codec):
                 if cell.name != name or type(cell.value) not in _KEY_TYPES or cell.type is not None \
                         or cell.version is not None or cell.kind is not _PUT:
                     return None
-            key_values = tuple(map(_VALUE_OF, key))  # rows are built of these (below) for a longer key
-            own_json_form = writes_json and bytes in map(type, key_values)
-            rows = [] if op is _OP_UPDATE else [(*key_values, None, None, None, "DR")]
+            key_value = tuple(map(_VALUE_OF, key))
+            own_json_form = writes_json and bytes in map(type, key_value)
+        # A PutRow or DeleteRow opens with a DR row.
+        rows: list[tuple] = [] if op is _OP_UPDATE else [(key_value, None, None, None, "DR")]
+        # Each cell's fields are read as its kind needs them, and a put (most cells) is told first: on this path a
+        # read or a check costs as much as building the row.
         for cell in after or ():
-            name, kind, value, version = cell.name, cell.kind, cell.value, cell.version
+            name, kind = cell.name, cell.kind
             if cell.type is not None or name in primary_key:
                 return None
             if kind is _PUT:
+                value, version = cell.value, cell.version
                 if version is None:
                     return None
                 if type(value) not in _JSON_AS_IS_TYPES:  # most values are; bytes and floats are Tablestore's too
                     if type(value) is not bytes and type(value) is not float:
                         return None
                     own_json_form = True
-                op_type = "U"
+                rows.append((key_value, name, version, value, "U"))
+            elif op is _OP_UPSERT:  # a PutRow puts only
+                return None
             elif kind is _DELETE_VERSION:
-                if op is _OP_UPSERT or value is not None or version is None:
+                version = cell.version
+                if cell.value is not None or version is None:
                     return None
-                op_type = "DO"
-            elif kind is not _DELETE_ALL_VERSIONS or op is _OP_UPSERT or value is not None or version is not None:
+                rows.append((key_value, name, version, None, "DO"))
+            elif cell.value is not None or cell.version is not None:  # a DELETE_ALL_VERSIONS, of no version
                 return None
             else:
-                op_type = "DA"
-            rows.append((key_value, name, version, value, op_type) if key_column is not None
-                        else (*key_values, name, version, value, op_type))
+                rows.append((key_value, name, None, None, "DA"))
+        if key_column is None:
+            rows = [(*row[0], *row[1:]) for row in rows]
         if source.position:
             rows = _sequenced(rows, _sequence_text(source))
         if not writes_json:
