@@ -197,6 +197,16 @@ class JvmDecoder:
     settings: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class JvmEncoder:
+    """An encoder of events into a codec's messages that runs inside Spark's JVM (``Codec.jvm_encoder``): a Java class
+    of the package's jar that implements ``cdcformats.jvm.encoders.MessageEncoder``, and the settings its constructor
+    takes. It writes each event exactly as ``encode_messages`` does (one message), and refuses what it refuses."""
+
+    class_name: str
+    settings: dict[str, str] = field(default_factory=dict)
+
+
 class Codec:
     """Base class of every format.
 
@@ -400,6 +410,11 @@ class Codec:
     def jvm_decoder(self) -> JvmDecoder | None:
         """This codec, as configured, as a decoder that runs inside Spark's JVM, or None when it has none (or none
         for these options): Spark then decodes its messages with the Arrow UDF."""
+        return None
+
+    def jvm_encoder(self) -> JvmEncoder | None:
+        """This codec, as configured, as an encoder that runs inside Spark's JVM, or None when it has none (or none
+        for these options): Spark then writes its messages with the Arrow UDF."""
         return None
 
     @classmethod

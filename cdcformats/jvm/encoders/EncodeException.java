@@ -1,0 +1,23 @@
+package cdcformats.jvm.encoders;
+
+/** An event that the target format cannot write at all: the reason, and the field where it is known (as EncodeError). */
+public final class EncodeException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public final String reason;
+    public final String field;
+
+    public EncodeException(String reason, String field) {
+        super(reason, null, false, false); // no stack trace: a refusal is reported by its reason
+        this.reason = reason;
+        this.field = field;
+    }
+
+    /**
+     * The one-line error in {@code format}, as {@code EncodeError} renders it with no position and no raw input (as
+     * a dead-letter row's {@code message} holds it): {@code <format>: field <field>: <reason>}.
+     */
+    public String render(String format) {
+        return format + ": " + (field == null || field.isEmpty() ? "" : "field " + field + ": ") + reason;
+    }
+}
