@@ -9,15 +9,16 @@ DataFrame helpers (``frames``), typed tables (``tables``) and the batch conversi
 
 from .frames import dedupe, latest_state, tuple_events
 from .functions import (
-    ARROW_DECODE,
     EVENT_DDL,
     EVENT_TYPE,
     JAR,
     OPTIONS,
     WRITE_RESULT,
     WRITE_RESULT_TYPE,
+    arrow_name,
     decode,
     event_id,
+    jvm_encoders,
     jvm_formats,
     register,
 )
@@ -25,7 +26,7 @@ from .session import session
 from .tables import merge_into, table_rows, table_schema
 
 __all__ = [
-    "ARROW_DECODE", "EVENT_DDL", "EVENT_TYPE", "JAR", "OPTIONS", "WRITE_RESULT", "WRITE_RESULT_TYPE", "decode",
-    "dedupe", "event_id", "jvm_formats", "latest_state", "merge_into", "register", "session", "table_rows",
-    "table_schema", "tuple_events",
+    "EVENT_DDL", "EVENT_TYPE", "JAR", "OPTIONS", "WRITE_RESULT", "WRITE_RESULT_TYPE", "arrow_name", "decode",
+    "dedupe", "event_id", "jvm_encoders", "jvm_formats", "latest_state", "merge_into", "register", "session",
+    "table_rows", "table_schema", "tuple_events",
 ]

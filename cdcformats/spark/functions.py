@@ -1,4 +1,4 @@
-"""Spark SQL functions for change events: decoded inside Spark's JVM where a format has a JVM decoder, else vectorized
+"""Spark SQL functions for change events: run inside Spark's JVM where the formats have JVM codecs, else vectorized
 with Arrow.
 
     from cdcformats.spark import register, session
@@ -8,9 +8,7 @@ with Arrow.
 
 SQL functions (``options`` is an optional ``map(...)`` of strings; see ``OPTIONS``):
 
-* ``cdc_decode(format, value[, options])`` -> the canonical event, of type ``EVENT_TYPE`` (``EVENT_DDL``); inside
-  Spark's JVM for a literal format with a JVM decoder (``jvm_formats()``), else as the Arrow UDF, which
-  ``cdc_decode_arrow`` also names; ``decode(format, value, **options)`` is the same as a Column;
+* ``cdc_decode(format, value[, options])`` -> the canonical event, of type ``EVENT_TYPE`` (``EVENT_DDL``);
 * ``cdc_encode(format, event[, options])`` -> binary;
 * ``cdc_convert(value, source_format, target_format[, options])`` -> binary;
 * ``cdc_encode_or_error`` / ``cdc_convert_or_error``: the same, as ``struct<key binary, value binary, error ...>``,
@@ -21,7 +19,14 @@ Bad input never kills a job unless asked: ``errors`` is ``dead-letter`` for ``cd
 ``error`` field holds the format, reason, field and the raw message, as ``from_json`` keeps a corrupt record), and
 ``null`` for ``cdc_encode`` / ``cdc_convert``; ``fail`` raises. Rows in = events + rows with an error (+ null input).
 
-The other functions run as ``arrow_udf``: whole Arrow batches, never row-at-a-time pickling. A format that can decode
+A call runs inside Spark's JVM when its formats are literals with JVM codecs (a decoder for ``cdc_decode``'s format,
+``jvm_formats()``; an encoder for ``cdc_encode``'s, ``jvm_encoders()``; both for ``cdc_convert``) and its options, if
+any, are a literal map of ``errors`` alone: the plan then holds no Python. Every other call runs as the function's
+Arrow UDF, which ``register`` also keeps under the function's name with ``_arrow`` after it (``arrow_name``), to force
+it. The JVM writes the same bytes as the Arrow path and handles each row that cannot be written as it does; it does
+not check ``strict``, so a default ``strict=true`` keeps encoding on the Arrow path.
+
+The Arrow UDFs take whole Arrow batches, never row-at-a-time pickling. A format that can decode
 a batch at once (``Codec.batch_decoder``: Lindorm) does so there with Arrow's JSON reader and compute kernels.
 
 A format whose messages are Kafka records (``Codec.message_type`` ``KafkaRecord``: ``connect-json``, ``paimon-log``,
@@ -47,7 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from py4j.protocol import Py4JError
@@ -58,7 +63,7 @@ from pyspark.sql.functions import arrow_udf
 from pyspark.sql.pandas.types import from_arrow_type
 from pyspark.sql.types import BinaryType, StringType, StructType
 
-from ..contract import Codec, JvmDecoder, KafkaRecord
+from ..contract import Codec, JvmDecoder, JvmEncoder, KafkaRecord
 from ..convert import refusal
 from ..core.error_modes import error_mode
 from ..envelopes import arrow
@@ -66,6 +71,9 @@ from ..errors import CodecError, ConfigurationError, DecodeError
 from ..model import ChangeEvent
 from ..options import option_value, routed
 from ..registry import codec, codec_class, formats
+
+if TYPE_CHECKING:
+    from ..kafka.serdes import ChangeEventSerializer
 
 
 def _struct_type(arrow_type: pa.DataType) -> StructType:
@@ -80,9 +88,6 @@ EVENT_DDL: str = EVENT_TYPE.simpleString()
 # A record format's message has a key as well (null for the other formats).
 WRITE_RESULT = pa.struct([("key", pa.binary()), ("value", pa.binary()), ("error", arrow.ERROR)])
 WRITE_RESULT_TYPE: StructType = _struct_type(WRITE_RESULT)
-
-# The Arrow UDF of cdc_decode, which decodes every format: what cdc_decode hands a call the JVM does not decode.
-ARROW_DECODE = "cdc_decode_arrow"
 
 # Options of the functions themselves; every other option goes to the codec(s) that declare it.
 OPTIONS = {
@@ -123,6 +128,11 @@ class _Call:
     refuse: Callable[[ChangeEvent], CodecError | None] | None = None
     target: str = ""
     writes_records: bool = False
+    strict: bool = False
+    # The bytes every message of the call starts with (Confluent's framing of an envelope: the magic byte and the
+    # schema id), or None where the registry gave no id; and the target's JVM encoder, if it has one.
+    prefix: bytes | None = b""
+    jvm_encoder: JvmEncoder | None = None
 
 
 @lru_cache(maxsize=64)
@@ -190,8 +200,20 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
                 raise lossy
             return encode(event, context)
         call = replace(call, write=write, write_exact=write_exact, refuse=refuse if strict else None,
-                       writes_records=writes_records)
+                       writes_records=writes_records, strict=strict, jvm_encoder=writer.codec.jvm_encoder(),
+                       prefix=_prefix(writer, context))
     return call
+
+
+def _prefix(writer: ChangeEventSerializer, context: _Context) -> bytes | None:
+    """The bytes ``writer`` puts before every message's own (its framing), or None where it cannot tell them: the
+    registry gave no schema id, which the Arrow path then reports for each row."""
+    if writer.framing is None:
+        return b""
+    try:
+        return writer.framing.frame(b"", context)
+    except CodecError:
+        return None
 
 
 def pipeline_ends(source: str, target: str, given: Options
@@ -365,12 +387,19 @@ def register(spark: SparkSession, **defaults: Any) -> None:
                              ) -> pa.Array:
         return _convert_batch(value, source_format, target_format, options, registered, keep_errors=True)
 
-    spark.udf.register(ARROW_DECODE, cdc_decode)
-    if not _register_jvm_decode(spark, registered):
-        spark.udf.register("cdc_decode", cdc_decode)
-    for function in (cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error):
-        spark.udf.register(function.__name__, function)
+    functions = (cdc_decode, cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error)
+    for function in functions:
+        spark.udf.register(arrow_name(function.__name__), function)
+    if not _register_jvm_functions(spark, registered):
+        for function in functions:
+            spark.udf.register(function.__name__, function)
     spark.udf.register("cdc_event_id", _event_id_function())
+
+
+def arrow_name(function: str) -> str:
+    """The name under which ``register`` keeps the Arrow UDF of a ``cdc_*`` function: what a call the JVM does not
+    run is built by, and what a query may call to run the Arrow path whatever the JVM could do."""
+    return f"{function}_arrow"
 
 
 # -- decoding inside the JVM ------------------------------------------------------------------------------------------
@@ -395,30 +424,64 @@ def jvm_formats(**defaults: Any) -> dict[str, JvmDecoder]:
     return found
 
 
-def _register_jvm_decode(spark: SparkSession, registered: Options) -> bool:
-    """Register ``cdc_decode`` as the JVM function that decodes a literal format with a JVM decoder in the JVM and
-    hands every other call to the Arrow UDF; False where the JVM cannot be reached (Spark Connect) or the jar was
-    not built, and the Arrow UDF is then ``cdc_decode`` itself."""
+def jvm_encoders(**defaults: Any) -> dict[str, JvmEncoder]:
+    """The formats that ``cdc_encode`` writes inside the JVM when ``register`` is given these defaults, with their
+    encoders (``Codec.jvm_encoder``)."""
+    registered: Options = tuple((name, value if isinstance(value, str) else json.dumps(value))
+                                for name, value in defaults.items())
+    return {name: encoder for name, (encoder, _) in _jvm_encoders(registered).items()}
+
+
+def _jvm_encoders(registered: Options) -> dict[str, tuple[JvmEncoder, bytes]]:
+    """Each format with a JVM encoder for a call with the ``registered`` defaults, and the bytes before each of its
+    messages. Not under ``strict``, whose check runs in Python, nor where the registry gave no schema id."""
+    found = {}
+    for name in formats():
+        try:
+            call = _call(None, name, (), registered, "null")
+        except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
+            continue
+        if call.jvm_encoder is not None and call.prefix is not None and not call.strict and not call.writes_records:
+            found[name] = (call.jvm_encoder, call.prefix)
+    return found
+
+
+def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
+    """Register the ``cdc_*`` functions as the JVM functions that run a call in the JVM where its formats are
+    literals with JVM decoders and encoders, and hand every other call to its Arrow UDF; False where the JVM cannot be
+    reached (Spark Connect) or the jar was not built, and the Arrow UDFs are then the functions themselves."""
     java_session = getattr(spark, "_jsparkSession", None)  # None under Spark Connect: no JVM to reach
     if java_session is None or not JAR.exists():
         if java_session is not None:
-            warnings.warn(f"{JAR} was not built (it needs javac when the package is built): cdc_decode runs as an "
-                          "Arrow UDF for every format", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"{JAR} was not built (it needs javac when the package is built): the cdc_* functions run "
+                          "as Arrow UDFs for every format", RuntimeWarning, stacklevel=3)
         return False
     defaults = dict(registered)
-    errors = error_mode(defaults.pop("errors", "dead-letter"), arrow.COLUMN_ERROR_MODES)  # text, as _call reads it
+    errors = error_mode(defaults.pop("errors", None), arrow.COLUMN_ERROR_MODES) if "errors" in defaults else None
     defaults = {name: option_value(value) for name, value in defaults.items()}
     decoders = {name: {"class": decoder.class_name, **decoder.settings}
                 for name, decoder in jvm_formats(**defaults).items()}
+    encoders = {name: {"class": encoder.class_name, "prefix": prefix.hex(), **encoder.settings}
+                for name, (encoder, prefix) in _jvm_encoders(registered).items()}
     jvm = spark._jvm
     assert jvm is not None  # a classic session (it has _jsparkSession) has its gateway
+    result = WRITE_RESULT_TYPE.simpleString()
     try:
         java_session.sessionState().resourceLoader().addJar(str(JAR))
-        jvm.cdcformats.spark.jvm.Functions.registerDecode(java_session, "cdc_decode", ARROW_DECODE, decoders, errors,
-                                                          EVENT_DDL)
+        functions = jvm.cdcformats.spark.jvm.Functions  # a class of the jar: once the jar is added
+        functions.registerDecode(java_session, "cdc_decode", arrow_name("cdc_decode"), decoders,
+                                 errors or "dead-letter", EVENT_DDL)
+        for name, result_ddl, default_errors in (("cdc_encode", None, "null"),
+                                                 ("cdc_encode_or_error", result, "dead-letter")):
+            functions.registerEncode(java_session, name, arrow_name(name), encoders, errors or default_errors,
+                                     result_ddl, EVENT_DDL)
+        for name, result_ddl, default_errors in (("cdc_convert", None, "null"),
+                                                 ("cdc_convert_or_error", result, "dead-letter")):
+            functions.registerConvert(java_session, name, arrow_name(name), decoders, encoders,
+                                      errors or default_errors, result_ddl, EVENT_DDL)
     except (Py4JError, PySparkException) as error:  # a Spark whose internals the jar was not compiled against
-        warnings.warn(f"the JVM decoders do not load in this Spark ({str(error).splitlines()[0]}): cdc_decode runs "
-                      "as an Arrow UDF for every format", RuntimeWarning, stacklevel=3)
+        warnings.warn(f"the JVM functions do not load in this Spark ({str(error).splitlines()[0]}): the cdc_* "
+                      "functions run as Arrow UDFs for every format", RuntimeWarning, stacklevel=3)
         return False
     return True
 

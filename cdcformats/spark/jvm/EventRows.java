@@ -1,0 +1,238 @@
+package cdcformats.spark.jvm;
+
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import cdcformats.jvm.decoders.DecodeException;
+import cdcformats.jvm.decoders.Events;
+import cdcformats.jvm.decoders.Json;
+import cdcformats.jvm.decoders.TypedText;
+import cdcformats.jvm.encoders.EncodeException;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+
+/**
+ * A row of the canonical event's Spark type ({@code cdcformats.envelopes.arrow.EVENT}, see {@link SparkRows}) read
+ * back into an {@link Events.Event}, as {@code arrow.event_from_row} reads it: the same checks in the same order, each
+ * refusal an {@link EncodeException} with Python's reason and field. Reads go through the row's getters only, so that
+ * an {@code UnsafeRow} (from Parquet, or whole-stage code) reads as a {@code GenericInternalRow} does.
+ */
+public final class EventRows {
+    private EventRows() {
+    }
+
+    private static final List<String> OPS = List.of("INSERT", "UPDATE", "DELETE", "UPSERT", "READ", "TRUNCATE");
+    private static final List<String> KINDS = List.of(Events.PUT, Events.DELETE_VERSION, Events.DELETE_ALL_VERSIONS);
+    private static final String[] VALUE_MEMBERS = {"boolean", "long", "double", "string", "bytes", "decimal", "nested"};
+    private static final Set<String> TAGS = Set.of("$binary", "$decimal", "$double", "$struct");
+    static final int MAX_NESTING = 32; // model.MAX_NESTING
+
+    /** The ERROR row of a dead-letter row, or null when the row is an event. */
+    public static InternalRow deadLetter(InternalRow row) {
+        return row.isNullAt(8) ? null : row.getStruct(8, 5);
+    }
+
+    public static Events.Event event(InternalRow row) throws EncodeException {
+        String op = text(row, 0);
+        if (op == null || !OPS.contains(op)) {
+            throw new EncodeException("unknown op " + PythonRepr.of(op) + "; expected one of "
+                + String.join(", ", OPS), "op");
+        }
+        Events.Table table = null;
+        if (!row.isNullAt(1)) {
+            InternalRow tableRow = row.getStruct(1, 3);
+            if (tableRow.isNullAt(2)) {
+                throw new EncodeException("table name: expected a str, got NoneType", null);
+            }
+            table = new Events.Table(text(tableRow, 0), text(tableRow, 1), text(tableRow, 2));
+        }
+        String system = null;
+        List<Events.Entry> position = List.of();
+        Long commitTimeUs = null;
+        Long captureTimeUs = null;
+        if (!row.isNullAt(5)) {
+            InternalRow source = row.getStruct(5, 4);
+            system = text(source, 0);
+            position = entries(source, 1, "source.position", "source position");
+            commitTimeUs = source.isNullAt(2) ? null : source.getLong(2);
+            captureTimeUs = source.isNullAt(3) ? null : source.getLong(3);
+        }
+        List<Events.Cell> key = cells(row, 2, "key");
+        List<Events.Cell> before = cells(row, 3, "before");
+        List<Events.Cell> after = cells(row, 4, "after");
+        boolean keyOnly = !row.isNullAt(6) && row.getBoolean(6);
+        List<Events.Entry> attributes = entries(row, 7, "attributes", "attributes");
+        return new Events.Event(op, table, key == null ? List.of() : key, before, after,
+            new Events.Source(system, position, commitTimeUs, captureTimeUs), keyOnly, attributes);
+    }
+
+    private static String text(InternalRow row, int ordinal) {
+        return row.isNullAt(ordinal) ? null : row.getUTF8String(ordinal).toString();
+    }
+
+    private static List<Events.Cell> cells(InternalRow row, int ordinal, String where) throws EncodeException {
+        if (row.isNullAt(ordinal)) {
+            return null;
+        }
+        ArrayData rows = row.getArray(ordinal);
+        List<Events.Cell> cells = new ArrayList<>(rows.numElements());
+        for (int i = 0; i < rows.numElements(); i++) {
+            String path = where + "[" + i + "]";
+            InternalRow cell = rows.getStruct(i, 5);
+            String kind = text(cell, 4);
+            if (kind == null || kind.isEmpty()) {
+                kind = Events.PUT;
+            } else if (!KINDS.contains(kind)) {
+                throw new EncodeException("unknown cell kind " + PythonRepr.of(kind) + "; expected one of "
+                    + String.join(", ", KINDS), path + ".kind");
+            }
+            Object value = value(cell, 1, path + ".value");
+            String name = text(cell, 0);
+            if (name == null) {
+                throw new EncodeException("cell name: expected a str, got NoneType", null);
+            }
+            cells.add(new Events.Cell(name, value, text(cell, 2), cell.isNullAt(3) ? null : cell.getLong(3), kind));
+        }
+        return cells;
+    }
+
+    /** The entries of a list of ENTRY rows (null for none); {@code where} names them in a value's field, {@code
+     *  named} in the model's refusal of a null name, which comes once all the values are read. */
+    private static List<Events.Entry> entries(InternalRow row, int ordinal, String where, String named)
+            throws EncodeException {
+        if (row.isNullAt(ordinal)) {
+            return List.of();
+        }
+        ArrayData rows = row.getArray(ordinal);
+        List<String> names = new ArrayList<>(rows.numElements());
+        List<Object> values = new ArrayList<>(rows.numElements());
+        for (int i = 0; i < rows.numElements(); i++) {
+            InternalRow entry = rows.getStruct(i, 2);
+            names.add(text(entry, 0));
+            values.add(value(entry, 1, where + "[" + i + "].value"));
+        }
+        List<Events.Entry> entries = new ArrayList<>(names.size());
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i) == null) {
+                throw new EncodeException(named + ": entry name must be a str, got NoneType", null);
+            }
+            entries.add(new Events.Entry(names.get(i), values.get(i)));
+        }
+        return entries;
+    }
+
+    /** The value of a VALUE row ({@code arrow.value_from_row}): null, or the one member set. */
+    private static Object value(InternalRow row, int ordinal, String where) throws EncodeException {
+        if (row.isNullAt(ordinal)) {
+            return null;
+        }
+        InternalRow value = row.getStruct(ordinal, 7);
+        int set = -1;
+        List<String> members = new ArrayList<>(1);
+        for (int i = 0; i < 7; i++) {
+            if (!value.isNullAt(i)) {
+                set = i;
+                members.add(VALUE_MEMBERS[i]);
+            }
+        }
+        if (members.size() > 1) {
+            throw new EncodeException("a value has one member set, this one " + members.size() + ": "
+                + String.join(", ", members), where);
+        }
+        switch (set) {
+            case -1: return null;
+            case 0: return value.getBoolean(0);
+            case 1: return value.getLong(1);
+            case 2: return value.getDouble(2);
+            case 3: return value.getUTF8String(3).toString();
+            case 4: return value.getBinary(4);
+            case 5: {
+                String text = value.getUTF8String(5).toString();
+                String decimal = PythonDecimal.str(text);
+                if (decimal == null) {
+                    throw new EncodeException("not a decimal: " + PythonRepr.of(text), where);
+                }
+                return new TypedText.DecimalText(decimal);
+            }
+            default: return nested(value.getUTF8String(6).toString(), value.getUTF8String(6).getBytes(), where);
+        }
+    }
+
+    private static Object nested(String text, byte[] json, String where) throws EncodeException {
+        Object parsed;
+        try {
+            parsed = Json.parse(json);
+        } catch (DecodeException error) {
+            throw new EncodeException("nested is not JSON: " + error.reason.replaceFirst("^not valid JSON: ", ""),
+                where);
+        }
+        Object value = untagged(parsed, where, 0);
+        if (!(value instanceof List || value instanceof Map)) {
+            throw new EncodeException("nested holds an array or an object, not " + PythonRepr.of(text), where);
+        }
+        return value;
+    }
+
+    /** A member of nested text, {@code depth} levels deep: the inverse of {@link Events#tagged}. */
+    private static Object untagged(Object member, String where, int depth) throws EncodeException {
+        if ((member instanceof List || member instanceof Map) && depth == MAX_NESTING) {
+            throw new EncodeException("nested deeper than " + MAX_NESTING + " levels", where);
+        }
+        if (member instanceof List) {
+            List<Object> items = new ArrayList<>();
+            int index = 0;
+            for (Object item : (List<?>) member) {
+                items.add(untagged(item, where + "[" + index++ + "]", depth + 1));
+            }
+            return items;
+        }
+        if (!(member instanceof Map)) {
+            return Json.isNull(member) ? null : member;
+        }
+        Map<?, ?> fields = (Map<?, ?>) member;
+        if (fields.size() == 1) {
+            Map.Entry<?, ?> only = fields.entrySet().iterator().next();
+            String tag = (String) only.getKey();
+            if (tag.equals("$struct") && only.getValue() instanceof Map) {
+                fields = (Map<?, ?>) only.getValue();
+            } else if (TAGS.contains(tag) && only.getValue() instanceof String) {
+                return tagValue(tag, (String) only.getValue(), where);
+            }
+        }
+        Map<String, Object> struct = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> field : fields.entrySet()) {
+            String name = (String) field.getKey();
+            struct.put(name, untagged(field.getValue(), where + "." + name, depth + 1));
+        }
+        return struct;
+    }
+
+    private static Object tagValue(String tag, String text, String where) throws EncodeException {
+        switch (tag) {
+            case "$binary":
+                if (text.matches("([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")) {
+                    return Base64.getDecoder().decode(text);
+                }
+                break;
+            case "$decimal": {
+                String decimal = PythonDecimal.str(text);
+                if (decimal != null) {
+                    return new TypedText.DecimalText(decimal);
+                }
+                break;
+            }
+            default:
+                switch (text) {
+                    case "NaN": return Double.NaN;
+                    case "Infinity": return Double.POSITIVE_INFINITY;
+                    case "-Infinity": return Double.NEGATIVE_INFINITY;
+                    default: break;
+                }
+        }
+        throw new EncodeException(tag + " does not hold " + PythonRepr.of(text), where);
+    }
+}
