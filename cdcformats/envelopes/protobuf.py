@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
-from ..contract import Codec, DecodedUnit, FileWriter, WriterSchema, in_file
+from ..contract import Codec, DecodedUnit, FileWriter, JvmEncoder, WriterSchema, in_file
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import change_event_pb2 as pb
@@ -65,6 +65,9 @@ class ProtobufCodec(Codec):
             return read_event(message)
         except Unhandled:  # laid out otherwise, or refused: the reference decides, and says why
             return parse_event(message)
+
+    def jvm_encoder(self) -> JvmEncoder:
+        return JvmEncoder("cdcformats.jvm.encoders.ProtobufEnvelopeEncoder")
 
     def encode_event(self, event: ChangeEvent) -> bytes:
         try:
