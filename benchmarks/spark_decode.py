@@ -36,6 +36,7 @@ from sample_streams import aliyun_messages, arcion_messages, debezium_messages, 
 from cdcformats.spark import JAR, arrow_name, jvm_formats, register, session
 
 TARGET_RATIO = 1.25
+ARROW_DECODE = arrow_name("cdc_decode")  # the Arrow UDF, forced
 
 GENERATORS: dict[str, Callable[[int, int], list[bytes]]] = {
     "lindorm": lindorm_messages, "arcion": arcion_messages, "debezium-json": debezium_messages,
@@ -81,7 +82,7 @@ def write_messages(path: Path, generate: Callable[[int, int], list[bytes]], coun
 def check_decodes(frame: DataFrame, format: str) -> None:
     """Exit unless both decode paths read every message: a path that turns rows into dead letters is not timed
     on the same work as from_json."""
-    for function in ("cdc_decode", arrow_name("cdc_decode")):
+    for function in ("cdc_decode", ARROW_DECODE):
         call = f"{function}('{format}', value)"
         refused = frame.where(f"{call}.error IS NOT NULL").select(F.expr(f"{call}.error.message").alias("message"))
         count = refused.count()
@@ -115,7 +116,7 @@ def benchmark(spark: SparkSession, format: str, directory: Path, count: int, rep
     lines = {
         "from_json (documented layout)": F.from_json(F.col("value").cast("string"), LAYOUTS[format]),
         f"cdc_decode('{format}') {path_of_decode}": F.expr(f"cdc_decode('{format}', value)"),
-        f"{arrow_name("cdc_decode")}('{format}') arrow": F.expr(f"{arrow_name("cdc_decode")}('{format}', value)"),
+        f"{ARROW_DECODE}('{format}') arrow": F.expr(f"{ARROW_DECODE}('{format}', value)"),
     }
     seconds = [timed(to_noop(frame.select(column.alias("decoded"))), repeat) for column in lines.values()]
     floor = seconds[0]
