@@ -387,12 +387,15 @@ def register(spark: SparkSession, **defaults: Any) -> None:
                              ) -> pa.Array:
         return _convert_batch(value, source_format, target_format, options, registered, keep_errors=True)
 
-    functions = (cdc_decode, cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error)
-    for function in functions:
-        spark.udf.register(arrow_name(function.__name__), function)
+    # Told as not deterministic, though they are, so that Spark runs each once per row: the optimizer copies a
+    # deterministic function into each filter on its result, where it runs a second time (as the JVM functions say).
+    functions = {function.__name__: function.asNondeterministic()
+                 for function in (cdc_decode, cdc_encode, cdc_encode_or_error, cdc_convert, cdc_convert_or_error)}
+    for name, function in functions.items():
+        spark.udf.register(arrow_name(name), function)
     if not _register_jvm_functions(spark, registered):
-        for function in functions:
-            spark.udf.register(function.__name__, function)
+        for name, function in functions.items():
+            spark.udf.register(name, function)
     spark.udf.register("cdc_event_id", _event_id_function())
 
 

@@ -264,3 +264,15 @@ def test_without_a_schema_id_the_call_goes_to_the_arrow_path(spark, tmp_path) ->
 
 def test_jvm_encoders_lists_the_envelopes() -> None:
     assert "avro" in TARGETS
+
+
+@pytest.mark.parametrize("decode", ["cdc_decode", "cdc_decode_arrow"])
+def test_a_function_is_evaluated_once_however_often_the_query_names_its_result(spark, decode: str) -> None:
+    """A filter on a decoded event, and an encode of it: the plan decodes each row once (the optimizer copies a
+    deterministic function into the filter below the projection, where it runs again)."""
+    spark.createDataFrame([(b"{}",)], "value binary").repartition(1).createOrReplaceTempView("raw_messages")
+    query = spark.sql(f"SELECT cdc_encode('avro', e) AS written, e.op FROM "
+                      f"(SELECT {decode}('lindorm', value) AS e FROM raw_messages) WHERE e.error IS NULL")
+    plan = query._jdf.queryExecution().executedPlan().toString()
+    assert plan.count("cdc_decode") == 1, plan
+    assert plan.count("cdc_encode") == 1, plan

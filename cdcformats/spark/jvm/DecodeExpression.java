@@ -75,6 +75,16 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
         return true;
     }
 
+    /**
+     * Told as not deterministic, though it is, so that Spark evaluates it once per row: the optimizer copies a
+     * deterministic expression into each filter on its result (below the projection that names it), where it runs a
+     * second time.
+     */
+    @Override
+    public boolean deterministic() {
+        return false;
+    }
+
     private MessageDecoder decoder() {
         if (decoder == null) {
             try {

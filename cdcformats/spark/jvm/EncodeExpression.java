@@ -85,6 +85,16 @@ public final class EncodeExpression extends Expression implements CodegenFallbac
         return true;
     }
 
+    /**
+     * Told as not deterministic, though it is, so that Spark evaluates it once per row: the optimizer copies a
+     * deterministic expression into each filter on its result (below the projection that names it), where it runs a
+     * second time.
+     */
+    @Override
+    public boolean deterministic() {
+        return false;
+    }
+
     private MessageEncoder encoder() {
         if (encoder == null) {
             try {
