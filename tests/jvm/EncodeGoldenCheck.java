@@ -1,4 +1,7 @@
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +28,8 @@ import cdcformats.jvm.encoders.MessageEncoder;
  * <p>{@code java EncodeGoldenCheck <file>...} reads each line's event back from its golden JSON form, encodes it with
  * the line's encoder and compares the message's text with the line's {@code message}, or the one-line error with its
  * {@code error}. Each difference is printed as {@code <file>:<line> (<where>): differs at character <n>: expected
- * ..., got ...}; the exit code is 1 when there is one, 0 otherwise.
+ * ..., got ...}; the exit code is 1 when there is one, 0 otherwise. The file {@code -} is the standard input, read
+ * as {@link #serve} says.
  */
 public final class EncodeGoldenCheck {
     private EncodeGoldenCheck() {
@@ -36,29 +40,63 @@ public final class EncodeGoldenCheck {
         int checked = 0;
         int differences = 0;
         for (String file : files) {
-            String format = Path.of(file).getFileName().toString().replaceFirst("\\.jsonl$", "");
+            if (file.equals("-")) {
+                serve(encoders);
+                continue;
+            }
             List<String> lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
             for (int number = 1; number <= lines.size(); number++) {
-                Map<?, ?> line = (Map<?, ?>) Json.parse(lines.get(number - 1).getBytes(StandardCharsets.UTF_8));
-                String expected = (String) (line.containsKey("message") ? line.get("message") : line.get("error"));
-                String actual;
-                try {
-                    byte[] message = encoder(encoders, (Map<?, ?>) line.get("encoder"))
-                        .encode(event((Map<?, ?>) line.get("event")));
-                    actual = new String(message, StandardCharsets.UTF_8);
-                } catch (EncodeException error) {
-                    actual = error.render(format);
-                }
+                String difference = difference(encoders, format(file), lines.get(number - 1));
                 checked++;
-                if (!actual.equals(expected)) {
+                if (difference != null) {
                     differences++;
-                    System.out.println(file + ":" + number + " (" + line.get("where") + "): differs at character "
-                        + firstDifference(expected, actual) + ": expected " + expected + ", got " + actual);
+                    System.out.println(file + ":" + number + " " + difference);
                 }
             }
         }
         System.out.println(checked + " events checked, " + differences + " differences");
         System.exit(differences == 0 ? 0 : 1);
+    }
+
+    /**
+     * {@code -}: lines of the golden form read from the standard input, of the format named on the first line, each
+     * answered as soon as it is read with one line, {@code ok} or the difference (for a property test that draws
+     * events, without a JVM started for each).
+     */
+    private static void serve(Map<String, MessageEncoder> encoders) throws IOException, DecodeException {
+        BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream output = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        String format = input.readLine();
+        for (String line = input.readLine(); line != null; line = input.readLine()) {
+            String difference;
+            try {
+                difference = difference(encoders, format, line);
+            } catch (RuntimeException error) { // answered, so that the next line is read
+                difference = "failed: " + error;
+            }
+            output.println(difference == null ? "ok" : difference);
+        }
+    }
+
+    private static String format(String file) {
+        return Path.of(file).getFileName().toString().replaceFirst("\\.jsonl$", "");
+    }
+
+    /** How the Java encoder's message or error differs from one golden line's, or null where it does not. */
+    private static String difference(Map<String, MessageEncoder> encoders, String format, String text)
+            throws DecodeException {
+        Map<?, ?> line = (Map<?, ?>) Json.parse(text.getBytes(StandardCharsets.UTF_8));
+        String expected = (String) (line.containsKey("message") ? line.get("message") : line.get("error"));
+        String actual;
+        try {
+            byte[] message = encoder(encoders, (Map<?, ?>) line.get("encoder"))
+                .encode(event((Map<?, ?>) line.get("event")));
+            actual = new String(message, StandardCharsets.UTF_8);
+        } catch (EncodeException error) {
+            actual = error.render(format);
+        }
+        return actual.equals(expected) ? null : "(" + line.get("where") + "): differs at character "
+            + firstDifference(expected, actual) + ": expected " + expected + ", got " + actual;
     }
 
     private static int firstDifference(String expected, String actual) {

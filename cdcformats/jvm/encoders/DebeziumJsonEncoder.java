@@ -202,7 +202,8 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
         if (name.startsWith(TRANSACTION_ATTRIBUTE)) {
             return new Kept(0, transactionValue(value));
         }
-        if (name.startsWith(FIELD_ATTRIBUTE) && !ENVELOPE_FIELD_NAMES.contains(name.substring(FIELD_ATTRIBUTE.length()))) {
+        if (name.startsWith(FIELD_ATTRIBUTE)
+                && !ENVELOPE_FIELD_NAMES.contains(name.substring(FIELD_ATTRIBUTE.length()))) {
             return new Kept(1, canonicalJson(value));
         }
         return null;

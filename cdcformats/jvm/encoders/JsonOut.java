@@ -11,8 +11,8 @@ import java.util.Map;
  * JSON out for the JVM encoders, byte for byte as the Python codecs write it ({@code _kit/json_message.py}), in one
  * of two spellings:
  * <ul>
- * <li>{@link #msgspec}: {@code msgspec.json.encode}, compact, control characters as lower-case (backslash, u, 00 and two hex digits),
- * characters beyond the BMP as they are, doubles as {@link Numbers#msgspecText};</li>
+ * <li>{@link #msgspec}: {@code msgspec.json.encode}, compact, control characters escaped as four hex digits in lower
+ * case, characters beyond the BMP as they are, doubles as {@link Numbers#msgspecText};</li>
  * <li>{@link #jackson}: {@code encode_as_jackson(with_jackson_floats(document))}, as Kafka Connect's JsonConverter
  * writes: the same, but control characters with upper-case hex digits, characters beyond the BMP as their escaped
  * UTF-16 surrogate pair, and finite doubles as {@link Numbers#javaText}.</li>
