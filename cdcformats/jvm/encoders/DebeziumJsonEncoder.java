@@ -3,11 +3,10 @@ package cdcformats.jvm.encoders;
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
-import cdcformats.jvm.decoders.Python;
+import cdcformats.jvm.encoders.KeptFields.Kept;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -27,7 +26,7 @@ import java.util.Set;
  *
  * <p>Settings: {@code key_columns} and {@code key_columns_per_table} ({@code KeyColumns.settings()}).
  */
-public final class DebeziumJsonEncoder extends NormalForm implements MessageEncoder {
+public final class DebeziumJsonEncoder extends KeyedByColumns implements MessageEncoder {
     private static final String NAME = "debezium-json";
     private static final String FIELD_ATTRIBUTE = "debezium.field.";
     private static final String TRANSACTION_ATTRIBUTE = "debezium.transaction.";
@@ -55,26 +54,13 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
     private static final Set<String> OWN_ATTRIBUTES =
         Set.of(TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, FIELDS_ATTRIBUTE, SCHEMALESS_WRAPPER);
 
-    private final KeyColumns keyColumns;
-
     public DebeziumJsonEncoder(Map<String, String> settings) {
-        this(new KeyColumns(settings));
-    }
-
-    private DebeziumJsonEncoder(KeyColumns keyColumns) {
-        super(NAME, keyColumns.any() ? CARRIES : without(CARRIES, "key"), OWN_ATTRIBUTES);
-        this.keyColumns = keyColumns;
-    }
-
-    private static Set<String> without(Set<String> features, String feature) {
-        Set<String> left = new HashSet<>(features);
-        left.remove(feature);
-        return left;
+        super(NAME, CARRIES, OWN_ATTRIBUTES, settings, true);
     }
 
     @Override
     public byte[] encode(Events.Event event) throws EncodeException {
-        Events.Event written = carriedForm(keyedByRow(event));
+        Events.Event written = carriedForm(event);
         if (written.op().equals("UPSERT")) { // with_op_code: the row as it now is, read back as an INSERT
             written = withOp(written, "INSERT");
         }
@@ -91,40 +77,17 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
 
     // -- the normal form ----------------------------------------------------------------------------------------------
 
-    /** {@code KeyedByColumns.row_image_name}: the image the key is read out of. */
-    private static boolean keyInBefore(Events.Event event) {
-        return event.op().equals("DELETE") || event.after() == null;
-    }
-
-    /** {@code KeyedByColumns.keyed_by_row}: the key cells missing from the row put in front of it, and the key read. */
-    private Events.Event keyedByRow(Events.Event event) {
-        boolean before = keyInBefore(event);
-        List<Events.Cell> row = before ? event.before() : event.after();
-        List<Events.Cell> missing = KeyColumns.outside(event.key(), row);
-        if (!missing.isEmpty()) {
-            List<Events.Cell> joined = new ArrayList<>(missing);
-            if (row != null) {
-                joined.addAll(row);
-            }
-            row = joined;
-        }
-        List<Events.Cell> key = keyColumns.any() ? keyColumns.keyOf(event.table(), row) : event.key();
-        return new Events.Event(event.op(), event.table(), key, before ? row : event.before(),
-            before ? event.after() : row, event.source(), event.keyOnly(), event.attributes());
-    }
-
     /**
      * {@code DebeziumJsonCodec.envelope_form}: the key read out of the row, the source position and the kept
      * attributes as a message gives them back.
      */
     private Events.Event envelopeForm(Events.Event event) {
-        List<Events.Cell> key = keyColumns.any()
-            ? keyColumns.keyOf(event.table(), keyInBefore(event) ? event.before() : event.after()) : event.key();
+        Events.Event keyed = withKeyAsRead(event, rowImage(event));
         Events.Source source = event.source();
-        Events.Event written = new Events.Event(event.op(), event.table(), key, event.before(), event.after(),
+        Events.Event written = new Events.Event(keyed.op(), keyed.table(), keyed.key(), keyed.before(), keyed.after(),
             new Events.Source(source.system(), positionAsWritten(source.position(), event.table() != null),
                 source.commitTimeUs(), source.captureTimeUs()),
-            event.keyOnly(), event.attributes());
+            keyed.keyOnly(), keyed.attributes());
         Map<String, Kept> own = new HashMap<>();
         for (Events.Entry attribute : event.attributes()) {
             if (isOwn(attribute.name())) {
@@ -133,7 +96,7 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
             }
         }
         Map<String, Kept> ownWritten = own;
-        List<Events.Entry> attributes = asDecoded(event.attributes(),
+        List<Events.Entry> attributes = KeptFields.asDecoded(event.attributes(),
             (name, value) -> isOwn(name) ? ownWritten.get(name) : attributeGroup(name, value));
         return new Events.Event(written.op(), written.table(), written.key(), written.before(), written.after(),
             written.source(), written.keyOnly(), attributes);
@@ -164,36 +127,6 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
         return written;
     }
 
-    /** An attribute written back: the group it is written in (groups read back in their order), and its value. */
-    private record Kept(int group, Object value) {
-    }
-
-    private interface GroupOf {
-        Kept of(String name, Object value);
-    }
-
-    /**
-     * {@code kept_fields.as_decoded}: the attributes written back, the first of each name, as what, in the order of
-     * their groups.
-     */
-    private static List<Events.Entry> asDecoded(List<Events.Entry> attributes, GroupOf groupOf) {
-        List<Map.Entry<Integer, Events.Entry>> kept = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (Events.Entry attribute : attributes) {
-            Kept written = seen.contains(attribute.name()) ? null : groupOf.of(attribute.name(), attribute.value());
-            if (written != null) {
-                seen.add(attribute.name());
-                kept.add(Map.entry(written.group(), new Events.Entry(attribute.name(), written.value())));
-            }
-        }
-        kept.sort(Comparator.comparing(Map.Entry::getKey)); // stable: in their order within a group
-        List<Events.Entry> inOrder = new ArrayList<>(kept.size());
-        for (Map.Entry<Integer, Events.Entry> entry : kept) {
-            inOrder.add(entry.getValue());
-        }
-        return inOrder;
-    }
-
     /**
      * {@code debezium._attribute_group}: transaction fields are written first, as JSON scalars; kept envelope fields
      * then, as canonical JSON text.
@@ -204,7 +137,7 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
         }
         if (name.startsWith(FIELD_ATTRIBUTE)
                 && !ENVELOPE_FIELD_NAMES.contains(name.substring(FIELD_ATTRIBUTE.length()))) {
-            return new Kept(1, canonicalJson(value));
+            return new Kept(1, KeptFields.canonicalJson(value));
         }
         return null;
     }
@@ -215,27 +148,12 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
     }
 
     /**
-     * {@code debezium_envelope.canonical_json}: JSON text in its canonical form (msgspec's); any other value the JSON
-     * value it is as a scalar (text as a JSON string).
-     */
-    private static String canonicalJson(Object value) {
-        if (value instanceof String) {
-            try {
-                return JsonOut.msgspec(Json.parse(((String) value).getBytes(StandardCharsets.UTF_8)));
-            } catch (DecodeException notJson) {
-                // written as the JSON string it is, below
-            }
-        }
-        return JsonOut.msgspec(Values.jsonForm(value));
-    }
-
-    /**
      * {@code DebeziumJsonCodec._own_attributes_written}: the {@code debezium-json.fields.*} attributes that a message
      * of the event gives back (those that fit what the event writes, and say something writing would not generate),
      * and the schemaless wrapper's mark.
      */
     private Map<String, Kept> ownAttributesWritten(Events.Event event) {
-        List<Events.Entry> attributes = asDecoded(event.attributes(), DebeziumJsonEncoder::attributeGroup);
+        List<Events.Entry> attributes = KeptFields.asDecoded(event.attributes(), DebeziumJsonEncoder::attributeGroup);
         Map<String, Kept> own = new HashMap<>();
         EnvelopeShape envelopeShape = envelopeShape(event, attributes);
         List<String> envelopeNames = names(attribute(event, ENVELOPE_FIELDS));
@@ -436,7 +354,7 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
                 case "transaction": document.put(name, transaction(event.attributes())); break;
                 default:
                     if (kept == null) {
-                        kept = keptFields(event.attributes());
+                        kept = KeptFields.write(event.attributes(), FIELD_ATTRIBUTE, ENVELOPE_FIELD_NAMES);
                     }
                     document.put(name, kept.get(name));
             }
@@ -453,38 +371,6 @@ public final class DebeziumJsonEncoder extends NormalForm implements MessageEnco
             }
         }
         return transaction.isEmpty() ? null : transaction;
-    }
-
-    /**
-     * {@code kept_fields.write}: the fields the {@code debezium.field.*} attributes keep, to write back verbatim; one
-     * that would read back as a field of the envelope itself is refused.
-     */
-    private static Map<String, Object> keptFields(List<Events.Entry> attributes) throws EncodeException {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        for (int index = 0; index < attributes.size(); index++) {
-            String name = attributes.get(index).name();
-            if (!name.startsWith(FIELD_ATTRIBUTE)) {
-                continue;
-            }
-            String field = name.substring(FIELD_ATTRIBUTE.length());
-            if (ENVELOPE_FIELD_NAMES.contains(field)) {
-                throw new EncodeException(name + " would read back as the field " + Python.repr(field),
-                    "attributes[" + index + "]");
-            }
-            Object value = attributes.get(index).value();
-            if (value instanceof String) {
-                try {
-                    Json.parse(((String) value).getBytes(StandardCharsets.UTF_8));
-                    fields.put(field, new JsonOut.Raw((String) value));
-                    continue;
-                } catch (DecodeException notJson) {
-                    // refused below
-                }
-            }
-            throw new EncodeException("expected JSON text to write back verbatim, got " + Python.repr(value),
-                "attributes[" + index + "]");
-        }
-        return fields;
     }
 
     /** {@code debezium_envelope.image_fields} without a schema: an image as its JSON object. */
