@@ -184,7 +184,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
      */
     private record Layout(Set<String> available, Set<String> required, List<String> defaults) {
         boolean fits(List<String> names) {
-            return names != null && names.containsAll(required) && available.containsAll(names);
+            return names != null && new HashSet<>(names).containsAll(required) && available.containsAll(names);
         }
 
         List<String> order(List<String> names) {

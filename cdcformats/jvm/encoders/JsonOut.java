@@ -4,6 +4,7 @@ import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Numbers;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -19,100 +20,130 @@ import java.util.Map;
  * </ul>
  * A document is made of {@code Map}s (with text keys, in order), {@code List}s, {@code String}s, {@code Long}s,
  * {@code Boolean}s, null (or {@link Json#NULL}), {@code Double}s and {@link Raw} texts. A double that is not finite
- * has no JSON form: the codecs write it as text before it gets here.
+ * has no JSON form: the codecs write it as text before it gets here. The text is written as UTF-8 straight into an
+ * array of bytes.
  */
 public final class JsonOut {
-    private JsonOut() {
+    private static final byte[] LOWER_HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UPPER_HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+    // The escape letter of each character JSON escapes with one (0: none): msgspec's and Jackson's alike.
+    private static final byte[] ESCAPE_LETTER = new byte[128];
+
+    static {
+        String escaped = "\"\\\b\f\n\r\t";
+        String letters = "\"\\bfnrt";
+        for (int i = 0; i < escaped.length(); i++) {
+            ESCAPE_LETTER[escaped.charAt(i)] = (byte) letters.charAt(i);
+        }
     }
 
     /** JSON text written as it is (a kept field: {@code msgspec.Raw}), spelt as msgspec wrote it. */
     public record Raw(String text) {
     }
 
+    private final boolean jackson;
+    private byte[] bytes = new byte[512];
+    private int size;
+
+    private JsonOut(boolean jackson) {
+        this.jackson = jackson;
+    }
+
     public static String msgspec(Object document) {
-        StringBuilder out = new StringBuilder();
-        write(document, out, false);
-        return out.toString();
+        JsonOut out = new JsonOut(false);
+        out.write(document);
+        return new String(out.bytes, 0, out.size, StandardCharsets.UTF_8);
     }
 
     /** {@code encode_as_jackson(with_jackson_floats(document))}, as UTF-8. */
     public static byte[] jackson(Object document) {
-        StringBuilder out = new StringBuilder();
-        write(document, out, true);
-        return out.toString().getBytes(StandardCharsets.UTF_8);
+        JsonOut out = new JsonOut(true);
+        out.write(document);
+        return Arrays.copyOf(out.bytes, out.size);
     }
 
-    private static void write(Object value, StringBuilder out, boolean jackson) {
+    private void write(Object value) {
         if (value instanceof String) {
-            writeString((String) value, out, jackson);
+            writeString((String) value);
         } else if (value instanceof Map) {
-            out.append('{');
+            writeByte('{');
             boolean first = true;
             for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
                 if (!first) {
-                    out.append(',');
+                    writeByte(',');
                 }
                 first = false;
-                writeString((String) field.getKey(), out, jackson);
-                out.append(':');
-                write(field.getValue(), out, jackson);
+                writeString((String) field.getKey());
+                writeByte(':');
+                write(field.getValue());
             }
-            out.append('}');
+            writeByte('}');
         } else if (value instanceof List) {
-            out.append('[');
+            writeByte('[');
             boolean first = true;
             for (Object item : (List<?>) value) {
                 if (!first) {
-                    out.append(',');
+                    writeByte(',');
                 }
                 first = false;
-                write(item, out, jackson);
+                write(item);
             }
-            out.append(']');
+            writeByte(']');
         } else if (value instanceof Double) {
             double number = (Double) value;
             if (!Double.isFinite(number)) {
                 throw new IllegalArgumentException("no JSON number holds " + number);
             }
-            out.append(jackson ? Numbers.javaText(number) : Numbers.msgspecText(number));
+            writeAscii(jackson ? Numbers.javaText(number) : Numbers.msgspecText(number));
         } else if (value instanceof Raw) {
             String text = ((Raw) value).text();
-            out.append(jackson ? asJackson(text) : text);
+            if (jackson) {
+                writeAsJackson(text);
+            } else {
+                writeUtf8(text, 0, text.length());
+            }
         } else if (Json.isNull(value)) {
-            out.append("null");
+            writeAscii("null");
         } else {
-            out.append(value); // Long, Boolean, BigInteger
+            writeAscii(value.toString()); // Long, Boolean, BigInteger
         }
     }
 
-    private static final String ESCAPED = "\"\\\b\f\n\r\t";
-    private static final String ESCAPE_LETTERS = "\"\\bfnrt";
-    private static final char[] LOWER_HEX = "0123456789abcdef".toCharArray();
-    private static final char[] UPPER_HEX = "0123456789ABCDEF".toCharArray();
-
-    private static void writeString(String value, StringBuilder out, boolean jackson) {
-        out.append('"');
+    private void writeString(String value) {
+        writeByte('"');
+        int written = 0; // the characters before this are written: runs that need no escape are written whole
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            int escape = ESCAPED.indexOf(c);
-            if (escape >= 0) {
-                out.append('\\').append(ESCAPE_LETTERS.charAt(escape));
+            if (c >= 0x20 && c != '"' && c != '\\' && !(jackson && Character.isHighSurrogate(c))) {
+                continue;
+            }
+            writeUtf8(value, written, i);
+            written = i + 1;
+            if (c < 0x80 && ESCAPE_LETTER[c] != 0) {
+                writeByte('\\');
+                writeByte(ESCAPE_LETTER[c]);
             } else if (c < 0x20) {
-                hexEscape(c, out, jackson ? UPPER_HEX : LOWER_HEX);
-            } else if (jackson && Character.isHighSurrogate(c) && i + 1 < value.length()
-                    && Character.isLowSurrogate(value.charAt(i + 1))) {
-                hexEscape(c, out, UPPER_HEX);
-                hexEscape(value.charAt(++i), out, UPPER_HEX);
+                hexEscape(c, jackson ? UPPER_HEX : LOWER_HEX);
+            } else if (i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                hexEscape(c, UPPER_HEX);
+                hexEscape(value.charAt(++i), UPPER_HEX);
+                written = i + 1;
             } else {
-                out.append(c);
+                written = i; // a lone surrogate: written as UTF-8 writes it
             }
         }
-        out.append('"');
+        writeUtf8(value, written, value.length());
+        writeByte('"');
     }
 
-    private static void hexEscape(char c, StringBuilder out, char[] hex) {
-        out.append("\\u").append(hex[c >> 12]).append(hex[(c >> 8) & 0xF]).append(hex[(c >> 4) & 0xF])
-            .append(hex[c & 0xF]);
+    private void hexEscape(char c, byte[] hex) {
+        ensure(6);
+        bytes[size++] = '\\';
+        bytes[size++] = 'u';
+        bytes[size++] = hex[c >> 12];
+        bytes[size++] = hex[(c >> 8) & 0xF];
+        bytes[size++] = hex[(c >> 4) & 0xF];
+        bytes[size++] = hex[c & 0xF];
     }
 
     /**
@@ -120,30 +151,75 @@ public final class JsonOut {
      * hex digits of a control character's escape and escapes a character beyond the BMP as its surrogate pair (an
      * escaped backslash is passed over whole, so that the text after it is not read as an escape).
      */
-    static String asJackson(String text) {
-        StringBuilder out = new StringBuilder(text.length());
+    private void writeAsJackson(String text) {
+        int written = 0;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c == '\\' && i + 1 < text.length() && text.charAt(i + 1) == '\\') {
-                out.append("\\\\");
                 i++;
             } else if (c == '\\' && i + 5 < text.length() && text.startsWith("u00", i + 1)
                     && isLowerHex(text.charAt(i + 4)) && isLowerHex(text.charAt(i + 5))) {
-                out.append("\\u00").append(Character.toUpperCase(text.charAt(i + 4)))
-                    .append(Character.toUpperCase(text.charAt(i + 5)));
+                writeUtf8(text, written, i + 4);
+                writeByte(Character.toUpperCase(text.charAt(i + 4)));
+                writeByte(Character.toUpperCase(text.charAt(i + 5)));
                 i += 5;
+                written = i + 1;
             } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
                     && Character.isLowSurrogate(text.charAt(i + 1))) {
-                hexEscape(c, out, UPPER_HEX);
-                hexEscape(text.charAt(++i), out, UPPER_HEX);
-            } else {
-                out.append(c);
+                writeUtf8(text, written, i);
+                hexEscape(c, UPPER_HEX);
+                hexEscape(text.charAt(++i), UPPER_HEX);
+                written = i + 1;
             }
         }
-        return out.toString();
+        writeUtf8(text, written, text.length());
     }
 
     private static boolean isLowerHex(char c) {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    }
+
+    private void writeByte(int b) {
+        ensure(1);
+        bytes[size++] = (byte) b;
+    }
+
+    private void writeAscii(String text) {
+        ensure(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            bytes[size++] = (byte) text.charAt(i);
+        }
+    }
+
+    /** The characters {@code start} to {@code end} of {@code text} as UTF-8, as {@code String.getBytes} writes them. */
+    private void writeUtf8(String text, int start, int end) {
+        ensure((end - start) * 3);
+        for (int i = start; i < end; i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes[size++] = (byte) c;
+            } else if (c < 0x800) {
+                bytes[size++] = (byte) (0xC0 | (c >> 6));
+                bytes[size++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isHighSurrogate(c) && i + 1 < end && Character.isLowSurrogate(text.charAt(i + 1))) {
+                int point = Character.toCodePoint(c, text.charAt(++i));
+                bytes[size++] = (byte) (0xF0 | (point >> 18));
+                bytes[size++] = (byte) (0x80 | ((point >> 12) & 0x3F));
+                bytes[size++] = (byte) (0x80 | ((point >> 6) & 0x3F));
+                bytes[size++] = (byte) (0x80 | (point & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                bytes[size++] = '?'; // a lone surrogate, which UTF-8 has no form for
+            } else {
+                bytes[size++] = (byte) (0xE0 | (c >> 12));
+                bytes[size++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                bytes[size++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+    }
+
+    private void ensure(int more) {
+        if (size + more > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+        }
     }
 }

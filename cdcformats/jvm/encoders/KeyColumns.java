@@ -7,9 +7,11 @@ import cdcformats.jvm.decoders.PerTable;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The option {@code key_columns} of a format whose messages do not mark the key ({@code _kit/keys.py}), as the
@@ -62,8 +64,11 @@ public final class KeyColumns {
      * format that reads the key out of the row puts in front of it.
      */
     public static List<Events.Cell> outside(List<Events.Cell> key, List<Events.Cell> row) {
+        if (key.isEmpty()) { // most events of formats that read the key out of the row
+            return List.of();
+        }
         Map<String, Events.Cell> outside = new LinkedHashMap<>();
-        List<String> inRow = new ArrayList<>();
+        Set<String> inRow = new HashSet<>();
         if (row != null) {
             for (Events.Cell cell : row) {
                 inRow.add(cell.name());
