@@ -182,9 +182,9 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
      * {@code debezium._Layout}: the fields an object can be written with, those it must have for the event to read
      * back, and their order when no kept order says another.
      */
-    private record Layout(Set<String> available, Set<String> required, List<String> defaults) {
+    private record Layout(List<String> available, List<String> required, List<String> defaults) {
         boolean fits(List<String> names) {
-            return names != null && new HashSet<>(names).containsAll(required) && available.containsAll(names);
+            return names != null && names.containsAll(required) && available.containsAll(names);
         }
 
         List<String> order(List<String> names) {
@@ -236,12 +236,16 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
 
     /** {@code debezium._envelope_layout}. */
     private static Layout envelopeLayout(EnvelopeShape shape, List<String> names) {
-        Set<String> required = new HashSet<>(List.of("op"));
+        List<String> required = new ArrayList<>(List.of("op"));
         required.addAll(requiredTimes(shape.timeKind(), names != null && names.contains("ts_us")));
         required.addAll(shape.kept());
         List<String> defaults = new ArrayList<>(List.of("before", "after"));
-        required.addAll(shape.before() ? List.of("before") : List.of());
-        required.addAll(shape.after() ? List.of("after") : List.of());
+        if (shape.before()) {
+            required.add("before");
+        }
+        if (shape.after()) {
+            required.add("after");
+        }
         if (shape.source()) {
             required.add("source");
             defaults.add("source");
@@ -253,7 +257,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
             defaults.add("transaction");
         }
         defaults.addAll(shape.kept());
-        Set<String> available = new HashSet<>(ENVELOPE_FIELD_NAMES);
+        List<String> available = new ArrayList<>(ENVELOPE_FIELD_NAMES);
         available.addAll(shape.kept());
         return new Layout(available, required, defaults);
     }
@@ -276,11 +280,12 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
      * the table has a catalog or the names have it, {@code table}), then the position.
      */
     private static Layout sourceLayout(SourceShape shape, List<String> names) {
-        Set<String> required = new HashSet<>(requiredTimes(shape.timeKind(), names != null && names.contains("ts_us")));
+        boolean tsUsNamed = names != null && names.contains("ts_us");
+        List<String> required = new ArrayList<>(requiredTimes(shape.timeKind(), tsUsNamed));
         if (shape.system()) {
             required.add("connector");
         }
-        Set<String> available = new HashSet<>(List.of("connector", "ts_ms", "ts_us"));
+        List<String> available = new ArrayList<>(List.of("connector", "ts_ms", "ts_us"));
         List<String> defaults = new ArrayList<>();
         if (shape.system()) {
             defaults.add("connector");
@@ -391,29 +396,41 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         List<String> order = sourceLayout(sourceShape(event), names).order(names);
         Events.Source source = event.source();
         Events.Table table = event.table();
-        Map<String, Object> values = new HashMap<>();
-        values.put("connector", source.system());
-        Long commit = source.commitTimeUs();
-        values.put("ts_ms", commit == null ? null : Math.floorDiv(commit, 1000L));
-        values.put("ts_us", commit);
-        if (table != null) {
-            if (order.contains("schema")) {
-                values.put("db", table.catalog());
-                values.put("schema", table.schema());
-            } else {
-                values.put("db", table.schema());
-            }
-            values.put("table", table.name());
-        }
-        List<Events.Entry> position = source.position();
-        for (int index = position.size() - 1; index >= 0; index--) { // the first of a name
-            values.put(position.get(index).name(), Values.jsonForm(position.get(index).value()));
-        }
+        boolean schema = order.contains("schema");
         Map<String, Object> fields = new LinkedHashMap<>();
         for (String name : order) {
-            fields.put(name, values.get(name));
+            fields.put(name, sourceField(name, source, table, schema));
         }
         return fields;
+    }
+
+    /**
+     * The value of one field of {@code source}: the system, the commit time, the table's (with a table: {@code db}
+     * is its catalog where {@code schema} is written, else its schema), else the first position entry of the name
+     * (the position holds none of the names before, {@code position_as_written}).
+     */
+    private static Object sourceField(String name, Events.Source source, Events.Table table, boolean schema) {
+        Long commit = source.commitTimeUs();
+        switch (name) {
+            case "connector": return source.system();
+            case "ts_ms": return commit == null ? null : Math.floorDiv(commit, 1000L);
+            case "ts_us": return commit;
+            default:
+        }
+        if (table != null) {
+            switch (name) {
+                case "db": return schema ? table.catalog() : table.schema();
+                case "schema": return table.schema();
+                case "table": return table.name();
+                default:
+            }
+        }
+        for (Events.Entry entry : source.position()) {
+            if (entry.name().equals(name)) {
+                return Values.jsonForm(entry.value());
+            }
+        }
+        throw new IllegalStateException("no source field " + name); // the layout names only fields the event has
     }
 
     // -- events -------------------------------------------------------------------------------------------------------

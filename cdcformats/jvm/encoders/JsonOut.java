@@ -29,7 +29,15 @@ public final class JsonOut {
     // The escape letter of each character JSON escapes with one (0: none): msgspec's and Jackson's alike.
     private static final byte[] ESCAPE_LETTER = new byte[128];
 
+    // By the byte of UTF-8 text: whether it opens a character that a spelling escapes (needsEscape).
+    private static final boolean[] ESCAPED_BY_MSGSPEC = new boolean[256];
+    private static final boolean[] ESCAPED_BY_JACKSON = new boolean[256];
+
     static {
+        for (int b = 0; b < 256; b++) {
+            ESCAPED_BY_MSGSPEC[b] = b < 0x20 || b == '"' || b == '\\';
+            ESCAPED_BY_JACKSON[b] = ESCAPED_BY_MSGSPEC[b] || (b & 0xF8) == 0xF0; // a four-byte sequence's lead
+        }
         String escaped = "\"\\\b\f\n\r\t";
         String letters = "\"\\bfnrt";
         for (int i = 0; i < escaped.length(); i++) {
@@ -110,6 +118,15 @@ public final class JsonOut {
     }
 
     private void writeString(String value) {
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        if (!needsEscape(utf8)) { // most text: its UTF-8 as it is
+            ensure(utf8.length + 2);
+            bytes[size++] = '"';
+            System.arraycopy(utf8, 0, bytes, size, utf8.length);
+            size += utf8.length;
+            bytes[size++] = '"';
+            return;
+        }
         writeByte('"');
         int written = 0; // the characters before this are written: runs that need no escape are written whole
         for (int i = 0; i < value.length(); i++) {
@@ -134,6 +151,20 @@ public final class JsonOut {
         }
         writeUtf8(value, written, value.length());
         writeByte('"');
+    }
+
+    /**
+     * Whether UTF-8 text has a character that this spelling escapes: a control character, a quote, a backslash, or,
+     * for Jackson, one beyond the BMP (a four-byte sequence).
+     */
+    private boolean needsEscape(byte[] utf8) {
+        boolean[] escaped = jackson ? ESCAPED_BY_JACKSON : ESCAPED_BY_MSGSPEC;
+        for (byte b : utf8) {
+            if (escaped[b & 0xFF]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void hexEscape(char c, byte[] hex) {
