@@ -112,6 +112,13 @@ def line(where: str, format_name: str, options: dict[str, Any], message: str) ->
             "message": message, **decoded(format_name, options, message)}
 
 
+def golden_line(line: dict[str, Any]) -> str:
+    """A line of a golden file: its JSON with the characters that Python's ``str.splitlines`` breaks lines at, which
+    JSON leaves as they are, escaped (``\\u0085``, ``\\u2028``, ``\\u2029``), so that every reader sees one line."""
+    return json.dumps(line, ensure_ascii=False, separators=(",", ":")).translate(
+        {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
 def read(format_name: str) -> list[tuple[int, dict[str, Any]]]:
     """The lines of one golden file, each with its number (from 1)."""
     path = GOLDEN / f"{format_name}.jsonl"

@@ -97,7 +97,7 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
-from ..contract import JvmDecoder, Option, flag
+from ..contract import JvmDecoder, JvmEncoder, Option, flag
 from ..core import time_units, typed_text
 from ..core.typed_text import json_form
 from ..errors import DecodeError
@@ -308,6 +308,13 @@ class DebeziumJsonCodec(KeyedByColumns):
         return JvmDecoder("cdcformats.jvm.decoders.DebeziumJsonDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]),
             "skip_control": "true" if self.config["skip_control"] else "false", **self.key_columns.settings()})
+
+    def jvm_encoder(self) -> JvmEncoder | None:
+        """``cdcformats/jvm/encoders/DebeziumJsonEncoder.java``, this encoder in Java, without ``schemas`` only (the
+        schema wrapper's envelope schema is not ported: None, so that Spark writes it with the Arrow UDF)."""
+        if self.schemas:
+            return None
+        return JvmEncoder("cdcformats.jvm.encoders.DebeziumJsonEncoder", self.key_columns.settings())
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,452 @@
+package cdcformats.jvm.encoders;
+
+import cdcformats.jvm.decoders.DecodeException;
+import cdcformats.jvm.decoders.Events;
+import cdcformats.jvm.decoders.Json;
+import cdcformats.jvm.encoders.KeptFields.Kept;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code codecs/debezium.py}'s encoder without the schema wrapper ({@code schemas=False}), in Java: each event as
+ * {@code encode_exact(written(event))} writes it. The normal form is {@code envelope_form(with_op_code(
+ * _carried_form(keyed_by_row(event))))}: the key cells the event keeps outside its row put in front of the row, the
+ * event as far as debezium-json carries it ({@link NormalForm}), an UPSERT as a create, then the source position and
+ * the kept attributes as a message gives them back. The envelope is written in the order the event keeps
+ * ({@code debezium-json.fields.envelope} / {@code .source}) where it fits, else in the default one, spelt as
+ * JsonConverter's Jackson writes JSON ({@link JsonOut#jackson}).
+ *
+ * <p>Settings: {@code key_columns} and {@code key_columns_per_table} ({@code KeyColumns.settings()}).
+ */
+public final class DebeziumJsonEncoder extends KeyedByColumns implements MessageEncoder {
+    private static final String NAME = "debezium-json";
+    private static final String FIELD_ATTRIBUTE = "debezium.field.";
+    private static final String TRANSACTION_ATTRIBUTE = "debezium.transaction.";
+    private static final String FIELDS_ATTRIBUTE = "debezium-json.fields.";
+    private static final String ENVELOPE_FIELDS = FIELDS_ATTRIBUTE + "envelope";
+    private static final String SOURCE_FIELD_NAMES = FIELDS_ATTRIBUTE + "source";
+    private static final String SCHEMA_ATTRIBUTE = "debezium-json.schema.";
+    private static final String SCHEMALESS_WRAPPER = "debezium-json.schemaless_wrapper";
+    // debezium._OWN: the attributes that say how a message was written.
+    private static final List<String> OWN = List.of(FIELDS_ATTRIBUTE, SCHEMA_ATTRIBUTE, SCHEMALESS_WRAPPER);
+    private static final List<String> ENVELOPE_FIELD_NAMES =
+        List.of("before", "after", "source", "op", "ts_ms", "ts_us", "transaction");
+    private static final Set<String> TIMES = Set.of("ts_ms", "ts_us");
+    // The source fields decoding reads as something other than the position, with a table and without one.
+    private static final Set<String> RESERVED = Set.of("connector", "ts_ms", "ts_us", "db", "schema", "table");
+    private static final Set<String> RESERVED_WITHOUT_TABLE = Set.of("connector", "ts_ms", "ts_us", "table");
+    private static final Map<String, String> CODE_OF_OP = Map.of("INSERT", "c", "UPDATE", "u", "DELETE", "d",
+        "READ", "r", "TRUNCATE", "t", "UPSERT", "c");
+    private static final Set<String> CARRIES = Set.of(
+        "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
+        "key", "before", "after", "image.columns",
+        "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
+        "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time",
+        "source.time.sub_ms");
+    private static final Set<String> OWN_ATTRIBUTES =
+        Set.of(TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, FIELDS_ATTRIBUTE, SCHEMALESS_WRAPPER);
+
+    public DebeziumJsonEncoder(Map<String, String> settings) {
+        super(NAME, CARRIES, OWN_ATTRIBUTES, settings, true);
+    }
+
+    @Override
+    public byte[] encode(Events.Event event) throws EncodeException {
+        Events.Event written = carriedForm(event);
+        if (written.op().equals("UPSERT")) { // with_op_code: the row as it now is, read back as an INSERT
+            written = withOp(written, "INSERT");
+        }
+        written = envelopeForm(written);
+        Map<String, Object> payload = payload(written);
+        if (Boolean.TRUE.equals(attribute(written, SCHEMALESS_WRAPPER))) {
+            Map<String, Object> wrapper = new LinkedHashMap<>();
+            wrapper.put("schema", null);
+            wrapper.put("payload", payload);
+            return JsonOut.jackson(wrapper);
+        }
+        return JsonOut.jackson(payload);
+    }
+
+    // -- the normal form ----------------------------------------------------------------------------------------------
+
+    /**
+     * {@code DebeziumJsonCodec.envelope_form}: the key read out of the row, the source position and the kept
+     * attributes as a message gives them back.
+     */
+    private Events.Event envelopeForm(Events.Event event) {
+        Events.Event keyed = withKeyAsRead(event, rowImage(event));
+        Events.Source source = event.source();
+        Events.Event written = new Events.Event(keyed.op(), keyed.table(), keyed.key(), keyed.before(), keyed.after(),
+            new Events.Source(source.system(), positionAsWritten(source.position(), event.table() != null),
+                source.commitTimeUs(), source.captureTimeUs()),
+            keyed.keyOnly(), keyed.attributes());
+        Map<String, Kept> own = new HashMap<>();
+        for (Events.Entry attribute : event.attributes()) {
+            if (isOwn(attribute.name())) {
+                own = ownAttributesWritten(written);
+                break;
+            }
+        }
+        Map<String, Kept> ownWritten = own;
+        List<Events.Entry> attributes = KeptFields.asDecoded(event.attributes(),
+            (name, value) -> isOwn(name) ? ownWritten.get(name) : attributeGroup(name, value));
+        return new Events.Event(written.op(), written.table(), written.key(), written.before(), written.after(),
+            written.source(), written.keyOnly(), attributes);
+    }
+
+    private static boolean isOwn(String name) {
+        for (String own : OWN) {
+            if (name.startsWith(own)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@code debezium_envelope.position_as_written} without a schema: a name that repeats keeps its first entry, one
+     * that decoding reads as another source field is left out.
+     */
+    private static List<Events.Entry> positionAsWritten(List<Events.Entry> position, boolean hasTable) {
+        Set<String> reserved = hasTable ? RESERVED : RESERVED_WITHOUT_TABLE;
+        Set<String> seen = new HashSet<>();
+        List<Events.Entry> written = new ArrayList<>(position.size());
+        for (Events.Entry entry : position) {
+            if (!reserved.contains(entry.name()) && seen.add(entry.name())) {
+                written.add(entry);
+            }
+        }
+        return written;
+    }
+
+    /**
+     * {@code debezium._attribute_group}: transaction fields are written first, as JSON scalars; kept envelope fields
+     * then, as canonical JSON text.
+     */
+    private static Kept attributeGroup(String name, Object value) {
+        if (name.startsWith(TRANSACTION_ATTRIBUTE)) {
+            return new Kept(0, transactionValue(value));
+        }
+        if (name.startsWith(FIELD_ATTRIBUTE)
+                && !ENVELOPE_FIELD_NAMES.contains(name.substring(FIELD_ATTRIBUTE.length()))) {
+            return new Kept(1, KeptFields.canonicalJson(value));
+        }
+        return null;
+    }
+
+    /** {@code debezium._transaction_value}: a JSON scalar (a nested value as its JSON text). */
+    private static Object transactionValue(Object value) {
+        return Values.isNested(value) ? Values.render(value) : Values.jsonForm(value);
+    }
+
+    /**
+     * {@code DebeziumJsonCodec._own_attributes_written}: the {@code debezium-json.fields.*} attributes that a message
+     * of the event gives back (those that fit what the event writes, and say something writing would not generate),
+     * and the schemaless wrapper's mark.
+     */
+    private Map<String, Kept> ownAttributesWritten(Events.Event event) {
+        List<Events.Entry> attributes = KeptFields.asDecoded(event.attributes(), DebeziumJsonEncoder::attributeGroup);
+        Map<String, Kept> own = new HashMap<>();
+        EnvelopeShape envelopeShape = envelopeShape(event, attributes);
+        List<String> envelopeNames = names(attribute(event, ENVELOPE_FIELDS));
+        if (envelopeNames != null && envelopeLayout(envelopeShape, envelopeNames).fits(envelopeNames)
+                && !envelopeNames.equals(envelopeLayout(envelopeShape, null).defaults)) {
+            own.put(ENVELOPE_FIELDS, new Kept(2, JsonOut.msgspec(envelopeNames)));
+        }
+        SourceShape sourceShape = sourceShape(event);
+        List<String> sourceNames = names(attribute(event, SOURCE_FIELD_NAMES));
+        if (sourceNames != null && sourceLayout(sourceShape, sourceNames).fits(sourceNames)
+                && !sourceNames.equals(sourceLayout(sourceShape, null).defaults)) {
+            own.put(SOURCE_FIELD_NAMES, new Kept(3, JsonOut.msgspec(sourceNames)));
+        }
+        if (!envelopeLayout(envelopeShape, envelopeNames).order(envelopeNames).contains("source")) {
+            own.remove(SOURCE_FIELD_NAMES); // an empty source that is not written: nor is the order of its fields
+        }
+        if (Boolean.TRUE.equals(attribute(event, SCHEMALESS_WRAPPER))) {
+            own.put(SCHEMALESS_WRAPPER, new Kept(4, Boolean.TRUE));
+        }
+        return own;
+    }
+
+    // -- the fields of the envelope and of its source -------------------------------------------------------------
+
+    /**
+     * {@code debezium._Layout}: the fields an object can be written with, those it must have for the event to read
+     * back, and their order when no kept order says another.
+     */
+    private record Layout(List<String> available, List<String> required, List<String> defaults) {
+        boolean fits(List<String> names) {
+            return names != null && names.containsAll(required) && available.containsAll(names);
+        }
+
+        List<String> order(List<String> names) {
+            return fits(names) ? names : defaults;
+        }
+    }
+
+    /** {@code debezium._EnvelopeShape}. */
+    private record EnvelopeShape(boolean before, boolean after, boolean source, int timeKind, boolean transaction,
+                                 List<String> kept) {
+    }
+
+    private static EnvelopeShape envelopeShape(Events.Event event, List<Events.Entry> attributes) {
+        Events.Source source = event.source();
+        boolean transaction = false;
+        Set<String> kept = new LinkedHashSet<>();
+        for (Events.Entry attribute : attributes) {
+            String name = attribute.name();
+            transaction |= name.startsWith(TRANSACTION_ATTRIBUTE);
+            if (name.startsWith(FIELD_ATTRIBUTE)) {
+                String field = name.substring(FIELD_ATTRIBUTE.length());
+                if (!ENVELOPE_FIELD_NAMES.contains(field)) {
+                    kept.add(field);
+                }
+            }
+        }
+        boolean saysSomething = source.system() != null || source.commitTimeUs() != null || event.table() != null
+            || !source.position().isEmpty();
+        return new EnvelopeShape(event.before() != null, event.after() != null, saysSomething,
+            timeKind(source.captureTimeUs()), transaction, new ArrayList<>(kept));
+    }
+
+    /** {@code debezium._time_kind}: 0 no time, 1 whole milliseconds, 2 with microseconds. */
+    private static int timeKind(Long instant) {
+        return instant == null ? 0 : Math.floorMod(instant, 1000L) != 0 ? 2 : 1;
+    }
+
+    /**
+     * {@code debezium._times}: which of ts_ms and ts_us must be written for a time of {@code kind} (ts_us where it
+     * has microseconds, else ts_ms unless the kept order has ts_us), and their default order.
+     */
+    private static List<String> requiredTimes(int kind, boolean tsUsNamed) {
+        return kind == 0 ? List.of() : kind == 2 ? List.of("ts_us") : tsUsNamed ? List.of() : List.of("ts_ms");
+    }
+
+    private static List<String> defaultTimes(int kind) {
+        return kind == 0 ? List.of() : kind == 2 ? List.of("ts_ms", "ts_us") : List.of("ts_ms");
+    }
+
+    /** {@code debezium._envelope_layout}. */
+    private static Layout envelopeLayout(EnvelopeShape shape, List<String> names) {
+        List<String> required = new ArrayList<>(List.of("op"));
+        required.addAll(requiredTimes(shape.timeKind(), names != null && names.contains("ts_us")));
+        required.addAll(shape.kept());
+        List<String> defaults = new ArrayList<>(List.of("before", "after"));
+        if (shape.before()) {
+            required.add("before");
+        }
+        if (shape.after()) {
+            required.add("after");
+        }
+        if (shape.source()) {
+            required.add("source");
+            defaults.add("source");
+        }
+        defaults.add("op");
+        defaults.addAll(defaultTimes(shape.timeKind()));
+        if (shape.transaction()) {
+            required.add("transaction");
+            defaults.add("transaction");
+        }
+        defaults.addAll(shape.kept());
+        List<String> available = new ArrayList<>(ENVELOPE_FIELD_NAMES);
+        available.addAll(shape.kept());
+        return new Layout(available, required, defaults);
+    }
+
+    /** {@code debezium._SourceShape}: system, commit time's kind, table (catalog, schema), the position's names. */
+    private record SourceShape(boolean system, int timeKind, Events.Table table, List<String> position) {
+    }
+
+    private static SourceShape sourceShape(Events.Event event) {
+        Set<String> position = new LinkedHashSet<>();
+        for (Events.Entry entry : event.source().position()) {
+            position.add(entry.name());
+        }
+        return new SourceShape(event.source().system() != null, timeKind(event.source().commitTimeUs()),
+            event.table(), new ArrayList<>(position));
+    }
+
+    /**
+     * {@code debezium._source_layout}: connector, the commit time, the table ({@code db}, with {@code schema} where
+     * the table has a catalog or the names have it, {@code table}), then the position.
+     */
+    private static Layout sourceLayout(SourceShape shape, List<String> names) {
+        boolean tsUsNamed = names != null && names.contains("ts_us");
+        List<String> required = new ArrayList<>(requiredTimes(shape.timeKind(), tsUsNamed));
+        if (shape.system()) {
+            required.add("connector");
+        }
+        List<String> available = new ArrayList<>(List.of("connector", "ts_ms", "ts_us"));
+        List<String> defaults = new ArrayList<>();
+        if (shape.system()) {
+            defaults.add("connector");
+        }
+        defaults.addAll(defaultTimes(shape.timeKind()));
+        Events.Table table = shape.table();
+        if (table != null) {
+            available.addAll(List.of("db", "table"));
+            required.add("table");
+            if (table.catalog() != null || (names != null && names.contains("schema"))) {
+                available.add("schema");
+                required.add("schema");
+                if (table.catalog() != null) {
+                    required.add("db");
+                }
+                defaults.addAll(List.of("db", "schema", "table"));
+            } else {
+                if (table.schema() != null) {
+                    required.add("db");
+                }
+                defaults.addAll(List.of("db", "table"));
+            }
+        }
+        available.addAll(shape.position());
+        required.addAll(shape.position());
+        defaults.addAll(shape.position());
+        return new Layout(available, required, defaults);
+    }
+
+    /** {@code debezium._names}: the field names a {@code debezium-json.fields.*} attribute keeps, or null. */
+    private static List<String> names(Object value) {
+        if (!(value instanceof String)) {
+            return null;
+        }
+        Object names;
+        try {
+            names = Json.parse(((String) value).getBytes(StandardCharsets.UTF_8));
+        } catch (DecodeException notJson) {
+            return null;
+        }
+        if (!(names instanceof List)) {
+            return null;
+        }
+        List<String> found = new ArrayList<>();
+        for (Object name : (List<?>) names) {
+            if (!(name instanceof String) || found.contains(name)) {
+                return null;
+            }
+            found.add((String) name);
+        }
+        return found;
+    }
+
+    // -- writing ------------------------------------------------------------------------------------------------------
+
+    /** {@code debezium._payload}: the envelope, in the order the event keeps where it fits. */
+    private Map<String, Object> payload(Events.Event event) throws EncodeException {
+        List<String> names = names(attribute(event, ENVELOPE_FIELDS));
+        List<String> order = envelopeLayout(envelopeShape(event, event.attributes()), names).order(names);
+        Map<String, Object> document = new LinkedHashMap<>();
+        Map<String, Object> kept = null;
+        Long capture = event.source().captureTimeUs();
+        for (String name : order) {
+            switch (name) {
+                case "before": document.put(name, imageFields(event.before())); break;
+                case "after": document.put(name, imageFields(event.after())); break;
+                case "source": document.put(name, sourceFields(event)); break;
+                case "op": document.put(name, CODE_OF_OP.get(event.op())); break;
+                case "ts_ms": document.put(name, capture == null ? null : Math.floorDiv(capture, 1000L)); break;
+                case "ts_us": document.put(name, capture); break;
+                case "transaction": document.put(name, transaction(event.attributes())); break;
+                default:
+                    if (kept == null) {
+                        kept = KeptFields.write(event.attributes(), FIELD_ATTRIBUTE, ENVELOPE_FIELD_NAMES);
+                    }
+                    document.put(name, kept.get(name));
+            }
+        }
+        return document;
+    }
+
+    private static Map<String, Object> transaction(List<Events.Entry> attributes) {
+        Map<String, Object> transaction = new LinkedHashMap<>();
+        for (Events.Entry attribute : attributes) {
+            if (attribute.name().startsWith(TRANSACTION_ATTRIBUTE)) {
+                transaction.put(attribute.name().substring(TRANSACTION_ATTRIBUTE.length()),
+                    transactionValue(attribute.value()));
+            }
+        }
+        return transaction.isEmpty() ? null : transaction;
+    }
+
+    /** {@code debezium_envelope.image_fields} without a schema: an image as its JSON object. */
+    private static Map<String, Object> imageFields(List<Events.Cell> cells) {
+        if (cells == null) {
+            return null;
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        for (Events.Cell cell : cells) {
+            fields.put(cell.name(), Values.jsonForm(cell.value()));
+        }
+        return fields;
+    }
+
+    /** {@code debezium._source_fields}: {@code source}, in the order the event keeps where it fits. */
+    private static Map<String, Object> sourceFields(Events.Event event) {
+        List<String> names = names(attribute(event, SOURCE_FIELD_NAMES));
+        List<String> order = sourceLayout(sourceShape(event), names).order(names);
+        Events.Source source = event.source();
+        Events.Table table = event.table();
+        boolean schema = order.contains("schema");
+        Map<String, Object> fields = new LinkedHashMap<>();
+        for (String name : order) {
+            fields.put(name, sourceField(name, source, table, schema));
+        }
+        return fields;
+    }
+
+    /**
+     * The value of one field of {@code source}: the system, the commit time, the table's (with a table: {@code db}
+     * is its catalog where {@code schema} is written, else its schema), else the first position entry of the name
+     * (the position holds none of the names before, {@code position_as_written}).
+     */
+    private static Object sourceField(String name, Events.Source source, Events.Table table, boolean schema) {
+        Long commit = source.commitTimeUs();
+        switch (name) {
+            case "connector": return source.system();
+            case "ts_ms": return commit == null ? null : Math.floorDiv(commit, 1000L);
+            case "ts_us": return commit;
+            default:
+        }
+        if (table != null) {
+            switch (name) {
+                case "db": return schema ? table.catalog() : table.schema();
+                case "schema": return table.schema();
+                case "table": return table.name();
+                default:
+            }
+        }
+        for (Events.Entry entry : source.position()) {
+            if (entry.name().equals(name)) {
+                return Values.jsonForm(entry.value());
+            }
+        }
+        throw new IllegalStateException("no source field " + name); // the layout names only fields the event has
+    }
+
+    // -- events -------------------------------------------------------------------------------------------------------
+
+    /** {@code ChangeEvent.attribute}: the value of the first attribute called {@code name}. */
+    private static Object attribute(Events.Event event, String name) {
+        for (Events.Entry attribute : event.attributes()) {
+            if (attribute.name().equals(name)) {
+                return attribute.value();
+            }
+        }
+        return null;
+    }
+
+    private static Events.Event withOp(Events.Event event, String op) {
+        return new Events.Event(op, event.table(), event.key(), event.before(), event.after(), event.source(),
+            event.keyOnly(), event.attributes());
+    }
+}

@@ -1,0 +1,139 @@
+package cdcformats.jvm.encoders;
+
+import cdcformats.jvm.decoders.Json;
+import cdcformats.jvm.decoders.Numbers;
+import cdcformats.jvm.decoders.TypedText;
+
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the encoders ask of a value of an {@link cdcformats.jvm.decoders.Events} event, as {@code core/typed_text.py}
+ * and {@code losses.VALUE_FEATURE} answer it in Python: its feature, its JSON form and its text.
+ */
+public final class Values {
+    private Values() {
+    }
+
+    /** {@code losses.VALUE_FEATURE}: the feature of a kind of value ("value.int"). */
+    public static String feature(Object value) {
+        if (Json.isNull(value)) {
+            return "value.null";
+        }
+        if (value instanceof Boolean) {
+            return "value.bool";
+        }
+        if (value instanceof Long) {
+            return "value.int";
+        }
+        if (value instanceof Double) {
+            return "value.float";
+        }
+        if (value instanceof String) {
+            return "value.str";
+        }
+        if (value instanceof byte[]) {
+            return "value.bytes";
+        }
+        if (value instanceof TypedText.DecimalText) {
+            return "value.decimal";
+        }
+        return "value.nested";
+    }
+
+    /** {@code model.is_nested}: an array (a {@code List}) or a Struct (a {@code Map}). */
+    public static boolean isNested(Object value) {
+        return value instanceof List || value instanceof Map;
+    }
+
+    public static boolean isNonFinite(Object value) {
+        return value instanceof Double && !Double.isFinite((Double) value);
+    }
+
+    /**
+     * {@code typed_text.json_form}: a value as the JSON formats without a schema write it, an array as a JSON array
+     * and a Struct as an object; bytes as base64 text; a decimal, NaN or an infinity as its text.
+     */
+    public static Object jsonForm(Object value) {
+        if (value instanceof List) {
+            List<Object> items = new ArrayList<>();
+            for (Object item : (List<?>) value) {
+                items.add(jsonForm(item));
+            }
+            return items;
+        }
+        if (value instanceof Map) {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
+                fields.put((String) field.getKey(), jsonForm(field.getValue()));
+            }
+            return fields;
+        }
+        if (value instanceof byte[]) {
+            return Base64.getEncoder().encodeToString((byte[]) value);
+        }
+        if (value instanceof TypedText.DecimalText || isNonFinite(value)) {
+            return render(value);
+        }
+        return Json.isNull(value) ? null : value;
+    }
+
+    /** {@code typed_text.is_json}: whether {@link #jsonForm} writes the value as it is. */
+    public static boolean isJson(Object value) {
+        if (value instanceof List) {
+            for (Object item : (List<?>) value) {
+                if (!isJson(item)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (value instanceof Map) {
+            for (Object item : ((Map<?, ?>) value).values()) {
+                if (!isJson(item)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return !(value instanceof byte[] || value instanceof TypedText.DecimalText || isNonFinite(value));
+    }
+
+    /**
+     * {@code typed_text.render}: the text of a value; a nested value's is its JSON (msgspec's), a double's Python's
+     * {@code repr}, NaN and the infinities by their names, null Python's {@code str(None)}.
+     */
+    public static String render(Object value) {
+        if (isNested(value)) {
+            return JsonOut.msgspec(jsonForm(value));
+        }
+        if (value instanceof Boolean) {
+            return (Boolean) value ? "true" : "false";
+        }
+        if (value instanceof Double) {
+            double number = (Double) value;
+            if (Double.isNaN(number)) {
+                return "NaN";
+            }
+            if (Double.isInfinite(number)) {
+                return number > 0 ? "Infinity" : "-Infinity";
+            }
+            return Numbers.pythonRepr(number);
+        }
+        if (value instanceof TypedText.DecimalText) {
+            return ((TypedText.DecimalText) value).text;
+        }
+        if (value instanceof byte[]) {
+            throw new IllegalArgumentException("bytes have no typed text: as_text writes them as base64");
+        }
+        return Json.isNull(value) ? "None" : value.toString();
+    }
+
+    /** {@code contract.as_text}: a value as text, for a format with no form for its kind (bytes as base64). */
+    public static String asText(Object value) {
+        return value instanceof byte[] ? Base64.getEncoder().encodeToString((byte[]) value) : render(value);
+    }
+}

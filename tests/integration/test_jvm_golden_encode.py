@@ -1,0 +1,157 @@
+"""The JVM encoders against their golden files, without Spark: ``tests/jvm/EncodeGoldenCheck.java`` compiled with the
+decoders' and encoders' classes alone (``cdcformats/jvm/decoders`` and ``cdcformats/jvm/encoders``, no other class
+path) and run on every file; any difference fails with the file and line it is at.
+``tests/unit/test_jvm_golden_encode_files.py`` writes the same events through the Python codecs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from msgspec.structs import replace
+
+import cdcformats as cf
+from tests import jvm_golden, jvm_golden_encode
+from tests.property import strategies
+
+ROOT = Path(__file__).resolve().parents[2]
+JVM = ROOT / "cdcformats" / "jvm"
+ENCODERS = JVM / "encoders"
+CHECK = ROOT / "tests" / "jvm" / "EncodeGoldenCheck.java"
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK (javac)")]
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    built = tmp_path_factory.mktemp("golden-encode-classes")
+    sources = sorted(str(path) for folder in ("decoders", "encoders") for path in (JVM / folder).glob("*.java"))
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(built), *sources,
+                    str(CHECK)], check=True)
+    return built
+
+
+def check(classes: Path, *files: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["java", "-cp", str(classes), "EncodeGoldenCheck", *map(str, files)], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_the_encoders_need_no_spark_class() -> None:
+    sources = list(ENCODERS.glob("*.java"))
+    assert sources
+    for path in sources:
+        assert "org.apache.spark" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_the_java_encoders_write_each_golden_event_as_the_file_says(classes: Path) -> None:
+    files = sorted(jvm_golden_encode.GOLDEN.glob("*.jsonl"))
+    assert len(files) == len(jvm_golden_encode.encoder_formats())
+    run = check(classes, *files)
+    lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in files)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines()[-1] == f"{lines} events checked, 0 differences"
+
+
+def test_a_difference_fails_the_run_naming_its_file_and_line(classes: Path, tmp_path: Path) -> None:
+    lines = (jvm_golden_encode.GOLDEN / "debezium-json.jsonl").read_text(encoding="utf-8").splitlines()
+    message = next(index for index, line in enumerate(lines) if '"message":' in line and '\\"op\\":\\"u\\"' in line)
+    error = next(index for index, line in enumerate(lines) if '"error":' in line)
+    lines[message] = lines[message].replace('\\"op\\":\\"u\\"', '\\"op\\":\\"c\\"', 1)
+    lines[error] = lines[error].replace('"error":"debezium-json: field key: ', '"error":"debezium-json: ', 1)
+    changed = tmp_path / "debezium-json.jsonl"
+    changed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = check(classes, changed)
+    assert run.returncode == 1
+    assert [line.split(" (")[0] for line in run.stdout.splitlines()[:-1]] == [
+        f"{changed}:{number + 1}" for number in sorted((message, error))]
+    assert run.stdout.splitlines()[-1] == f"{len(lines)} events checked, 2 differences"
+
+
+# debezium-json's own attributes, which decide the envelope's fields and their order: drawn beside the events.
+_ENVELOPE_NAMES = ["before", "after", "source", "op", "ts_ms", "ts_us", "transaction", "extra", "id"]
+_SOURCE_NAMES = ["connector", "ts_ms", "ts_us", "db", "schema", "table", "id", "name", "", "file"]
+
+
+def _orders(names: list[str]) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(names), unique=True).map(lambda drawn: json.dumps(drawn))
+
+
+_DEBEZIUM_ATTRIBUTES = st.lists(st.one_of(
+    st.tuples(st.sampled_from(["debezium.transaction.", "debezium.field."]), st.sampled_from(_ENVELOPE_NAMES)
+              | strategies.names).map("".join).flatmap(
+        lambda name: st.tuples(st.just(name), strategies.values() | st.sampled_from(['{"a": [1.0, 1e-6]}', "x"]))),
+    st.tuples(st.just("debezium-json.fields.envelope"), _orders(_ENVELOPE_NAMES) | strategies.values()),
+    st.tuples(st.just("debezium-json.fields.source"), _orders(_SOURCE_NAMES) | strategies.values()),
+    st.tuples(st.just("debezium-json.schemaless_wrapper"), st.just(True) | strategies.values())), max_size=6)
+_POSITIONS = st.lists(st.tuples(st.sampled_from(_SOURCE_NAMES), strategies.values()), max_size=4)
+# Times in whole milliseconds as often as not, which is what most sources send.
+_TIMES = st.none() | st.integers(-10**12, 10**13).map(lambda milliseconds: milliseconds * 1000) | strategies.int64s
+_OPTIONS = st.sampled_from([{}, {"key_columns": ["id"]}, {"key_columns": {"orders": ["id", "name"]}}])
+
+
+def _kept_order(draw: st.DrawFn, names: list[str], extras: list[str]) -> str:
+    """An order of fields near ``names``, the fields a message has: permuted, with one left out, one more, or one in
+    the place of another."""
+    names = draw(st.permutations(names))
+    change = draw(st.sampled_from(["none", "less", "more", "other"]))
+    extra = draw(st.sampled_from([name for name in extras if name not in names] or [""]))
+    at = draw(st.integers(0, max(len(names) - 1, 0)))
+    if change == "less" and names:
+        names.pop(at)
+    elif change == "more":
+        names.insert(at, extra)
+    elif change == "other" and names:
+        names[at] = extra
+    return json.dumps(names)
+
+
+@st.composite
+def _debezium_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    """Options, and an event with positions and debezium-json attributes drawn beside its own: orders of the fields
+    near the ones its message has, so that most of them fit."""
+    options = draw(_OPTIONS)
+    event = draw(strategies.events())
+    source = replace(event.source, position=(*event.source.position, *draw(_POSITIONS)),
+                     commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
+    event = replace(event, source=source, attributes=(*event.attributes, *draw(_DEBEZIUM_ATTRIBUTES)))
+    try:
+        written = json.loads(cf.codec("debezium-json", **options).encode_messages(event)[0])
+    except cf.EncodeError:
+        written = None
+    if type(written) is dict and draw(st.booleans()):
+        envelope = written.get("payload", written) if "schema" in written else written
+        orders = [("debezium-json.fields.envelope", _kept_order(draw, list(envelope), _ENVELOPE_NAMES))]
+        if type(envelope.get("source")) is dict:
+            orders.append(("debezium-json.fields.source", _kept_order(draw, list(envelope["source"]),
+                                                                      _SOURCE_NAMES)))
+        event = replace(event, attributes=(*orders, *event.attributes))
+    return options, replace(event, attributes=tuple(draw(st.permutations(event.attributes))))
+
+
+@pytest.fixture(scope="module")
+def java_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    """EncodeGoldenCheck reading debezium-json golden lines from its standard input, one answer a line."""
+    process = subprocess.Popen(["java", "-cp", str(classes), "EncodeGoldenCheck", "-"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+    assert process.stdin is not None
+    process.stdin.write("debezium-json\n")
+    yield process
+    process.stdin.close()
+    process.wait(timeout=30)
+
+
+@given(_debezium_cases())
+def test_the_java_encoder_writes_any_event_as_python_does(java_encoder: subprocess.Popen[str],
+                                                           case: tuple[dict[str, Any], Any]) -> None:
+    options, event = case
+    line = jvm_golden_encode.line("drawn", "debezium-json", options, jvm_golden.event_json(event))
+    assert java_encoder.stdin is not None and java_encoder.stdout is not None
+    java_encoder.stdin.write(jvm_golden.golden_line(line) + "\n")
+    assert java_encoder.stdout.readline().rstrip("\n") == "ok"

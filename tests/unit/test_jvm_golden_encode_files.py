@@ -1,0 +1,54 @@
+"""The golden files of the JVM encoders (``tests/fixtures/jvm-golden-encode``, described in
+``tests/jvm_golden_encode.py``) written through the Python codecs: each event is written as the line's message, or
+refused with the line's error, and each line names the encoder its codec's ``jvm_encoder()`` gives.
+``tests/integration/test_jvm_golden_encode.py`` checks the Java encoders against the same lines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import cdcformats as cf
+from tests import jvm_golden, jvm_golden_encode
+
+FORMATS = jvm_golden_encode.encoder_formats()
+
+
+def test_every_format_with_a_jvm_encoder_has_a_golden_file() -> None:
+    files = sorted(path.stem for path in jvm_golden_encode.GOLDEN.glob("*.jsonl"))
+    assert files == sorted(FORMATS)
+    assert "debezium-json" in FORMATS
+
+
+def test_debezium_json_has_a_jvm_encoder_only_without_schemas() -> None:
+    encoder = cf.codec("debezium-json", key_columns={"shop.orders": ["id"]}).jvm_encoder()
+    assert encoder is not None and encoder.class_name == "cdcformats.jvm.encoders.DebeziumJsonEncoder"
+    assert encoder.settings == {"key_columns": "[]", "key_columns_per_table": '{"shop.orders":["id"]}'}
+    assert cf.codec("debezium-json", schemas=True).jvm_encoder() is None
+
+
+@pytest.mark.parametrize("format_name", FORMATS)
+def test_the_python_codec_writes_each_golden_event_as_the_file_says(format_name: str) -> None:
+    differences = []
+    for number, line in jvm_golden_encode.read(format_name):
+        expected: dict[str, Any] = {name: line[name] for name in ("message", "error") if name in line}
+        event = jvm_golden_encode.event_from_json(line["event"])
+        actual = jvm_golden_encode.encoded(format_name, line["options"], event)
+        encoder = cf.codec(format_name, **line["options"]).jvm_encoder()
+        assert encoder is not None
+        if (actual != expected or jvm_golden.event_json(event) != line["event"]
+                or line["encoder"] != {"class": encoder.class_name, "settings": encoder.settings}):
+            differences.append(f"{format_name}.jsonl:{number} ({line['where']}): expected {expected}, got {actual}")
+    assert not differences, "\n".join(differences)
+
+
+@pytest.mark.parametrize("format_name", FORMATS)
+def test_each_golden_file_holds_every_op_every_decoder_file_and_refusals(format_name: str) -> None:
+    lines = [line for _, line in jvm_golden_encode.read(format_name)]
+    assert {line["event"]["op"] for line in lines} == {"INSERT", "UPDATE", "DELETE", "UPSERT", "READ", "TRUNCATE"}
+    decoded = {line["where"].split(":")[0] for line in lines if not line["where"].startswith("by hand")}
+    assert decoded == {f"tests/fixtures/jvm-golden/{path.name}" for path in jvm_golden.GOLDEN.glob("*.jsonl")}
+    errors = [line["error"] for line in lines if "error" in line]
+    assert errors and all("\n" not in error and error.startswith(f"{format_name}: ") for error in errors)
+    assert any(line["options"] for line in lines)
