@@ -3,7 +3,8 @@
 A line is one JSON object: ``where`` the event came from (a line of a decoder golden file, ``tests/jvm_golden.py``,
 or the case written by hand), ``options`` the codec's options, ``encoder`` what its ``jvm_encoder()`` gives
 (``class``, ``settings``), ``event`` the event in the JSON form of ``tests/jvm_golden.py``, and then either
-``message``, the text of the one message ``encode_messages`` writes for it, or ``error``, the one-line error that
+``message``, the text of the one message ``encode_messages`` writes for it (``message_base64``, its bytes in base64,
+where they are not UTF-8 text), or ``error``, the one-line error that
 refuses it (as ``EncodeError`` renders it with no position and no input: ``<format>: field <field>: <reason>``).
 ``tests/jvm/EncodeGoldenCheck.java`` encodes each line's event with the Java encoder and compares; the unit test
 ``tests/unit/test_jvm_golden_encode_files.py`` does the same through the Python codec.
@@ -80,7 +81,10 @@ def encoded(format_name: str, options: dict[str, Any], event: ChangeEvent) -> di
     except EncodeError as error:
         return {"error": str(EncodeError(error.format, error.reason, field=error.field))}
     assert len(messages) == 1, f"{format_name} wrote {len(messages)} messages for one event"
-    return {"message": messages[0].decode("utf-8")}
+    try:
+        return {"message": messages[0].decode("utf-8")}
+    except UnicodeDecodeError:  # a binary message (an envelope's)
+        return {"message_base64": base64.b64encode(messages[0]).decode("ascii")}
 
 
 def line(where: str, format_name: str, options: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:

@@ -86,12 +86,14 @@ public final class EncodeGoldenCheck {
     private static String difference(Map<String, MessageEncoder> encoders, String format, String text)
             throws DecodeException {
         Map<?, ?> line = (Map<?, ?>) Json.parse(text.getBytes(StandardCharsets.UTF_8));
-        String expected = (String) (line.containsKey("message") ? line.get("message") : line.get("error"));
+        boolean binary = line.containsKey("message_base64");
+        String expected = (String) (line.containsKey("message") ? line.get("message")
+            : binary ? line.get("message_base64") : line.get("error"));
         String actual;
         try {
             byte[] message = encoder(encoders, (Map<?, ?>) line.get("encoder"))
                 .encode(event((Map<?, ?>) line.get("event")));
-            actual = new String(message, StandardCharsets.UTF_8);
+            actual = binary ? Base64.getEncoder().encodeToString(message) : new String(message, StandardCharsets.UTF_8);
         } catch (EncodeException error) {
             actual = error.render(format);
         }
