@@ -21,10 +21,12 @@ Bad input never kills a job unless asked: ``errors`` is ``dead-letter`` for ``cd
 
 A call runs inside Spark's JVM when its formats are literals with JVM codecs (a decoder for ``cdc_decode``'s format,
 ``jvm_formats()``; an encoder for ``cdc_encode``'s, ``jvm_encoders()``; both for ``cdc_convert``) and its options, if
-any, are a literal map of ``errors`` alone: the plan then holds no Python. Every other call runs as the function's
-Arrow UDF, which ``register`` also keeps under the function's name with ``_arrow`` after it (``arrow_name``), to force
-it. The JVM writes the same bytes as the Arrow path and handles each row that cannot be written as it does; it does
-not check ``strict``, so a default ``strict=true`` keeps encoding on the Arrow path.
+any, are a literal map: the plan then holds no Python. A map of ``errors`` alone runs with the codecs ``register`` set
+up; for any other, the JVM asks Python (``_CallSettings``, through Py4J's callback server) as the call is resolved,
+which reads the options as the Arrow path does and gives the Java codecs' settings for them, or none. Every other
+call runs as the function's Arrow UDF, which ``register`` also keeps under the function's name with ``_arrow`` after
+it (``arrow_name``), to force it. The JVM writes the same bytes as the Arrow path and handles each row that cannot be
+written as it does; it does not check ``strict``, so a call under ``strict`` runs on the Arrow path.
 
 The Arrow UDFs take whole Arrow batches, never row-at-a-time pickling. A format that can decode
 a batch at once (``Codec.batch_decoder``: Lindorm) does so there with Arrow's JSON reader and compute kernels.
@@ -57,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from py4j.protocol import Py4JError
 from pyspark.errors import PySparkException
+from pyspark.java_gateway import ensure_callback_server_started
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.functions import arrow_udf
@@ -133,6 +136,7 @@ class _Call:
     # schema id), or None where the registry gave no id; and the target's JVM encoder, if it has one.
     prefix: bytes | None = b""
     jvm_encoder: JvmEncoder | None = None
+    jvm_decoder: JvmDecoder | None = None
 
 
 @lru_cache(maxsize=64)
@@ -179,7 +183,8 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
             return reader.events(message.encode("utf-8") if isinstance(message, str) else message, context)
         # The batch decoder reads a codec's own bytes, not Confluent's framing.
         read_batch = reader.codec.batch_decoder() if reader.framing is None else None
-        call = replace(call, read=read, read_all=read_all, read_batch=read_batch)
+        call = replace(call, read=read, read_all=read_all, read_batch=read_batch,
+                       jvm_decoder=reader.codec.jvm_decoder() if reader.framing is None else None)
     if target is not None:
         if strategy is None and codec_class(target).writer_schema() is not None:
             strategy = "topic" if topic else "record"  # an envelope's subject: a row has no topic unless given one
@@ -437,16 +442,47 @@ def jvm_encoders(**defaults: Any) -> dict[str, JvmEncoder]:
 
 def _jvm_encoders(registered: Options) -> dict[str, tuple[JvmEncoder, bytes]]:
     """Each format with a JVM encoder for a call with the ``registered`` defaults, and the bytes before each of its
-    messages. Not under ``strict``, whose check runs in Python, nor where the registry gave no schema id."""
+    messages."""
     found = {}
     for name in formats():
         try:
             call = _call(None, name, (), registered, "null")
         except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
             continue
-        if call.jvm_encoder is not None and call.prefix is not None and not call.strict and not call.writes_records:
+        if _runs_encoder(call):
+            assert call.jvm_encoder is not None and call.prefix is not None  # as _runs_encoder says
             found[name] = (call.jvm_encoder, call.prefix)
     return found
+
+
+def _runs_encoder(call: _Call) -> bool:
+    """Whether the JVM writes for ``call``: its target has a JVM encoder, but not under ``strict`` (whose check runs
+    in Python), nor where the registry gave no schema id, nor for Kafka records (a key and a value)."""
+    return call.jvm_encoder is not None and call.prefix is not None and not call.strict and not call.writes_records
+
+
+class _CallSettings:
+    """``cdcformats.spark.jvm.CodecSettings``, which the JVM functions ask through Py4J as a call with a literal
+    options map is resolved: the settings of the Java codecs that run the call with those options, as ``_call`` reads
+    them for the Arrow path."""
+
+    def __init__(self, registered: Options) -> None:
+        self.registered = registered
+
+    def settings(self, source: str | None, target: str | None, options: str) -> str | None:
+        try:
+            call = _call(source, target, tuple(json.loads(options).items()), self.registered, "null")
+        except Exception:  # noqa: BLE001 - whatever the options do, the Arrow UDF reports it as it does without the JVM
+            return None
+        decoder = call.jvm_decoder
+        encoder = call.jvm_encoder if _runs_encoder(call) else None
+        return json.dumps({
+            "decoder": None if decoder is None else {"class": decoder.class_name, **decoder.settings},
+            "encoder": None if encoder is None or call.prefix is None else {
+                "class": encoder.class_name, "prefix": call.prefix.hex(), **encoder.settings}})
+
+    class Java:
+        implements = ["cdcformats.spark.jvm.CodecSettings"]
 
 
 def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
@@ -472,21 +508,34 @@ def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
     try:
         java_session.sessionState().resourceLoader().addJar(str(JAR))
         functions = jvm.cdcformats.spark.jvm.Functions  # a class of the jar: once the jar is added
+        settings = _call_settings(spark, registered)
         functions.registerDecode(java_session, "cdc_decode", arrow_name("cdc_decode"), decoders,
-                                 errors or "dead-letter", EVENT_DDL)
+                                 errors or "dead-letter", EVENT_DDL, settings)
         for name, result_ddl, default_errors in (("cdc_encode", None, "null"),
                                                  ("cdc_encode_or_error", result, "dead-letter")):
             functions.registerEncode(java_session, name, arrow_name(name), encoders, errors or default_errors,
-                                     result_ddl, EVENT_DDL)
+                                     result_ddl, EVENT_DDL, settings)
         for name, result_ddl, default_errors in (("cdc_convert", None, "null"),
                                                  ("cdc_convert_or_error", result, "dead-letter")):
             functions.registerConvert(java_session, name, arrow_name(name), decoders, encoders,
-                                      errors or default_errors, result_ddl, EVENT_DDL)
+                                      errors or default_errors, result_ddl, EVENT_DDL, settings)
     except (Py4JError, PySparkException) as error:  # a Spark whose internals the jar was not compiled against
         warnings.warn(f"the JVM functions do not load in this Spark ({str(error).splitlines()[0]}): the cdc_* "
                       "functions run as Arrow UDFs for every format", RuntimeWarning, stacklevel=3)
         return False
     return True
+
+
+def _call_settings(spark: SparkSession, registered: Options) -> _CallSettings | None:
+    """What the JVM functions ask about calls with other options than ``errors``, through Py4J's callback server;
+    None where it does not start, and such calls then run as Arrow UDFs."""
+    try:
+        ensure_callback_server_started(spark.sparkContext._gateway)
+    except (Py4JError, OSError) as error:
+        warnings.warn(f"Py4J's callback server does not start ({error}): a call with options other than errors runs "
+                      "as an Arrow UDF", RuntimeWarning, stacklevel=4)
+        return None
+    return _CallSettings(registered)
 
 
 # -- the functions as Columns ----------------------------------------------------------------------------------------

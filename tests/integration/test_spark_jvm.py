@@ -305,9 +305,16 @@ def test_a_literal_format_plans_no_python(spark) -> None:
             plan = frame.selectExpr(call)._jdf.queryExecution().executedPlan().toString()
             assert "ArrowEvalPython" not in plan and "BatchEvalPython" not in plan, (call, plan)
             assert "in the JVM" in plan, plan
-    # A format given by a column, a format without a JVM decoder, and options the JVM does not take: the Arrow UDF.
+    # A literal options map of the codec's options: Python gives the Java decoder's settings for it as the call is
+    # resolved, and the JVM decodes.
+    for call in ("cdc_decode('lindorm', value, map('key_columns', '[\"id\"]'))",
+                 "cdc_decode('arcion', value, map('table', 'shop.orders', 'errors', 'null'))"):
+        plan = frame.selectExpr(call)._jdf.queryExecution().executedPlan().toString()
+        assert "EvalPython" not in plan and "in the JVM" in plan, (call, plan)
+    # A format given by a column, a format without a JVM decoder, options no codec declares (for the Arrow UDF to
+    # refuse as it does without the JVM), and the Arrow UDF by name: the Arrow UDF.
     for call in ("cdc_decode(cast(value AS string), value)", "cdc_decode('avro', value)",
-                 "cdc_decode('lindorm', value, map('key_columns', '[\"id\"]'))", "cdc_decode_arrow('lindorm', value)"):
+                 "cdc_decode('lindorm', value, map('nope', '1'))", "cdc_decode_arrow('lindorm', value)"):
         plan = frame.selectExpr(call)._jdf.queryExecution().executedPlan().toString()
         assert "ArrowEvalPython" in plan, (call, plan)
 
@@ -321,7 +328,7 @@ def test_decode_is_the_same_function_as_a_column(spark) -> None:
                                    (b"{bad",)], "value binary")
     for column, where in ((decode("lindorm", "value"), "in the JVM"),
                           (decode("lindorm", frame["value"], errors="null"), "in the JVM"),
-                          (decode("lindorm", "value", key_columns=["id"]), "ArrowEvalPython")):
+                          (decode("lindorm", "value", key_columns=["id"]), "in the JVM")):
         selected = frame.select(column.alias("event"))
         assert where in selected._jdf.queryExecution().executedPlan().toString()
         events = selected.toArrow().column(0).to_pylist()

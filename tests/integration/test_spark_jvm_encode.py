@@ -190,6 +190,22 @@ def test_a_conversion_in_the_jvm_writes_what_the_arrow_udf_writes(spark, source:
             assert (jvm_row["error"]["format"], jvm_row["error"]["raw"]) == (source, message)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_call_with_a_literal_options_map_runs_in_the_jvm_as_the_arrow_udf_does(spark, target: str) -> None:
+    """Python gives the Java codecs' settings for the options as the call is resolved: Lindorm's key columns, and an
+    envelope's bare body (framing none)."""
+    messages = drawn_messages(mixed_messages(CONFIGURATIONS["lindorm"]))
+    frame = spark.createDataFrame(list(enumerate(messages)), "n long, value binary")
+    options = "map('key_columns', '[\"id\"]', 'framing', 'none')"
+    jvm, python = both_paths(frame, "cdc_convert_or_error", f"value, 'lindorm', '{target}', {options}")
+    assert "in the JVM" in _plan(frame, f"cdc_convert_or_error(value, 'lindorm', '{target}', {options})")
+    for message, jvm_row, python_row in zip(messages, jvm, python, strict=True):
+        if python_row["error"] is None or python_row["error"]["raw"] != message:
+            assert _comparable(jvm_row, target) == python_row, message
+        else:
+            assert (jvm_row["error"]["format"], jvm_row["error"]["raw"]) == ("lindorm", message)
+
+
 def test_the_binary_forms_write_the_value_and_null_for_a_row_they_cannot(spark) -> None:
     event = cf.ChangeEvent(cf.Op.INSERT, cf.Table("t"), (cf.Cell("id", 1),), None, (cf.Cell("id", 1),))
     rows = [*arrow.to_arrow([event]).to_pylist(), _mangled(arrow.to_arrow([event]).to_pylist()[0], 0), None,
@@ -220,17 +236,20 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
                 (messages, f"cdc_encode('{target}', cdc_decode('lindorm', value))"),
                 (messages, f"cdc_convert(value, 'lindorm', '{target}')"),
                 (messages, f"cdc_convert_or_error(cast(value AS string), 'arcion', '{target}')"),
-                (messages, f"cdc_convert(value, 'debezium-json', '{target}', map('errors', 'fail'))")):
+                (messages, f"cdc_convert(value, 'debezium-json', '{target}', map('errors', 'fail'))"),
+                (messages, f"cdc_convert(value, 'lindorm', '{target}', map('key_columns', '[\"id\"]'))")):
             plan = _plan(frame, call)
             assert "EvalPython" not in plan, (call, plan)
             assert f"({target} in the JVM" in plan, plan
-    # A format given by a column, a source or target without a JVM codec, options the JVM does not take, a
-    # dead-letter mode the binary form refuses, and the Arrow UDF by name: the Arrow UDF.
+    # A format given by a column, a source or target without a JVM codec, strict (checked in Python), an option no
+    # codec declares (for the Arrow UDF to refuse), a dead-letter mode the binary form refuses, and the Arrow UDF by
+    # name: the Arrow UDF.
     for frame, call in ((events, "cdc_encode(cast(n AS string), event)"),
                         (events, "cdc_encode('maxwell-json', event)") if "maxwell-json" not in TARGETS else
                         (events, "cdc_encode('ots', event)"),
                         (messages, "cdc_convert(value, 'avro', 'avro')"),
-                        (events, "cdc_encode('avro', event, map('framing', 'none'))"),
+                        (events, "cdc_encode('avro', event, map('strict', 'true'))"),
+                        (events, "cdc_encode('avro', event, map('nope', '1'))"),
                         (events, "cdc_encode('avro', event, map('errors', 'dead-letter'))"),
                         (events, "cdc_encode_arrow('avro', event)")):
         assert "ArrowEvalPython" in _plan(frame, call), call

@@ -2,8 +2,13 @@ package cdcformats.spark.jvm;
 
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 
+import cdcformats.jvm.decoders.DecodeException;
+import cdcformats.jvm.decoders.Json;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -23,30 +28,40 @@ import scala.runtime.AbstractFunction1;
 /**
  * Registers the SQL functions so that a call the JVM can run becomes a JVM expression: {@code cdc_decode} with a
  * literal format that has a JVM decoder ({@link DecodeExpression}), {@code cdc_encode} with a literal format that has
- * a JVM encoder ({@link EncodeExpression}), {@code cdc_convert} with both; each only with no options, or a literal
- * map of {@code errors} alone. Every other call is built by the Arrow UDF registered under another name, exactly as
- * if that UDF were the function. The choice is made when the call is resolved, so the plan holds one or the other,
- * never both.
+ * a JVM encoder ({@link EncodeExpression}), {@code cdc_convert} with both. Options, if given, must be a literal map:
+ * one of {@code errors} alone runs with the codecs {@code register} set up; any other is read by Python
+ * ({@link CodecSettings}), which gives the Java codecs' settings for it, or none. Every other call is built by the
+ * Arrow UDF registered under another name, exactly as if that UDF were the function. The choice is made when the call
+ * is resolved, so the plan holds one or the other, never both.
  */
 public final class Functions {
     private Functions() {
     }
 
+    private static final Set<String> ERROR_MODES = Set.of("fail", "null", "dead-letter");
+
     /**
      * @param decoders format name to its decoder's settings, the class name under the key "class"
      * @param errors the error mode of a call that gives none
+     * @param settings what Python says of other options maps, or null to leave them to the Arrow UDF
      */
     public static void registerDecode(SparkSession session, String name, String arrowFunction,
-                                      Map<String, Map<String, String>> decoders, String errors, String eventDdl) {
-        Map<String, Map<String, String>> known = new HashMap<>(decoders);
-        register(session, name, arrowFunction, arguments -> inJvm(arguments, known, errors, eventDdl));
+                                      Map<String, Map<String, String>> decoders, String errors, String eventDdl,
+                                      CodecSettings settings) {
+        Codecs codecs = new Codecs(decoders, Map.of(), settings);
+        register(session, name, arrowFunction, arguments -> {
+            if (arguments.size() < 2 || arguments.size() > 3 || !isMessage(arguments.apply(1))) {
+                return null;
+            }
+            String format = literalText(arguments.apply(0));
+            Call call = codecs.call(format, null, arguments, 2, errors, true);
+            return call == null ? null : call.decode(arguments.apply(1), format, call.errors, eventDdl);
+        });
     }
 
     /**
      * Registers {@code name} ({@code cdc_encode} or {@code cdc_encode_or_error}) so that a call whose format is a
-     * literal with a JVM encoder, whose event is of the canonical event's type and whose options, if any, are a literal
-     * map of an {@code errors} mode this form takes, becomes an {@link EncodeExpression}; every other call is built by
-     * the Arrow UDF {@code arrowFunction}.
+     * literal with a JVM encoder and whose event is of the canonical event's type becomes an {@link EncodeExpression}.
      *
      * @param encoders format name to its encoder's settings, the class name under the key "class" and the bytes each
      *     message starts with, in hex, under "prefix"
@@ -54,8 +69,8 @@ public final class Functions {
      */
     public static void registerEncode(SparkSession session, String name, String arrowFunction,
                                       Map<String, Map<String, String>> encoders, String errors, String resultDdl,
-                                      String eventDdl) {
-        Map<String, Map<String, String>> known = new HashMap<>(encoders);
+                                      String eventDdl, CodecSettings settings) {
+        Codecs codecs = new Codecs(Map.of(), encoders, settings);
         String eventType = DataType.fromDDL(eventDdl).catalogString();
         register(session, name, arrowFunction, arguments -> {
             if (arguments.size() < 2 || arguments.size() > 3) {
@@ -66,60 +81,117 @@ public final class Functions {
             if (!event.resolved() || !event.dataType().catalogString().equals(eventType)) {
                 return null;
             }
-            String mode = errorsOf(arguments, 2, errors, resultDdl);
-            Map<String, String> settings = literal(arguments.apply(0), known);
-            return mode == null || settings == null ? null : encode(event, literalText(arguments.apply(0)), settings,
-                mode, resultDdl);
+            String format = literalText(arguments.apply(0));
+            Call call = codecs.call(null, format, arguments, 2, errors, resultDdl != null);
+            return call == null ? null : call.encode(event, format, resultDdl);
         });
     }
 
     /**
      * Registers {@code name} ({@code cdc_convert} or {@code cdc_convert_or_error}) so that a call whose source has a
      * JVM decoder and whose target has a JVM encoder, both literals, becomes an {@link EncodeExpression} over a
-     * {@link DecodeExpression} that keeps each unreadable message as a dead letter for it; every other call is built
-     * by the Arrow UDF {@code arrowFunction}.
+     * {@link DecodeExpression} that keeps each unreadable message as a dead letter for it.
      */
     public static void registerConvert(SparkSession session, String name, String arrowFunction,
                                        Map<String, Map<String, String>> decoders,
                                        Map<String, Map<String, String>> encoders, String errors, String resultDdl,
-                                       String eventDdl) {
-        Map<String, Map<String, String>> knownDecoders = new HashMap<>(decoders);
-        Map<String, Map<String, String>> knownEncoders = new HashMap<>(encoders);
+                                       String eventDdl, CodecSettings settings) {
+        Codecs codecs = new Codecs(decoders, encoders, settings);
         register(session, name, arrowFunction, arguments -> {
-            if (arguments.size() < 3 || arguments.size() > 4) {
+            if (arguments.size() < 3 || arguments.size() > 4 || !isMessage(arguments.apply(0))) {
                 return null;
             }
-            Expression value = arguments.apply(0);
-            if (!value.resolved() || !(value.dataType() instanceof BinaryType
-                    || value.dataType() instanceof StringType)) {
-                return null;
-            }
-            String mode = errorsOf(arguments, 3, errors, resultDdl);
-            Map<String, String> decoder = literal(arguments.apply(1), knownDecoders);
-            Map<String, String> encoder = literal(arguments.apply(2), knownEncoders);
-            if (mode == null || decoder == null || encoder == null) {
-                return null;
-            }
-            Map<String, String> decoderSettings = new HashMap<>(decoder);
-            String decoderClass = decoderSettings.remove("class");
-            Expression decoded = new DecodeExpression(value, literalText(arguments.apply(1)), decoderClass,
-                decoderSettings, "dead-letter", eventDdl);
-            return encode(decoded, literalText(arguments.apply(2)), encoder, mode, resultDdl);
+            String source = literalText(arguments.apply(1));
+            String target = literalText(arguments.apply(2));
+            Call call = codecs.call(source, target, arguments, 3, errors, resultDdl != null);
+            return call == null ? null
+                : call.encode(call.decode(arguments.apply(0), source, "dead-letter", eventDdl), target, resultDdl);
         });
     }
 
-    private static Expression encode(Expression event, String format, Map<String, String> encoder, String errors,
-                                     String resultDdl) {
-        Map<String, String> settings = new HashMap<>(encoder);
-        String encoderClass = settings.remove("class");
-        byte[] prefix = HexFormat.of().parseHex(settings.remove("prefix"));
-        return new EncodeExpression(event, format, encoderClass, settings, prefix, errors, resultDdl);
+    /** The Java codecs of a call and its error mode. */
+    private record Call(Map<String, String> decoder, Map<String, String> encoder, String errors) {
+        Expression decode(Expression value, String format, String mode, String eventDdl) {
+            Map<String, String> settings = new HashMap<>(decoder);
+            String decoderClass = settings.remove("class");
+            return new DecodeExpression(value, format, decoderClass, settings, mode, eventDdl);
+        }
+
+        Expression encode(Expression event, String format, String resultDdl) {
+            Map<String, String> settings = new HashMap<>(encoder);
+            String encoderClass = settings.remove("class");
+            byte[] prefix = HexFormat.of().parseHex(settings.remove("prefix"));
+            return new EncodeExpression(event, format, encoderClass, settings, prefix, errors, resultDdl);
+        }
     }
 
-    /** The settings of a literal format among {@code known}, or null. */
-    private static Map<String, String> literal(Expression format, Map<String, Map<String, String>> known) {
-        String name = literalText(format);
-        return name == null ? null : known.get(name);
+    /** The codecs register set up, and Python for calls with other options. */
+    private record Codecs(Map<String, Map<String, String>> decoders, Map<String, Map<String, String>> encoders,
+                          CodecSettings settings) {
+        Codecs {
+            decoders = new HashMap<>(decoders);
+            encoders = new HashMap<>(encoders);
+        }
+
+        /**
+         * The Java codecs that run a call reading {@code source} and writing {@code target} (either null where the
+         * function does not), with the options at {@code ordinal} if given; null where the call needs the Arrow UDF:
+         * a format that is not a literal or has no Java codec for the options, options that are not a literal map,
+         * or a dead-letter mode for a result that cannot hold one (which the Arrow UDF refuses with its own error).
+         */
+        Call call(String source, String target, Seq<Expression> arguments, int ordinal, String defaultErrors,
+                  boolean keepsErrors) {
+            if (source == null && target == null) {
+                return null;
+            }
+            Map<String, String> options = arguments.size() > ordinal ? literalMap(arguments.apply(ordinal)) : Map.of();
+            if (options == null) {
+                return null;
+            }
+            String errors = options.getOrDefault("errors", defaultErrors);
+            if (!ERROR_MODES.contains(errors) || !keepsErrors && errors.equals("dead-letter")) {
+                return null;
+            }
+            Map<String, String> decoder = source == null ? Map.of() : decoders.get(source);
+            Map<String, String> encoder = target == null ? Map.of() : encoders.get(target);
+            if (options.keySet().stream().anyMatch(name -> !name.equals("errors"))) {
+                if (settings == null) {
+                    return null;
+                }
+                Map<?, ?> given = told(settings.settings(source, target, Json.write(options)));
+                if (given == null) {
+                    return null;
+                }
+                decoder = source == null ? Map.of() : strings(given.get("decoder"));
+                encoder = target == null ? Map.of() : strings(given.get("encoder"));
+            }
+            return decoder == null || encoder == null ? null : new Call(decoder, encoder, errors);
+        }
+    }
+
+    private static Map<?, ?> told(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return (Map<?, ?>) Json.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (DecodeException error) {
+            throw new IllegalStateException("cdcformats: settings that are not JSON: " + json, error);
+        }
+    }
+
+    /** A JSON object of strings as a map, or null for JSON's null. */
+    private static Map<String, String> strings(Object object) {
+        if (!(object instanceof Map)) {
+            return null;
+        }
+        Map<String, String> strings = new HashMap<>();
+        ((Map<?, ?>) object).forEach((name, value) -> strings.put((String) name, (String) value));
+        return strings;
+    }
+
+    private static boolean isMessage(Expression value) {
+        return value.resolved() && (value.dataType() instanceof BinaryType || value.dataType() instanceof StringType);
     }
 
     private static String literalText(Expression expression) {
@@ -130,20 +202,27 @@ public final class Functions {
         return text == null ? null : text.toString();
     }
 
-    /**
-     * The error mode of a call whose options argument, at {@code ordinal} if given, is a literal map of {@code
-     * errors} alone; null where the JVM does not take the call: other options, or a dead-letter mode for a binary
-     * result, which the Arrow UDF refuses with its own error.
-     */
-    private static String errorsOf(Seq<Expression> arguments, int ordinal, String defaultErrors, String resultDdl) {
-        String errors = arguments.size() > ordinal ? errorsOption(arguments.apply(ordinal), defaultErrors)
-            : defaultErrors;
-        return errors == null || resultDdl == null && errors.equals("dead-letter") ? null : errors;
+    /** A literal map of strings (empty for a null map), or null for anything else. */
+    private static Map<String, String> literalMap(Expression options) {
+        if (!options.resolved() || !options.foldable() || !(options.dataType() instanceof MapType)) {
+            return null;
+        }
+        MapData map = (MapData) options.eval(null);
+        Map<String, String> entries = new LinkedHashMap<>();
+        for (int i = 0; map != null && i < map.numElements(); i++) {
+            Object key = map.keyArray().get(i, StringType$.MODULE$);
+            Object value = map.valueArray().get(i, StringType$.MODULE$);
+            if (!(key instanceof UTF8String) || !(value instanceof UTF8String)) {
+                return null;
+            }
+            entries.put(key.toString(), value.toString());
+        }
+        return entries;
     }
 
     /** Registers {@code name} as the JVM expression {@code inJvm} builds, or else as the Arrow UDF's call. */
     private static void register(SparkSession session, String name, String arrowFunction,
-                                 java.util.function.Function<Seq<Expression>, Expression> inJvm) {
+                                 Function<Seq<Expression>, Expression> inJvm) {
         FunctionRegistry registry = session.sessionState().functionRegistry();
         Function1<Seq<Expression>, Expression> builder = new AbstractFunction1<>() {
             @Override
@@ -174,55 +253,5 @@ public final class Functions {
             }
         }
         return Option.empty();
-    }
-
-    private static Expression inJvm(Seq<Expression> arguments, Map<String, Map<String, String>> decoders,
-                                    String defaultErrors, String eventDdl) {
-        if (arguments.size() < 2 || arguments.size() > 3) {
-            return null;
-        }
-        Expression format = arguments.apply(0);
-        Expression value = arguments.apply(1);
-        if (!format.resolved() || !value.resolved() || !format.foldable()
-                || !(format.dataType() instanceof StringType)
-                || !(value.dataType() instanceof BinaryType || value.dataType() instanceof StringType)) {
-            return null;
-        }
-        Object name = format.eval(null);
-        Map<String, String> settings = name == null ? null : decoders.get(name.toString());
-        if (settings == null) {
-            return null;
-        }
-        String errors = defaultErrors;
-        if (arguments.size() == 3) {
-            errors = errorsOption(arguments.apply(2), defaultErrors);
-            if (errors == null) {
-                return null;
-            }
-        }
-        Map<String, String> decoderSettings = new HashMap<>(settings);
-        String decoderClass = decoderSettings.remove("class");
-        return new DecodeExpression(value, name.toString(), decoderClass, decoderSettings, errors, eventDdl);
-    }
-
-    /** The error mode of a literal options map that holds nothing else, or null. */
-    private static String errorsOption(Expression options, String defaultErrors) {
-        if (!options.resolved() || !options.foldable() || !(options.dataType() instanceof MapType)) {
-            return null;
-        }
-        MapData map = (MapData) options.eval(null);
-        if (map == null) {
-            return defaultErrors;
-        }
-        String errors = defaultErrors;
-        for (int i = 0; i < map.numElements(); i++) {
-            Object key = map.keyArray().get(i, StringType$.MODULE$);
-            Object mode = map.valueArray().get(i, StringType$.MODULE$);
-            if (!(key instanceof UTF8String) || !key.toString().equals("errors") || !(mode instanceof UTF8String)) {
-                return null;
-            }
-            errors = mode.toString();
-        }
-        return errors.equals("fail") || errors.equals("null") || errors.equals("dead-letter") ? errors : null;
     }
 }
