@@ -133,8 +133,9 @@ class _Call:
     writes_records: bool = False
     strict: bool = False
     # The bytes every message of the call starts with (Confluent's framing of an envelope: the magic byte and the
-    # schema id), or None where the registry gave no id; and the target's JVM encoder, if it has one.
-    prefix: bytes | None = b""
+    # schema id, which asks the registry), or None where the registry gives no id; and the formats' JVM codecs.
+    prefix: Callable[[], bytes | None] = lambda: b""
+    framed: bool = False
     jvm_encoder: JvmEncoder | None = None
     jvm_decoder: JvmDecoder | None = None
 
@@ -206,7 +207,7 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
             return encode(event, context)
         call = replace(call, write=write, write_exact=write_exact, refuse=refuse if strict else None,
                        writes_records=writes_records, strict=strict, jvm_encoder=writer.codec.jvm_encoder(),
-                       prefix=_prefix(writer, context))
+                       prefix=lambda: _prefix(writer, context), framed=writer.framing is not None)
     return call
 
 
@@ -437,12 +438,11 @@ def jvm_encoders(**defaults: Any) -> dict[str, JvmEncoder]:
     encoders (``Codec.jvm_encoder``)."""
     registered: Options = tuple((name, value if isinstance(value, str) else json.dumps(value))
                                 for name, value in defaults.items())
-    return {name: encoder for name, (encoder, _) in _jvm_encoders(registered).items()}
+    return _jvm_encoders(registered)
 
 
-def _jvm_encoders(registered: Options) -> dict[str, tuple[JvmEncoder, bytes]]:
-    """Each format with a JVM encoder for a call with the ``registered`` defaults, and the bytes before each of its
-    messages."""
+def _jvm_encoders(registered: Options) -> dict[str, JvmEncoder]:
+    """Each format with a JVM encoder for a call with the ``registered`` defaults."""
     found = {}
     for name in formats():
         try:
@@ -450,15 +450,33 @@ def _jvm_encoders(registered: Options) -> dict[str, tuple[JvmEncoder, bytes]]:
         except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
             continue
         if _runs_encoder(call):
-            assert call.jvm_encoder is not None and call.prefix is not None  # as _runs_encoder says
-            found[name] = (call.jvm_encoder, call.prefix)
+            assert call.jvm_encoder is not None  # as _runs_encoder says
+            found[name] = call.jvm_encoder
     return found
 
 
 def _runs_encoder(call: _Call) -> bool:
     """Whether the JVM writes for ``call``: its target has a JVM encoder, but not under ``strict`` (whose check runs
-    in Python), nor where the registry gave no schema id, nor for Kafka records (a key and a value)."""
-    return call.jvm_encoder is not None and call.prefix is not None and not call.strict and not call.writes_records
+    in Python), nor for Kafka records (a key and a value)."""
+    return call.jvm_encoder is not None and not call.strict and not call.writes_records
+
+
+def _encoder_settings(call: _Call) -> dict[str, str] | None:
+    """The settings the JVM functions take for the encoder of ``call``, or None where it runs no encoder in the JVM
+    (as where the registry gives an envelope no schema id: the Arrow path reports that for each row)."""
+    prefix = call.prefix() if _runs_encoder(call) else None
+    if prefix is None:
+        return None
+    assert call.jvm_encoder is not None  # as _runs_encoder says
+    return {"class": call.jvm_encoder.class_name, "prefix": prefix.hex(), **call.jvm_encoder.settings}
+
+
+def _unframed_encoder_settings(name: str, registered: Options) -> dict[str, str] | None:
+    try:
+        call = _call(None, name, (), registered, "null")
+    except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
+        return None
+    return None if call.framed else _encoder_settings(call)
 
 
 class _CallSettings:
@@ -475,11 +493,8 @@ class _CallSettings:
         except Exception:  # noqa: BLE001 - whatever the options do, the Arrow UDF reports it as it does without the JVM
             return None
         decoder = call.jvm_decoder
-        encoder = call.jvm_encoder if _runs_encoder(call) else None
-        return json.dumps({
-            "decoder": None if decoder is None else {"class": decoder.class_name, **decoder.settings},
-            "encoder": None if encoder is None or call.prefix is None else {
-                "class": encoder.class_name, "prefix": call.prefix.hex(), **encoder.settings}})
+        return json.dumps({"decoder": None if decoder is None else {"class": decoder.class_name, **decoder.settings},
+                           "encoder": _encoder_settings(call) if target is not None else None})
 
     class Java:
         implements = ["cdcformats.spark.jvm.CodecSettings"]
@@ -500,8 +515,8 @@ def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
     defaults = {name: option_value(value) for name, value in defaults.items()}
     decoders = {name: {"class": decoder.class_name, **decoder.settings}
                 for name, decoder in jvm_formats(**defaults).items()}
-    encoders = {name: {"class": encoder.class_name, "prefix": prefix.hex(), **encoder.settings}
-                for name, (encoder, prefix) in _jvm_encoders(registered).items()}
+    # An envelope's framing asks the registry for its schema id: left to the query that writes it, not done here.
+    encoders = {name: encoder for name in formats() if (encoder := _unframed_encoder_settings(name, registered))}
     jvm = spark._jvm
     assert jvm is not None  # a classic session (it has _jsparkSession) has its gateway
     result = WRITE_RESULT_TYPE.simpleString()

@@ -296,3 +296,26 @@ def test_a_function_is_evaluated_once_however_often_the_query_names_its_result(s
     plan = query._jdf.queryExecution().executedPlan().toString()
     assert plan.count("cdc_decode") == 1, plan
     assert plan.count("cdc_encode") == 1, plan
+
+
+def test_register_asks_no_registry_and_a_query_writing_an_envelope_does_once(spark, tmp_path) -> None:
+    """An envelope's schema id is resolved when a query that writes it is planned, not by register: registering the
+    functions neither creates nor reaches a registry."""
+    from cdcformats.spark import register
+    from cdcformats.spark.functions import _call
+
+    registry = tmp_path / "registry.sqlite"
+    _call.cache_clear()  # a call built for another test's registry would not ask this one
+    register(spark, schema_registry=str(registry))
+    try:
+        assert not registry.exists()
+        frame = events_frame(spark, arrow.to_arrow([cf.ChangeEvent(cf.Op.INSERT, None, (cf.Cell("id", 1),))])
+                             .to_pylist()).repartition(1)
+        query = frame.selectExpr("cdc_encode('avro', event) AS written")
+        assert "(avro in the JVM" in query._jdf.queryExecution().executedPlan().toString()
+        assert registry.exists()
+        [written] = [row["written"] for row in query.collect()]
+        assert written[:1] == b"\x00" and bytes(written[5:]) == cf.codec("avro").encode_event(
+            cf.ChangeEvent(cf.Op.INSERT, None, (cf.Cell("id", 1),)))
+    finally:
+        register(spark)

@@ -54,7 +54,7 @@ public final class Functions {
                 return null;
             }
             String format = literalText(arguments.apply(0));
-            Call call = codecs.call(format, null, arguments, 2, errors, true);
+            Call call = format == null ? null : codecs.call(format, null, arguments, 2, errors, true);
             return call == null ? null : call.decode(arguments.apply(1), format, call.errors, eventDdl);
         });
     }
@@ -82,7 +82,7 @@ public final class Functions {
                 return null;
             }
             String format = literalText(arguments.apply(0));
-            Call call = codecs.call(null, format, arguments, 2, errors, resultDdl != null);
+            Call call = format == null ? null : codecs.call(null, format, arguments, 2, errors, resultDdl != null);
             return call == null ? null : call.encode(event, format, resultDdl);
         });
     }
@@ -103,7 +103,8 @@ public final class Functions {
             }
             String source = literalText(arguments.apply(1));
             String target = literalText(arguments.apply(2));
-            Call call = codecs.call(source, target, arguments, 3, errors, resultDdl != null);
+            Call call = source == null || target == null ? null
+                : codecs.call(source, target, arguments, 3, errors, resultDdl != null);
             return call == null ? null
                 : call.encode(call.decode(arguments.apply(0), source, "dead-letter", eventDdl), target, resultDdl);
         });
@@ -136,14 +137,11 @@ public final class Functions {
         /**
          * The Java codecs that run a call reading {@code source} and writing {@code target} (either null where the
          * function does not), with the options at {@code ordinal} if given; null where the call needs the Arrow UDF:
-         * a format that is not a literal or has no Java codec for the options, options that are not a literal map,
-         * or a dead-letter mode for a result that cannot hold one (which the Arrow UDF refuses with its own error).
+         * a format with no Java codec for the options, options that are not a literal map, or a dead-letter mode for
+         * a result that cannot hold one (which the Arrow UDF refuses with its own error).
          */
         Call call(String source, String target, Seq<Expression> arguments, int ordinal, String defaultErrors,
                   boolean keepsErrors) {
-            if (source == null && target == null) {
-                return null;
-            }
             Map<String, String> options = arguments.size() > ordinal ? literalMap(arguments.apply(ordinal)) : Map.of();
             if (options == null) {
                 return null;
@@ -154,7 +152,10 @@ public final class Functions {
             }
             Map<String, String> decoder = source == null ? Map.of() : decoders.get(source);
             Map<String, String> encoder = target == null ? Map.of() : encoders.get(target);
-            if (options.keySet().stream().anyMatch(name -> !name.equals("errors"))) {
+            // Python is asked for options other than errors, and for a format register left out: one without a Java
+            // codec, or an envelope, whose framing (its schema id) is resolved once per query, not at registration.
+            boolean otherOptions = options.keySet().stream().anyMatch(name -> !name.equals("errors"));
+            if (decoder == null || encoder == null || otherOptions) {
                 if (settings == null) {
                     return null;
                 }
