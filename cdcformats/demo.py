@@ -8,7 +8,8 @@
    a Paimon table's upsert log), through the broker and back. Then the Lindorm changes as typed Avro, one schema per
    table registered as it evolves (a column the second half of the orders gains is version 2), read back by id.
 4. Spark SQL over the Lindorm and Arcion streams as their sources send them: ``cdc_decode``, inside the JVM, compared
-   with the Python codecs, then the latest state of every key, and of the orders as typed rows.
+   with the Python codecs; ``cdc_convert`` of both to Debezium JSON, inside the JVM, compared with what Python writes;
+   then the latest state of every key, and of the orders as typed rows.
 
 Each stage reports its counts, whether it lost anything, and its throughput.
 """
@@ -312,6 +313,27 @@ def _typed_stage(console: Console, events: list[ChangeEvent], registry_file: str
     console.print(f"3b. typed tables ({target_format}) in {registry_file}:\n   " + "\n   ".join(lines))
 
 
+def _spark_convert_stage(spark: Any, streams: dict[str, list[bytes]], target: str, stages: list[Stage]) -> None:
+    """Stage 4, conversion: each stream converted to ``target`` in one SQL call (``cdc_convert``), where it runs
+    said, compared message for message with what the same call writes in Python (its Arrow UDF)."""
+    from .spark import arrow_name
+
+    converts = [f"SELECT {function}(value, '{name}', '{target}') AS written FROM changes_{index}"
+                for function in ("cdc_convert_or_error", arrow_name("cdc_convert_or_error"))
+                for index, name in enumerate(streams)]
+    half = len(converts) // 2
+    converted = spark.sql(" UNION ALL ".join(converts[:half]))
+    plan = converted._jdf.queryExecution().executedPlan().toString()
+    where = "in the JVM" if "EvalPython" not in plan else "[yellow]in Python[/yellow]"
+    rows, seconds = _timed(lambda: converted.toArrow().column("written").to_pylist())
+    in_python = spark.sql(" UNION ALL ".join(converts[half:])).toArrow().column("written").to_pylist()
+    refused = sum(row["error"] is not None for row in rows)
+    same = rows == in_python
+    stages.append(Stage(f"Spark SQL cdc_convert ({', '.join(streams)} -> {target})", len(rows), seconds,
+                        f"{where}, " + ("same bytes as Python writes" if same else "[red]CHANGED[/red]")
+                        + (f", {refused:,} refused" if refused else "")))
+
+
 def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dict[str, list[ChangeEvent]],
                  master: str, stages: list[Stage]) -> None:
     """Stage 4: Spark SQL over source streams as they arrive: ``cdc_decode`` of each, compared with what the Python
@@ -344,6 +366,7 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
     stages.append(Stage(f"Spark SQL cdc_decode ({', '.join(streams)})", sum(row["count"] for row in counts), seconds,
                         f"{where}, " + ("same events" if same and not errors else
                                         f"[red]CHANGED ({errors} dead letters)[/red]")))
+    _spark_convert_stage(spark, streams, PLAN["spark"]["convert_to"], stages)
     # Kept: the summary, the sample and the typed rows read it, and it is some 50 Spark stages to compute.
     state = latest_state(events).persist()
     summary, seconds = _timed(lambda: state.groupBy("table.name").agg(

@@ -23,6 +23,9 @@ def test_demo_runs_every_stage_without_loss() -> None:
     assert report.count("same events") == 10  # 9 stages, and the typed tables "same events as dropped() says"
     assert "CHANGED" not in report and "dead letters" not in report
     assert "in the JVM" in report and "Arrow UDF" not in report  # the Spark stage decodes inside the JVM
+    # and converts there too, writing what Python writes
+    assert "Spark SQL cdc_convert (lindorm, arcion -> debezium-json)" in report
+    assert "in the JVM, same bytes as Python writes" in report and "in Python" not in report
     assert "orders:" in report and "region:" in report
     # The Lindorm stream as typed Avro: the coupon column of the second half is version 2 of the orders table.
     assert "cdcformats.orders-value: v1 (id, customer, amount, status, weight_kg, gift, note); v2 adds coupon" in \
