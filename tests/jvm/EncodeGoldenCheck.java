@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +18,7 @@ import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 import cdcformats.jvm.encoders.EncodeException;
 import cdcformats.jvm.encoders.MessageEncoder;
+import cdcformats.jvm.encoders.TaggedValues;
 
 /**
  * The JVM encoders against their golden files ({@code tests/fixtures/jvm-golden-encode/<format>.jsonl}, described in
@@ -180,43 +180,13 @@ public final class EncodeGoldenCheck {
             case "decimal":
                 return new TypedText.DecimalText((String) value);
             case "nested":
-                return untagged(value);
+                try {
+                    return TaggedValues.untagged(value, "value");
+                } catch (EncodeException error) {
+                    throw new IllegalStateException("a golden event's nested value: " + error.reason, error);
+                }
             default:
                 return value; // boolean, long, string
         }
-    }
-
-    /** {@code arrow._untagged}: the inverse of {@link Events#tagged}. */
-    private static Object untagged(Object member) {
-        if (member instanceof List) {
-            List<Object> items = new ArrayList<>();
-            for (Object item : (List<?>) member) {
-                items.add(untagged(item));
-            }
-            return items;
-        }
-        if (!(member instanceof Map)) {
-            return Json.isNull(member) ? null : member;
-        }
-        Map<?, ?> fields = (Map<?, ?>) member;
-        if (fields.size() == 1) {
-            Map.Entry<?, ?> only = fields.entrySet().iterator().next();
-            Object tagged = only.getValue();
-            if (only.getKey().equals("$struct") && tagged instanceof Map) {
-                fields = (Map<?, ?>) tagged;
-            } else if (tagged instanceof String) {
-                switch ((String) only.getKey()) {
-                    case "$binary": return Base64.getDecoder().decode((String) tagged);
-                    case "$decimal": return new TypedText.DecimalText((String) tagged);
-                    case "$double": return Double.valueOf((String) tagged);
-                    default:
-                }
-            }
-        }
-        Map<String, Object> struct = new LinkedHashMap<>();
-        for (Map.Entry<?, ?> field : fields.entrySet()) {
-            struct.put((String) field.getKey(), untagged(field.getValue()));
-        }
-        return struct;
     }
 }

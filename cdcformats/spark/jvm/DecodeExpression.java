@@ -1,7 +1,6 @@
 package cdcformats.spark.jvm;
 
 import java.io.Serializable;
-import java.lang.reflect.InvocationTargetException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -87,15 +86,7 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
 
     private MessageDecoder decoder() {
         if (decoder == null) {
-            try {
-                decoder = (MessageDecoder) Class.forName(decoderClass).getConstructor(Map.class)
-                    .newInstance(settings);
-            } catch (InvocationTargetException error) {
-                throw new IllegalStateException(format + ": bad JVM decoder settings " + settings,
-                    error.getCause());
-            } catch (ReflectiveOperationException error) {
-                throw new IllegalStateException(format + ": no JVM decoder " + decoderClass, error);
-            }
+            decoder = CodecClasses.instance(MessageDecoder.class, decoderClass, settings, format, "JVM decoder");
         }
         return decoder;
     }

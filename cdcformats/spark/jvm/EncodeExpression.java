@@ -1,7 +1,6 @@
 package cdcformats.spark.jvm;
 
 import java.io.Serializable;
-import java.lang.reflect.InvocationTargetException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -97,14 +96,7 @@ public final class EncodeExpression extends Expression implements CodegenFallbac
 
     private MessageEncoder encoder() {
         if (encoder == null) {
-            try {
-                encoder = (MessageEncoder) Class.forName(encoderClass).getConstructor(Map.class)
-                    .newInstance(settings);
-            } catch (InvocationTargetException error) {
-                throw new IllegalStateException(format + ": bad JVM encoder settings " + settings, error.getCause());
-            } catch (ReflectiveOperationException error) {
-                throw new IllegalStateException(format + ": no JVM encoder " + encoderClass, error);
-            }
+            encoder = CodecClasses.instance(MessageEncoder.class, encoderClass, settings, format, "JVM encoder");
         }
         return encoder;
     }

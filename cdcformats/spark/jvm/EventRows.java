@@ -12,6 +12,8 @@ import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 import cdcformats.jvm.encoders.EncodeException;
+import cdcformats.jvm.encoders.PythonDecimal;
+import cdcformats.jvm.encoders.TaggedValues;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
@@ -28,8 +30,6 @@ public final class EventRows {
     private static final List<String> OPS = List.of("INSERT", "UPDATE", "DELETE", "UPSERT", "READ", "TRUNCATE");
     private static final List<String> KINDS = List.of(Events.PUT, Events.DELETE_VERSION, Events.DELETE_ALL_VERSIONS);
     private static final String[] VALUE_MEMBERS = {"boolean", "long", "double", "string", "bytes", "decimal", "nested"};
-    private static final Set<String> TAGS = Set.of("$binary", "$decimal", "$double", "$struct");
-    static final int MAX_NESTING = 32; // model.MAX_NESTING
 
     /** The ERROR row of a dead-letter row, or null when the row is an event. */
     public static InternalRow deadLetter(InternalRow row) {
@@ -170,69 +170,10 @@ public final class EventRows {
             throw new EncodeException("nested is not JSON: " + error.reason.replaceFirst("^not valid JSON: ", ""),
                 where);
         }
-        Object value = untagged(parsed, where, 0);
+        Object value = TaggedValues.untagged(parsed, where);
         if (!(value instanceof List || value instanceof Map)) {
             throw new EncodeException("nested holds an array or an object, not " + PythonRepr.of(text), where);
         }
         return value;
-    }
-
-    /** A member of nested text, {@code depth} levels deep: the inverse of {@link Events#tagged}. */
-    private static Object untagged(Object member, String where, int depth) throws EncodeException {
-        if ((member instanceof List || member instanceof Map) && depth == MAX_NESTING) {
-            throw new EncodeException("nested deeper than " + MAX_NESTING + " levels", where);
-        }
-        if (member instanceof List) {
-            List<Object> items = new ArrayList<>();
-            int index = 0;
-            for (Object item : (List<?>) member) {
-                items.add(untagged(item, where + "[" + index++ + "]", depth + 1));
-            }
-            return items;
-        }
-        if (!(member instanceof Map)) {
-            return Json.isNull(member) ? null : member;
-        }
-        Map<?, ?> fields = (Map<?, ?>) member;
-        if (fields.size() == 1) {
-            Map.Entry<?, ?> only = fields.entrySet().iterator().next();
-            String tag = (String) only.getKey();
-            if (tag.equals("$struct") && only.getValue() instanceof Map) {
-                fields = (Map<?, ?>) only.getValue();
-            } else if (TAGS.contains(tag) && only.getValue() instanceof String) {
-                return tagValue(tag, (String) only.getValue(), where);
-            }
-        }
-        Map<String, Object> struct = new LinkedHashMap<>();
-        for (Map.Entry<?, ?> field : fields.entrySet()) {
-            String name = (String) field.getKey();
-            struct.put(name, untagged(field.getValue(), where + "." + name, depth + 1));
-        }
-        return struct;
-    }
-
-    private static Object tagValue(String tag, String text, String where) throws EncodeException {
-        switch (tag) {
-            case "$binary":
-                if (text.matches("([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")) {
-                    return Base64.getDecoder().decode(text);
-                }
-                break;
-            case "$decimal": {
-                String decimal = PythonDecimal.str(text);
-                if (decimal != null) {
-                    return new TypedText.DecimalText(decimal);
-                }
-                break;
-            }
-            default:
-                switch (text) {
-                    case "NaN": return Double.NaN;
-                    case "Infinity": return Double.POSITIVE_INFINITY;
-                    case "-Infinity": return Double.NEGATIVE_INFINITY;
-                    default: break;
-                }
-        }
-        throw new EncodeException(tag + " does not hold " + PythonRepr.of(text), where);
     }
 }

@@ -3,14 +3,14 @@ package cdcformats.spark.jvm;
 import java.nio.charset.StandardCharsets;
 
 import cdcformats.jvm.decoders.Numbers;
+import cdcformats.jvm.encoders.PythonStrings;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
 /**
  * Python's {@code repr} of an event row as {@code to_pylist} gives it (a dict of dicts and lists, every member named),
- * which the Arrow path keeps as the raw input of an event a target refuses ({@code arrow.encode_array}). A character
- * is escaped where Python finds it unprintable, told by its Unicode category as Java knows it (a character that the
- * two Unicode versions class differently may be shown differently).
+ * which the Arrow path keeps as the raw input of an event a target refuses ({@code arrow.encode_array}); its text as
+ * {@link PythonStrings#repr} shows it.
  */
 final class PythonRepr {
     private PythonRepr() {
@@ -59,12 +59,7 @@ final class PythonRepr {
     }
 
     static String of(String text) {
-        if (text == null) {
-            return "None";
-        }
-        StringBuilder out = new StringBuilder();
-        string(out, text);
-        return out.toString();
+        return text == null ? "None" : PythonStrings.repr(text);
     }
 
     private static void text(StringBuilder out, InternalRow row, int ordinal) {
@@ -161,46 +156,6 @@ final class PythonRepr {
             }
         }
         out.append('}');
-    }
-
-    /** A str literal, quoted as Python quotes it: single quotes unless the text holds one and no double quote. */
-    private static void string(StringBuilder out, String text) {
-        char quote = text.indexOf('\'') >= 0 && text.indexOf('"') < 0 ? '"' : '\'';
-        out.append(quote);
-        text.codePoints().forEach(point -> {
-            if (point == quote || point == '\\') {
-                out.append('\\').appendCodePoint(point);
-            } else if (point == '\n') {
-                out.append("\\n");
-            } else if (point == '\r') {
-                out.append("\\r");
-            } else if (point == '\t') {
-                out.append("\\t");
-            } else if (point < 0x7f && point >= 0x20) {
-                out.append((char) point);
-            } else if (unprintable(point)) {
-                out.append(String.format(point < 0x100 ? "\\x%02x" : point < 0x10000 ? "\\u%04x" : "\\U%08x", point));
-            } else {
-                out.appendCodePoint(point);
-            }
-        });
-        out.append(quote);
-    }
-
-    private static boolean unprintable(int point) {
-        switch (Character.getType(point)) {
-            case Character.CONTROL:
-            case Character.FORMAT:
-            case Character.SURROGATE:
-            case Character.PRIVATE_USE:
-            case Character.UNASSIGNED:
-            case Character.LINE_SEPARATOR:
-            case Character.PARAGRAPH_SEPARATOR:
-            case Character.SPACE_SEPARATOR:
-                return true;
-            default:
-                return false;
-        }
     }
 
     /** A bytes literal: printable ASCII as itself, else {@code \\xNN}, quoted as a str is. */

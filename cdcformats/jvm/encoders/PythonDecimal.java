@@ -1,14 +1,15 @@
-package cdcformats.spark.jvm;
+package cdcformats.jvm.encoders;
 
 import java.math.BigInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Python's {@code str(Decimal(text))}: what the Arrow path writes of a decimal member, which it reads with
- * {@code Decimal(text)}. Text that Python does not take for a decimal gives null.
+ * Python's {@code str(Decimal(text))}: what is written of a decimal given as text, which Python reads with
+ * {@code Decimal(text)} (a decimal member of an event row, a {@code $decimal} of nested text). Text that Python does
+ * not take for a decimal gives null.
  */
-final class PythonDecimal {
+public final class PythonDecimal {
     private PythonDecimal() {
     }
 
@@ -19,7 +20,7 @@ final class PythonDecimal {
     private static final Pattern SPECIAL = Pattern.compile("([+-]?)(?:(inf|infinity)|(s?nan)(" + DIGITS + ")?)",
         Pattern.CASE_INSENSITIVE);
 
-    static String str(String text) {
+    public static String str(String text) {
         String stripped = text.strip();
         Matcher special = SPECIAL.matcher(stripped);
         if (special.matches()) {
