@@ -1,7 +1,5 @@
 package cdcformats.spark.jvm;
 
-import java.io.Serializable;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -10,28 +8,18 @@ import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.MessageDecoder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
-import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.unsafe.types.UTF8String;
 import scala.collection.immutable.IndexedSeq;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code cdc_decode(format, value)} for a format with a JVM decoder: each message (binary or string) decoded by the
  * format's {@link MessageDecoder}, a bad one handled by the error mode as the Python path handles it: a dead-letter
  * row naming the format, the reason, the field and the raw message; a null; or a failed task.
- *
- * <p>It is evaluated, not code-generated: the decoder is one call per row either way, and whole-stage code
- * generation calls it from the generated code.
  */
-public final class DecodeExpression extends Expression implements CodegenFallback, Serializable {
+public final class DecodeExpression extends CodecExpression {
     private static final long serialVersionUID = 1L;
 
-    private final Expression child;
-    private final Seq<Expression> children;
     private final String format;
     private final String decoderClass;
     private final TreeMap<String, String> settings;
@@ -42,18 +30,12 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
 
     public DecodeExpression(Expression child, String format, String decoderClass, Map<String, String> settings,
                             String errors, String eventDdl) {
-        this.child = child;
-        this.children = CollectionConverters.asScala(List.of(child)).toList();
+        super(child);
         this.format = format;
         this.decoderClass = decoderClass;
         this.settings = new TreeMap<>(settings);
         this.errors = errors;
         this.eventDdl = eventDdl;
-    }
-
-    @Override
-    public Seq<Expression> children() {
-        return children;
     }
 
     @Override
@@ -67,21 +49,6 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
             dataType = DataType.fromDDL(eventDdl);
         }
         return dataType;
-    }
-
-    @Override
-    public boolean nullable() {
-        return true;
-    }
-
-    /**
-     * Told as not deterministic, though it is, so that Spark evaluates it once per row: the optimizer copies a
-     * deterministic expression into each filter on its result (below the projection that names it), where it runs a
-     * second time.
-     */
-    @Override
-    public boolean deterministic() {
-        return false;
     }
 
     private MessageDecoder decoder() {
@@ -111,11 +78,6 @@ public final class DecodeExpression extends Expression implements CodegenFallbac
                         message);
             }
         }
-    }
-
-    @Override
-    public ExprCode doGenCode(CodegenContext context, ExprCode code) {
-        return CodegenFallback.super.doGenCode(context, code);
     }
 
     @Override

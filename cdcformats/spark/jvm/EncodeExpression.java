@@ -1,8 +1,6 @@
 package cdcformats.spark.jvm;
 
-import java.io.Serializable;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -13,15 +11,10 @@ import cdcformats.jvm.encoders.MessageEncoder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
-import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.unsafe.types.UTF8String;
 import scala.collection.immutable.IndexedSeq;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code cdc_encode(format, event)} (and {@code cdc_convert}, over a {@link DecodeExpression}) for a format with a JVM
@@ -33,12 +26,10 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>The result is binary, or, for the {@code _or_error} forms, a {@code struct<key, value, error>}.
  */
-public final class EncodeExpression extends Expression implements CodegenFallback, Serializable {
+public final class EncodeExpression extends CodecExpression {
     private static final long serialVersionUID = 1L;
     private static final int EXCERPT_LIMIT = 80; // errors.EXCERPT_LIMIT
 
-    private final Expression child;
-    private final Seq<Expression> children;
     private final String format;
     private final String encoderClass;
     private final TreeMap<String, String> settings;
@@ -51,19 +42,13 @@ public final class EncodeExpression extends Expression implements CodegenFallbac
     /** @param resultDdl the type of an {@code _or_error} form's result, or null for the binary forms */
     public EncodeExpression(Expression child, String format, String encoderClass, Map<String, String> settings,
                             byte[] prefix, String errors, String resultDdl) {
-        this.child = child;
-        this.children = CollectionConverters.asScala(List.of(child)).toList();
+        super(child);
         this.format = format;
         this.encoderClass = encoderClass;
         this.settings = new TreeMap<>(settings);
         this.prefix = prefix.clone();
         this.errors = errors;
         this.resultDdl = resultDdl;
-    }
-
-    @Override
-    public Seq<Expression> children() {
-        return children;
     }
 
     @Override
@@ -77,21 +62,6 @@ public final class EncodeExpression extends Expression implements CodegenFallbac
             dataType = resultDdl == null ? DataTypes.BinaryType : DataType.fromDDL(resultDdl);
         }
         return dataType;
-    }
-
-    @Override
-    public boolean nullable() {
-        return true;
-    }
-
-    /**
-     * Told as not deterministic, though it is, so that Spark evaluates it once per row: the optimizer copies a
-     * deterministic expression into each filter on its result (below the projection that names it), where it runs a
-     * second time.
-     */
-    @Override
-    public boolean deterministic() {
-        return false;
     }
 
     private MessageEncoder encoder() {
@@ -149,11 +119,6 @@ public final class EncodeExpression extends Expression implements CodegenFallbac
                     UTF8String.fromString(message), raw});
                 return new GenericInternalRow(new Object[] {null, null, error});
         }
-    }
-
-    @Override
-    public ExprCode doGenCode(CodegenContext context, ExprCode code) {
-        return CodegenFallback.super.doGenCode(context, code);
     }
 
     @Override
