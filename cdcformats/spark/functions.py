@@ -411,9 +411,9 @@ def arrow_name(function: str) -> str:
     return f"{function}_arrow"
 
 
-# -- decoding inside the JVM ------------------------------------------------------------------------------------------
+# -- running inside the JVM -------------------------------------------------------------------------------------------
 
-# The package's Java classes (setup.py builds them): the formats' JVM decoders and the Spark expression that runs them.
+# The package's Java classes (setup.py builds them): the formats' Java codecs and the Spark expressions that run them.
 JAR = Path(__file__).parent / "jvm" / "cdcformats.jar"
 
 
@@ -472,6 +472,8 @@ def _encoder_settings(call: _Call) -> dict[str, str] | None:
 
 
 def _unframed_encoder_settings(name: str, registered: Options) -> dict[str, str] | None:
+    """The settings of ``name``'s encoder that ``register`` hands the JVM: none for a format without one, and none for
+    an envelope, whose framing asks the registry for a schema id when the first query that writes it is planned."""
     try:
         call = _call(None, name, (), registered, "null")
     except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
@@ -511,7 +513,7 @@ def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
                           "as Arrow UDFs for every format", RuntimeWarning, stacklevel=3)
         return False
     defaults = dict(registered)
-    errors = error_mode(defaults.pop("errors", None), arrow.COLUMN_ERROR_MODES) if "errors" in defaults else None
+    errors = error_mode(defaults.pop("errors"), arrow.COLUMN_ERROR_MODES) if "errors" in defaults else None
     defaults = {name: option_value(value) for name, value in defaults.items()}
     decoders = {name: {"class": decoder.class_name, **decoder.settings}
                 for name, decoder in jvm_formats(**defaults).items()}

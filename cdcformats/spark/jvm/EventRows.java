@@ -1,11 +1,8 @@
 package cdcformats.spark.jvm;
 
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
