@@ -79,7 +79,7 @@ public final class KeptFields {
     }
 
     /** {@code json_message.raw}: JSON text kept from a decoded message, checked before it is written back. */
-    private static JsonOut.Raw raw(Object text, String field) throws EncodeException {
+    static JsonOut.Raw raw(Object text, String field) throws EncodeException {
         if (text instanceof String) {
             try {
                 Json.parse(((String) text).getBytes(StandardCharsets.UTF_8));
