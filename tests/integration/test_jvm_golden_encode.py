@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 import cdcformats as cf
+from cdcformats.model import Cell
 from tests import jvm_golden, jvm_golden_encode
 from tests.property import strategies
 
@@ -135,23 +136,67 @@ def _debezium_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
     return options, replace(event, attributes=tuple(draw(st.permutations(event.attributes))))
 
 
-@pytest.fixture(scope="module")
-def java_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
-    """EncodeGoldenCheck reading debezium-json golden lines from its standard input, one answer a line."""
+def _java_encoder(classes: Path, format_name: str) -> Iterator[subprocess.Popen[str]]:
+    """EncodeGoldenCheck reading golden lines of one format from its standard input, one answer a line."""
     process = subprocess.Popen(["java", "-cp", str(classes), "EncodeGoldenCheck", "-"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
     assert process.stdin is not None
-    process.stdin.write("debezium-json\n")
+    process.stdin.write(format_name + "\n")
     yield process
     process.stdin.close()
     process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def java_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "debezium-json")
+
+
+def _writes_as_python(java: subprocess.Popen[str], format_name: str, options: dict[str, Any], event: Any) -> None:
+    line = jvm_golden_encode.line("drawn", format_name, options, jvm_golden.event_json(event))
+    assert java.stdin is not None and java.stdout is not None
+    java.stdin.write(jvm_golden.golden_line(line) + "\n")
+    assert java.stdout.readline().rstrip("\n") == "ok"
 
 
 @given(_debezium_cases())
 def test_the_java_encoder_writes_any_event_as_python_does(java_encoder: subprocess.Popen[str],
                                                            case: tuple[dict[str, Any], Any]) -> None:
     options, event = case
-    line = jvm_golden_encode.line("drawn", "debezium-json", options, jvm_golden.event_json(event))
-    assert java_encoder.stdin is not None and java_encoder.stdout is not None
-    java_encoder.stdin.write(jvm_golden.golden_line(line) + "\n")
-    assert java_encoder.stdout.readline().rstrip("\n") == "ok"
+    _writes_as_python(java_encoder, "debezium-json", options, event)
+
+
+# canal-json's own attributes and position, and type names with values of any kind in them (which strategies.events
+# draws apart), beside its native events.
+_CANAL = cf.codec("canal-json")
+_CANAL_ATTRIBUTES = st.lists(st.tuples(
+    st.sampled_from(["canal.sql", "canal.sqlType", "canal.field.extra", "canal.field.data", "canal.field.x"]),
+    strategies.values() | st.sampled_from(['{"id":4}', '{"id": 4}', "null", "", "[1,2.5]", "x"])), max_size=4)
+_CANAL_POSITIONS = st.lists(st.tuples(st.sampled_from(["id", "gtid", "file"]), strategies.values()), max_size=4)
+_TYPED_CELLS = st.lists(st.builds(
+    Cell, strategies.names, strategies.values(), st.sampled_from(strategies.TYPE_NAMES) | st.none()), max_size=4)
+
+
+@st.composite
+def _canal_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    options = draw(st.sampled_from([{}, {"read_type": "INIT"}]))
+    event = draw(strategies.events() | strategies.events_for(_CANAL))
+    if event.after is not None and draw(st.booleans()):
+        event = replace(event, after=(*event.after, *draw(_TYPED_CELLS)))
+    if event.before is not None and draw(st.booleans()):
+        event = replace(event, before=(*draw(_TYPED_CELLS), *event.before))
+    source = replace(event.source, position=(*event.source.position, *draw(_CANAL_POSITIONS)),
+                     commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
+    return options, replace(event, source=source, attributes=(*event.attributes, *draw(_CANAL_ATTRIBUTES)))
+
+
+@pytest.fixture(scope="module")
+def java_canal_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "canal-json")
+
+
+@given(_canal_cases())
+def test_the_java_canal_encoder_writes_any_event_as_python_does(java_canal_encoder: subprocess.Popen[str],
+                                                                case: tuple[dict[str, Any], Any]) -> None:
+    options, event = case
+    _writes_as_python(java_canal_encoder, "canal-json", options, event)

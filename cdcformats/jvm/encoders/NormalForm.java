@@ -292,7 +292,10 @@ public class NormalForm {
             return null;
         }
         if (Math.floorMod(microseconds, MILLISECOND) != 0 && !carries("source.time.sub_ms")) {
-            return Math.max(microseconds - Math.floorMod(microseconds, MILLISECOND), EARLIEST_MILLISECOND);
+            // time_units.floored: a time before the earliest whole millisecond is floored to it (and flooring it
+            // would run below 64 bits)
+            return microseconds < EARLIEST_MILLISECOND ? EARLIEST_MILLISECOND
+                : microseconds - Math.floorMod(microseconds, MILLISECOND);
         }
         return microseconds;
     }
