@@ -200,3 +200,41 @@ def test_the_java_canal_encoder_writes_any_event_as_python_does(java_canal_encod
                                                                 case: tuple[dict[str, Any], Any]) -> None:
     options, event = case
     _writes_as_python(java_canal_encoder, "canal-json", options, event)
+
+
+# maxwell-json's kept fields and position fields, and cells of type JSON holding JSON text and other text, beside its
+# native events.
+_MAXWELL = cf.codec("maxwell-json")
+_MAXWELL_ATTRIBUTES = st.lists(st.tuples(
+    st.sampled_from(["maxwell.field.query", "maxwell.field.primary_key", "maxwell.field.data", "maxwell.field.x"]),
+    strategies.values() | st.sampled_from(['{"id":4}', '{"id": 4}', "null", "", "[1,2.5]", "x"])), max_size=4)
+_MAXWELL_POSITIONS = st.lists(st.tuples(st.sampled_from(["xid", "commit", "position", "gtid", "thread_id", "file"]),
+                                        strategies.values()), max_size=4)
+_JSON_CELLS = st.lists(st.builds(
+    Cell, strategies.names, st.sampled_from(['["a","b"]', '{"a":1.5}', '{"a": 1}', "1", "x", "[]"]) | strategies.values(),
+    st.sampled_from(["JSON", "json", None])), max_size=3)
+
+
+@st.composite
+def _maxwell_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    options = draw(_OPTIONS)
+    event = draw(strategies.events() | strategies.events_for(_MAXWELL))
+    if event.after is not None and draw(st.booleans()):
+        event = replace(event, after=(*event.after, *draw(_JSON_CELLS)))
+    if event.before is not None and draw(st.booleans()):
+        event = replace(event, before=(*draw(_JSON_CELLS), *event.before))
+    source = replace(event.source, position=(*event.source.position, *draw(_MAXWELL_POSITIONS)),
+                     commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
+    return options, replace(event, source=source, attributes=(*event.attributes, *draw(_MAXWELL_ATTRIBUTES)))
+
+
+@pytest.fixture(scope="module")
+def java_maxwell_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "maxwell-json")
+
+
+@given(_maxwell_cases())
+def test_the_java_maxwell_encoder_writes_any_event_as_python_does(java_maxwell_encoder: subprocess.Popen[str],
+                                                                  case: tuple[dict[str, Any], Any]) -> None:
+    options, event = case
+    _writes_as_python(java_maxwell_encoder, "maxwell-json", options, event)
