@@ -210,9 +210,9 @@ _MAXWELL_ATTRIBUTES = st.lists(st.tuples(
     strategies.values() | st.sampled_from(['{"id":4}', '{"id": 4}', "null", "", "[1,2.5]", "x"])), max_size=4)
 _MAXWELL_POSITIONS = st.lists(st.tuples(st.sampled_from(["xid", "commit", "position", "gtid", "thread_id", "file"]),
                                         strategies.values()), max_size=4)
+_JSON_TEXTS = st.sampled_from(['["a","b"]', '{"a":1.5}', '{"a": 1}', "1", "x", "[]"])
 _JSON_CELLS = st.lists(st.builds(
-    Cell, strategies.names, st.sampled_from(['["a","b"]', '{"a":1.5}', '{"a": 1}', "1", "x", "[]"]) | strategies.values(),
-    st.sampled_from(["JSON", "json", None])), max_size=3)
+    Cell, strategies.names, _JSON_TEXTS | strategies.values(), st.sampled_from(["JSON", "json", None])), max_size=3)
 
 
 @st.composite
