@@ -166,75 +166,51 @@ def test_the_java_encoder_writes_any_event_as_python_does(java_encoder: subproce
     _writes_as_python(java_encoder, "debezium-json", options, event)
 
 
-# canal-json's own attributes and position, and type names with values of any kind in them (which strategies.events
-# draws apart), beside its native events.
-_CANAL = cf.codec("canal-json")
-_CANAL_ATTRIBUTES = st.lists(st.tuples(
-    st.sampled_from(["canal.sql", "canal.sqlType", "canal.field.extra", "canal.field.data", "canal.field.x"]),
-    strategies.values() | st.sampled_from(['{"id":4}', '{"id": 4}', "null", "", "[1,2.5]", "x"])), max_size=4)
-_CANAL_POSITIONS = st.lists(st.tuples(st.sampled_from(["id", "gtid", "file"]), strategies.values()), max_size=4)
-_TYPED_CELLS = st.lists(st.builds(
-    Cell, strategies.names, strategies.values(), st.sampled_from(strategies.TYPE_NAMES) | st.none()), max_size=4)
-
-
-@st.composite
-def _canal_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
-    options = draw(st.sampled_from([{}, {"read_type": "INIT"}]))
-    event = draw(strategies.events() | strategies.events_for(_CANAL))
-    if event.after is not None and draw(st.booleans()):
-        event = replace(event, after=(*event.after, *draw(_TYPED_CELLS)))
-    if event.before is not None and draw(st.booleans()):
-        event = replace(event, before=(*draw(_TYPED_CELLS), *event.before))
-    source = replace(event.source, position=(*event.source.position, *draw(_CANAL_POSITIONS)),
-                     commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
-    return options, replace(event, source=source, attributes=(*event.attributes, *draw(_CANAL_ATTRIBUTES)))
-
-
-@pytest.fixture(scope="module")
-def java_canal_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
-    yield from _java_encoder(classes, "canal-json")
-
-
-@given(_canal_cases())
-def test_the_java_canal_encoder_writes_any_event_as_python_does(java_canal_encoder: subprocess.Popen[str],
-                                                                case: tuple[dict[str, Any], Any]) -> None:
-    options, event = case
-    _writes_as_python(java_canal_encoder, "canal-json", options, event)
-
-
-# maxwell-json's kept fields and position fields, and cells of type JSON holding JSON text and other text, beside its
-# native events.
-_MAXWELL = cf.codec("maxwell-json")
-_MAXWELL_ATTRIBUTES = st.lists(st.tuples(
-    st.sampled_from(["maxwell.field.query", "maxwell.field.primary_key", "maxwell.field.data", "maxwell.field.x"]),
-    strategies.values() | st.sampled_from(['{"id":4}', '{"id": 4}', "null", "", "[1,2.5]", "x"])), max_size=4)
-_MAXWELL_POSITIONS = st.lists(st.tuples(st.sampled_from(["xid", "commit", "position", "gtid", "thread_id", "file"]),
-                                        strategies.values()), max_size=4)
+# Besides its native events and any drawn event: a format's own attributes and position fields, and the cells its
+# normal form types by their type names (canal-json: type names with values of any kind in them, which
+# strategies.events draws apart; maxwell-json: cells of type JSON holding JSON text and other text), drawn beside
+# the event's own.
+_OWN_TEXTS = strategies.values() | st.sampled_from(['{"id":4}', '{"id": 4}', "null", "", "[1,2.5]", "x"])
 _JSON_TEXTS = st.sampled_from(['["a","b"]', '{"a":1.5}', '{"a": 1}', "1", "x", "[]"])
-_JSON_CELLS = st.lists(st.builds(
-    Cell, strategies.names, _JSON_TEXTS | strategies.values(), st.sampled_from(["JSON", "json", None])), max_size=3)
+_TEXT_FORMATS = {
+    "canal-json": (
+        st.sampled_from([{}, {"read_type": "INIT"}]),
+        ["canal.sql", "canal.sqlType", "canal.field.extra", "canal.field.data", "canal.field.x"],
+        ["id", "gtid", "file"],
+        st.builds(Cell, strategies.names, strategies.values(), st.sampled_from(strategies.TYPE_NAMES) | st.none())),
+    "maxwell-json": (
+        _OPTIONS,
+        ["maxwell.field.query", "maxwell.field.primary_key", "maxwell.field.data", "maxwell.field.x"],
+        ["xid", "commit", "position", "gtid", "thread_id", "file"],
+        st.builds(Cell, strategies.names, _JSON_TEXTS | strategies.values(), st.sampled_from(["JSON", "json", None]))),
+}
 
 
 @st.composite
-def _maxwell_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
-    options = draw(_OPTIONS)
-    event = draw(strategies.events() | strategies.events_for(_MAXWELL))
+def _text_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any], Any]:
+    options, attribute_names, position_names, typed_cells = _TEXT_FORMATS[format_name]
+    cells = st.lists(typed_cells, max_size=4)
+    event = draw(strategies.events() | strategies.events_for(cf.codec(format_name)))
     if event.after is not None and draw(st.booleans()):
-        event = replace(event, after=(*event.after, *draw(_JSON_CELLS)))
+        event = replace(event, after=(*event.after, *draw(cells)))
     if event.before is not None and draw(st.booleans()):
-        event = replace(event, before=(*draw(_JSON_CELLS), *event.before))
-    source = replace(event.source, position=(*event.source.position, *draw(_MAXWELL_POSITIONS)),
-                     commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
-    return options, replace(event, source=source, attributes=(*event.attributes, *draw(_MAXWELL_ATTRIBUTES)))
+        event = replace(event, before=(*draw(cells), *event.before))
+    position = draw(st.lists(st.tuples(st.sampled_from(position_names), strategies.values()), max_size=4))
+    source = replace(event.source, position=(*event.source.position, *position), commit_time_us=draw(_TIMES),
+                     capture_time_us=draw(_TIMES))
+    attributes = draw(st.lists(st.tuples(st.sampled_from(attribute_names), _OWN_TEXTS), max_size=4))
+    return draw(options), replace(event, source=source, attributes=(*event.attributes, *attributes))
 
 
-@pytest.fixture(scope="module")
-def java_maxwell_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
-    yield from _java_encoder(classes, "maxwell-json")
+@pytest.fixture(scope="module", params=sorted(_TEXT_FORMATS))
+def java_text_encoder(classes: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    for process in _java_encoder(classes, request.param):
+        yield request.param, process
 
 
-@given(_maxwell_cases())
-def test_the_java_maxwell_encoder_writes_any_event_as_python_does(java_maxwell_encoder: subprocess.Popen[str],
-                                                                  case: tuple[dict[str, Any], Any]) -> None:
-    options, event = case
-    _writes_as_python(java_maxwell_encoder, "maxwell-json", options, event)
+@given(data=st.data())
+def test_the_java_text_format_encoders_write_any_event_as_python_does(
+        java_text_encoder: tuple[str, subprocess.Popen[str]], data: st.DataObject) -> None:
+    format_name, java = java_text_encoder
+    options, event = data.draw(_text_format_cases(format_name))
+    _writes_as_python(java, format_name, options, event)

@@ -1,6 +1,5 @@
 package cdcformats.jvm.encoders;
 
-import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Numbers;
@@ -11,9 +10,11 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -62,7 +63,7 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
     }
 
     private static Set<String> withRead() {
-        Set<String> carries = new java.util.HashSet<>(CARRIES);
+        Set<String> carries = new HashSet<>(CARRIES);
         carries.add("op.READ");
         return carries;
     }
@@ -151,7 +152,7 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
     public Events.Cell carriedCell(Events.Cell cell) {
         Object value = cell.kind().equals(Events.PUT) ? cell.value() : null;
         Object readBack = readBack(value, cell.type());
-        if (sameScalar(readBack, value)) {
+        if (Values.same(readBack, value)) {
             if (cell.kind().equals(Events.PUT) && cell.version() == null) {
                 return cell;
             }
@@ -296,7 +297,7 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
         List<Events.Cell> changed = new ArrayList<>();
         for (Events.Cell cell : before) {
             if (!afterTexts.containsKey(cell.name())
-                    || !java.util.Objects.equals(text(cell.value()), afterTexts.get(cell.name()))) {
+                    || !Objects.equals(text(cell.value()), afterTexts.get(cell.name()))) {
                 changed.add(cell);
             }
         }
@@ -341,22 +342,10 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
             return value instanceof String && !((String) value).isEmpty() ? new Kept(0, value) : null;
         }
         if (name.equals(SQL_TYPE_ATTRIBUTE)) {
-            return isCanonical(value) && !"null".equals(value) ? new Kept(1, value) : null;
+            return KeptFields.isCanonical(value, false) && !"null".equals(value) ? new Kept(1, value) : null;
         }
         return name.startsWith(FIELD_ATTRIBUTE) && !FIELDS.contains(name.substring(FIELD_ATTRIBUTE.length()))
-            && isCanonical(value) ? new Kept(2, value) : null;
-    }
-
-    /** {@code json_message.is_canonical}: JSON text exactly as msgspec writes it, so that it reads back unchanged. */
-    private static boolean isCanonical(Object text) {
-        if (!(text instanceof String)) {
-            return false;
-        }
-        try {
-            return JsonOut.msgspec(Json.parse(((String) text).getBytes(StandardCharsets.UTF_8))).equals(text);
-        } catch (DecodeException notJson) {
-            return false;
-        }
+            && KeptFields.isCanonical(value, false) ? new Kept(2, value) : null;
     }
 
     // -- values -------------------------------------------------------------------------------------------------------
@@ -391,7 +380,7 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
         }
         if (value instanceof TypedText.DecimalText) {
             String text = ((TypedText.DecimalText) value).text;
-            BigDecimal decimal = finiteDecimal(text);
+            BigDecimal decimal = Values.finiteDecimal(text);
             if (decimal != null && decimal.scale() >= 0 && decimal.scale() <= MOST_DECIMAL_PLACES) {
                 String plain = decimal.toPlainString();
                 // BigDecimal has no negative zero; Python's Decimal keeps the sign ("-0.00").
@@ -399,41 +388,5 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
             }
         }
         return Values.render(value);
-    }
-
-    /** A decimal's text as a BigDecimal, or null for NaN and the infinities. */
-    private static BigDecimal finiteDecimal(String text) {
-        try {
-            return new BigDecimal(text);
-        } catch (NumberFormatException special) {
-            return null;
-        }
-    }
-
-    /**
-     * {@code model.same_value} for the values {@link #carriedCell} compares, a value and its read-back: of one kind,
-     * doubles by their bits (NaN as NaN), decimals by their digits, exponent and sign.
-     */
-    private static boolean sameScalar(Object left, Object right) {
-        if (Json.isNull(left) || Json.isNull(right)) {
-            return Json.isNull(left) && Json.isNull(right);
-        }
-        if (left.getClass() != right.getClass()) {
-            return false;
-        }
-        if (left instanceof Double) {
-            return Double.doubleToLongBits((Double) left) == Double.doubleToLongBits((Double) right);
-        }
-        if (left instanceof TypedText.DecimalText) {
-            String leftText = ((TypedText.DecimalText) left).text;
-            String rightText = ((TypedText.DecimalText) right).text;
-            BigDecimal leftDecimal = finiteDecimal(leftText);
-            BigDecimal rightDecimal = finiteDecimal(rightText);
-            if (leftDecimal == null || rightDecimal == null) {
-                return leftText.equals(rightText);
-            }
-            return leftDecimal.equals(rightDecimal) && leftText.startsWith("-") == rightText.startsWith("-");
-        }
-        return left.equals(right);
     }
 }

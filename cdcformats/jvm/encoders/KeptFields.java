@@ -92,6 +92,23 @@ public final class KeptFields {
     }
 
     /**
+     * {@code json_message.is_canonical}: whether {@code text} is JSON text exactly as msgspec writes it, so that it
+     * reads back unchanged; with {@code nestedOnly}, an object or an array.
+     */
+    public static boolean isCanonical(Object text, boolean nestedOnly) {
+        if (!(text instanceof String)) {
+            return false;
+        }
+        try {
+            Object parsed = Json.parse(((String) text).getBytes(StandardCharsets.UTF_8));
+            return JsonOut.msgspec(parsed).equals(text)
+                && (!nestedOnly || parsed instanceof Map || parsed instanceof List);
+        } catch (DecodeException notJson) {
+            return false;
+        }
+    }
+
+    /**
      * {@code debezium_envelope.canonical_json}: a kept field's JSON text as decoding gives it back, in its canonical
      * form (msgspec's); any other value the JSON value it is as a scalar (text as a JSON string).
      */

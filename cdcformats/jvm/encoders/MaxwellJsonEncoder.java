@@ -1,9 +1,6 @@
 package cdcformats.jvm.encoders;
 
-import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
-import cdcformats.jvm.decoders.Json;
-import cdcformats.jvm.decoders.TypedText;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -46,7 +43,8 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
         "image.columns", "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "source.position", "source.commit_time");
     private static final List<Shape> SHAPES = List.of(new Shape("INSERT", ABSENT, PRESENT),
-        new Shape("UPDATE", PRESENT, PRESENT), new Shape("DELETE", PRESENT, ABSENT), new Shape("READ", ABSENT, PRESENT));
+        new Shape("UPDATE", PRESENT, PRESENT), new Shape("DELETE", PRESENT, ABSENT),
+        new Shape("READ", ABSENT, PRESENT));
 
     private final KeyColumns keyColumns;
 
@@ -143,16 +141,7 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
 
     /** {@code maxwell._is_json_cell}: a cell of type JSON holding an array or object as msgspec writes it. */
     private static boolean isJsonCell(Events.Cell cell) {
-        if (!JSON_TYPE.equals(cell.type()) || !(cell.value() instanceof String)) {
-            return false;
-        }
-        String text = (String) cell.value();
-        try {
-            Object parsed = Json.parse(text.getBytes(StandardCharsets.UTF_8));
-            return (parsed instanceof Map || parsed instanceof List) && JsonOut.msgspec(parsed).equals(text);
-        } catch (DecodeException notJson) {
-            return false;
-        }
+        return JSON_TYPE.equals(cell.type()) && KeptFields.isCanonical(cell.value(), true);
     }
 
     // -- the normal form ----------------------------------------------------------------------------------------------
@@ -199,7 +188,9 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
         Events.Source source = written.source();
         Long commitTime = source.commitTimeUs();
         if (commitTime != null && Math.floorMod(commitTime, SECOND) != 0) {
-            commitTime = commitTime < EARLIEST_SECOND ? EARLIEST_SECOND : commitTime - Math.floorMod(commitTime, SECOND);
+            // time_units.floored: a time before the earliest whole second is floored to it
+            commitTime = commitTime < EARLIEST_SECOND ? EARLIEST_SECOND
+                : commitTime - Math.floorMod(commitTime, SECOND);
         }
         source = new Events.Source(source.system(), positionAsWritten(source.position()), commitTime,
             source.captureTimeUs());
@@ -230,8 +221,8 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
         Set<String> reserved = reserved(written);
         List<Events.Entry> attributes = KeptFields.asDecoded(written.attributes(),
             (name, value) -> name.startsWith(FIELD_ATTRIBUTE)
-                && !reserved.contains(name.substring(FIELD_ATTRIBUTE.length())) && isCanonical(value)
-                ? new KeptFields.Kept(0, value) : null);
+                && !reserved.contains(name.substring(FIELD_ATTRIBUTE.length()))
+                && KeptFields.isCanonical(value, false) ? new KeptFields.Kept(0, value) : null);
         return new Events.Event(written.op(), written.table(), key, before, rowIsBefore ? written.after() : row,
             source, written.keyOnly(), attributes);
     }
@@ -279,44 +270,13 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
         return byName;
     }
 
-    /** {@code json_message.is_canonical}: JSON text exactly as msgspec writes it, so that it reads back unchanged. */
-    private static boolean isCanonical(Object text) {
-        if (!(text instanceof String)) {
-            return false;
-        }
-        try {
-            return JsonOut.msgspec(Json.parse(((String) text).getBytes(StandardCharsets.UTF_8))).equals(text);
-        } catch (DecodeException notJson) {
-            return false;
-        }
-    }
-
-    /**
-     * {@code Cell.__eq__} for the cells of the normal form: name, kind, type, version and value alike, values of one
-     * kind, doubles by their bits, decimals by their text.
-     */
+    /** {@code Cell.__eq__}: name, kind, type, version and value alike (the value as {@code same_value}). */
     private static boolean sameCell(Events.Cell left, Events.Cell right) {
         if (left == null || right == null) {
             return left == right;
         }
-        if (!left.name().equals(right.name()) || !left.kind().equals(right.kind())
-                || !Objects.equals(left.type(), right.type()) || !Objects.equals(left.version(), right.version())) {
-            return false;
-        }
-        Object a = left.value();
-        Object b = right.value();
-        if (Json.isNull(a) || Json.isNull(b)) {
-            return Json.isNull(a) && Json.isNull(b);
-        }
-        if (a.getClass() != b.getClass()) {
-            return false;
-        }
-        if (a instanceof Double) {
-            return Double.doubleToLongBits((Double) a) == Double.doubleToLongBits((Double) b);
-        }
-        if (a instanceof TypedText.DecimalText) {
-            return ((TypedText.DecimalText) a).text.equals(((TypedText.DecimalText) b).text);
-        }
-        return a.equals(b);
+        return left.name().equals(right.name()) && left.kind().equals(right.kind())
+            && Objects.equals(left.type(), right.type()) && Objects.equals(left.version(), right.version())
+            && Values.same(left.value(), right.value());
     }
 }

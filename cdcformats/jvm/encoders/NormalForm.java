@@ -98,7 +98,8 @@ public class NormalForm {
                 return false;
             }
             for (Events.Cell cell : image) {
-                if (!kinds.contains(cell.kind()) && !(cell.kind().equals(Events.PUT) && keyNames.contains(cell.name()))) {
+                if (!kinds.contains(cell.kind())
+                        && !(cell.kind().equals(Events.PUT) && keyNames.contains(cell.name()))) {
                     return false;
                 }
             }
