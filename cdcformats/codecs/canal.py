@@ -89,7 +89,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
-from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, Option, Shape, flag, one_of, with_one_row
+from ..contract import ABSENT, PRESENT, Codec, JvmDecoder, JvmEncoder, Option, Shape, flag, one_of, with_one_row
 from ..core import time_units, typed_text
 from ..core.typed_text import json_form
 from ..errors import DecodeError
@@ -266,6 +266,11 @@ class CanalJsonCodec(Codec):
         return JvmDecoder("cdcformats.jvm.decoders.CanalDecoder", {
             "skip_ddl": "true" if self.config["skip_ddl"] else "false",
             "max_message_bytes": str(self.config["max_message_bytes"])})
+
+    def jvm_encoder(self) -> JvmEncoder:
+        """``cdcformats/jvm/encoders/CanalJsonEncoder.java``, this encoder in Java, for every option (``read_type``
+        is the only one that changes what is written)."""
+        return JvmEncoder("cdcformats.jvm.encoders.CanalJsonEncoder", {"read_type": self.config["read_type"]})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -80,7 +80,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
-from ..contract import PRESENT, Codec, JvmDecoder, Option, Shape, flag, with_one_row
+from ..contract import PRESENT, Codec, JvmDecoder, JvmEncoder, Option, Shape, flag, with_one_row
 from ..core import time_units
 from ..core.typed_text import json_form
 from ..errors import DecodeError
@@ -266,6 +266,11 @@ class MaxwellJsonCodec(Codec):
         return JvmDecoder("cdcformats.jvm.decoders.MaxwellDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings(),
             "skip_ddl": "true" if self.config["skip_ddl"] else "false"})
+
+    def jvm_encoder(self) -> JvmEncoder:
+        """``cdcformats/jvm/encoders/MaxwellJsonEncoder.java``, this encoder in Java, for every option (``key_columns``
+        is the only one that changes what is written)."""
+        return JvmEncoder("cdcformats.jvm.encoders.MaxwellJsonEncoder", self.key_columns.settings())
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

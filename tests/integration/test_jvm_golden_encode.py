@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 import cdcformats as cf
+from cdcformats.model import Cell
 from tests import jvm_golden, jvm_golden_encode
 from tests.property import strategies
 
@@ -135,23 +136,81 @@ def _debezium_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
     return options, replace(event, attributes=tuple(draw(st.permutations(event.attributes))))
 
 
-@pytest.fixture(scope="module")
-def java_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
-    """EncodeGoldenCheck reading debezium-json golden lines from its standard input, one answer a line."""
+def _java_encoder(classes: Path, format_name: str) -> Iterator[subprocess.Popen[str]]:
+    """EncodeGoldenCheck reading golden lines of one format from its standard input, one answer a line."""
     process = subprocess.Popen(["java", "-cp", str(classes), "EncodeGoldenCheck", "-"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
     assert process.stdin is not None
-    process.stdin.write("debezium-json\n")
+    process.stdin.write(format_name + "\n")
     yield process
     process.stdin.close()
     process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def java_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "debezium-json")
+
+
+def _writes_as_python(java: subprocess.Popen[str], format_name: str, options: dict[str, Any], event: Any) -> None:
+    line = jvm_golden_encode.line("drawn", format_name, options, jvm_golden.event_json(event))
+    assert java.stdin is not None and java.stdout is not None
+    java.stdin.write(jvm_golden.golden_line(line) + "\n")
+    assert java.stdout.readline().rstrip("\n") == "ok"
 
 
 @given(_debezium_cases())
 def test_the_java_encoder_writes_any_event_as_python_does(java_encoder: subprocess.Popen[str],
                                                            case: tuple[dict[str, Any], Any]) -> None:
     options, event = case
-    line = jvm_golden_encode.line("drawn", "debezium-json", options, jvm_golden.event_json(event))
-    assert java_encoder.stdin is not None and java_encoder.stdout is not None
-    java_encoder.stdin.write(jvm_golden.golden_line(line) + "\n")
-    assert java_encoder.stdout.readline().rstrip("\n") == "ok"
+    _writes_as_python(java_encoder, "debezium-json", options, event)
+
+
+# Besides its native events and any drawn event: a format's own attributes and position fields, and the cells its
+# normal form types by their type names (canal-json: type names with values of any kind in them, which
+# strategies.events draws apart; maxwell-json: cells of type JSON holding JSON text and other text), drawn beside
+# the event's own.
+_OWN_TEXTS = strategies.values() | st.sampled_from(['{"id":4}', '{"id": 4}', "null", "", "[1,2.5]", "x"])
+_JSON_TEXTS = st.sampled_from(['["a","b"]', '{"a":1.5}', '{"a": 1}', "1", "x", "[]"])
+_TEXT_FORMATS = {
+    "canal-json": (
+        st.sampled_from([{}, {"read_type": "INIT"}]),
+        ["canal.sql", "canal.sqlType", "canal.field.extra", "canal.field.data", "canal.field.x"],
+        ["id", "gtid", "file"],
+        st.builds(Cell, strategies.names, strategies.values(), st.sampled_from(strategies.TYPE_NAMES) | st.none())),
+    "maxwell-json": (
+        _OPTIONS,
+        ["maxwell.field.query", "maxwell.field.primary_key", "maxwell.field.data", "maxwell.field.x"],
+        ["xid", "commit", "position", "gtid", "thread_id", "file"],
+        st.builds(Cell, strategies.names, _JSON_TEXTS | strategies.values(), st.sampled_from(["JSON", "json", None]))),
+}
+
+
+@st.composite
+def _text_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any], Any]:
+    options, attribute_names, position_names, typed_cells = _TEXT_FORMATS[format_name]
+    cells = st.lists(typed_cells, max_size=4)
+    event = draw(strategies.events() | strategies.events_for(cf.codec(format_name)))
+    if event.after is not None and draw(st.booleans()):
+        event = replace(event, after=(*event.after, *draw(cells)))
+    if event.before is not None and draw(st.booleans()):
+        event = replace(event, before=(*draw(cells), *event.before))
+    position = draw(st.lists(st.tuples(st.sampled_from(position_names), strategies.values()), max_size=4))
+    source = replace(event.source, position=(*event.source.position, *position), commit_time_us=draw(_TIMES),
+                     capture_time_us=draw(_TIMES))
+    attributes = draw(st.lists(st.tuples(st.sampled_from(attribute_names), _OWN_TEXTS), max_size=4))
+    return draw(options), replace(event, source=source, attributes=(*event.attributes, *attributes))
+
+
+@pytest.fixture(scope="module", params=sorted(_TEXT_FORMATS))
+def java_text_encoder(classes: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    for process in _java_encoder(classes, request.param):
+        yield request.param, process
+
+
+@given(data=st.data())
+def test_the_java_text_format_encoders_write_any_event_as_python_does(
+        java_text_encoder: tuple[str, subprocess.Popen[str]], data: st.DataObject) -> None:
+    format_name, java = java_text_encoder
+    options, event = data.draw(_text_format_cases(format_name))
+    _writes_as_python(java, format_name, options, event)

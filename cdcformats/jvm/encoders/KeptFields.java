@@ -79,7 +79,7 @@ public final class KeptFields {
     }
 
     /** {@code json_message.raw}: JSON text kept from a decoded message, checked before it is written back. */
-    private static JsonOut.Raw raw(Object text, String field) throws EncodeException {
+    static JsonOut.Raw raw(Object text, String field) throws EncodeException {
         if (text instanceof String) {
             try {
                 Json.parse(((String) text).getBytes(StandardCharsets.UTF_8));
@@ -89,6 +89,23 @@ public final class KeptFields {
             }
         }
         throw new EncodeException("expected JSON text to write back verbatim, got " + Python.repr(text), field);
+    }
+
+    /**
+     * {@code json_message.is_canonical}: whether {@code text} is JSON text exactly as msgspec writes it, so that it
+     * reads back unchanged; with {@code nestedOnly}, an object or an array.
+     */
+    public static boolean isCanonical(Object text, boolean nestedOnly) {
+        if (!(text instanceof String)) {
+            return false;
+        }
+        try {
+            Object parsed = Json.parse(((String) text).getBytes(StandardCharsets.UTF_8));
+            return JsonOut.msgspec(parsed).equals(text)
+                && (!nestedOnly || parsed instanceof Map || parsed instanceof List);
+        } catch (DecodeException notJson) {
+            return false;
+        }
     }
 
     /**

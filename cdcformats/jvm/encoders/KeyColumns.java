@@ -38,10 +38,15 @@ public final class KeyColumns {
         return any;
     }
 
+    /** {@code KeyColumns.for_table}: the names of the key columns of {@code table}, none where it names none. */
+    public List<?> forTable(Events.Table table) {
+        return (List<?>) columns.forTable(
+            table == null ? null : new String[] {table.catalog(), table.schema(), table.name()});
+    }
+
     /** {@code KeyColumns.key_of}: the key cells of {@code image}, the first of each name, in key order. */
     public List<Events.Cell> keyOf(Events.Table table, List<Events.Cell> image) {
-        List<?> names = (List<?>) columns.forTable(
-            table == null ? null : new String[] {table.catalog(), table.schema(), table.name()});
+        List<?> names = forTable(table);
         List<Events.Cell> key = new ArrayList<>();
         if (names.isEmpty() || image == null) {
             return key;

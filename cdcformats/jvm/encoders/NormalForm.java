@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The normal form every format's encoder starts from, {@code Codec._carried_form} of {@code contract.py}: an event
@@ -15,9 +16,10 @@ import java.util.Set;
  * or the format's own. A change that would name no row ({@code _unnamed_row}) is refused. A format's encoder
  * applies its own rules to what {@link #carriedForm} gives.
  *
- * <p>Not ported yet: {@code shapes} and {@code reshaped} (a format whose shapes admit only some changes), and the
- * check {@code typed_text.carries} of a format that carries cell types but not off-type values: such a format cannot
- * be built on this class until they are.
+ * <p>{@link #normalForm} is {@code Codec.normal_form}: the carried form, {@link #reshaped} where the format has
+ * {@link Shape}s and none admits it. Not ported yet: the check {@code typed_text.carries} of the base
+ * {@code carried_cell} for a format that carries cell types but not off-type values: such a format is built on this
+ * class only with a {@link #carriedCell} of its own (canal-json's).
  */
 public class NormalForm {
     private static final long MILLISECOND = 1000L;
@@ -32,10 +34,18 @@ public class NormalForm {
     private final Set<String> cellKinds = new HashSet<>();
 
     protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes) {
+        this(format, carries, ownAttributes, false);
+    }
+
+    /**
+     * {@code ownCells}: the format overrides {@link #carriedCell} with a rule of its own, so that the base one's
+     * unported check of typed cells is never asked.
+     */
+    protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes, boolean ownCells) {
         this.format = format;
         this.carries = Set.copyOf(carries);
         this.ownAttributes = Set.copyOf(ownAttributes);
-        if (carries.contains("cell.type") && !carries.contains("value.off_type")) {
+        if (!ownCells && carries.contains("cell.type") && !carries.contains("value.off_type")) {
             throw new IllegalArgumentException(format + ": typed_text.carries is not ported to the JVM");
         }
         for (String feature : List.of("value.null", "value.bool", "value.int", "value.float", "value.str",
@@ -55,6 +65,131 @@ public class NormalForm {
 
     protected final boolean carries(String feature) {
         return carries.contains(feature);
+    }
+
+    /**
+     * {@code contract.Shape}: one form of change a format can express, its op, whether each image is absent, present
+     * or either ({@link #ABSENT}, {@link #PRESENT}, {@link #NONEMPTY}, {@link #OPTIONAL}), and the cell kinds the
+     * images may hold.
+     */
+    public record Shape(String op, String before, String after, Set<String> kinds) {
+        public Shape(String op, String before, String after) {
+            this(op, before, after, Set.of(Events.PUT));
+        }
+
+        /** {@code Shape.admits}. */
+        public boolean admits(Events.Event event) {
+            if (!event.op().equals(op)) {
+                return false;
+            }
+            Set<String> keyNames = new HashSet<>();
+            for (Events.Cell cell : event.key()) {
+                keyNames.add(cell.name());
+            }
+            return fits(event.before(), before, keyNames) && fits(event.after(), after, keyNames);
+        }
+
+        /** {@code contract._image_fits}: key columns in an image identify the row, so they may always be PUT cells. */
+        private boolean fits(List<Events.Cell> image, String rule, Set<String> keyNames) {
+            if (image == null) {
+                return rule.equals(ABSENT) || rule.equals(OPTIONAL);
+            }
+            if (rule.equals(ABSENT) || rule.equals(NONEMPTY) && image.isEmpty()) {
+                return false;
+            }
+            for (Events.Cell cell : image) {
+                if (!kinds.contains(cell.kind())
+                        && !(cell.kind().equals(Events.PUT) && keyNames.contains(cell.name()))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            List<String> images = new ArrayList<>();
+            if (!before.equals(ABSENT)) {
+                images.add("before " + before);
+            }
+            if (!after.equals(ABSENT)) {
+                images.add("after " + after);
+            }
+            return op + "(" + (images.isEmpty() ? "no images" : String.join(", ", images)) + "; cells "
+                + String.join("/", new TreeSet<>(kinds)) + ")";
+        }
+    }
+
+    public static final String ABSENT = "absent";
+    public static final String PRESENT = "present";
+    public static final String OPTIONAL = "optional";
+    public static final String NONEMPTY = "nonempty";
+
+    /** The format's {@code shapes}, or null where it admits any change (the default). */
+    protected List<Shape> shapes() {
+        return null;
+    }
+
+    /**
+     * {@code Codec.normal_form} by default: the event as far as the format carries it, of a kind of change some
+     * shape admits ({@link #reshaped} where none does).
+     */
+    public Events.Event normalForm(Events.Event event) throws EncodeException {
+        Events.Event written = carriedForm(event);
+        List<Shape> shapes = shapes();
+        if (shapes == null) {
+            return written;
+        }
+        for (Shape shape : shapes) {
+            if (shape.admits(written)) {
+                return written;
+            }
+        }
+        return reshaped(written);
+    }
+
+    /**
+     * {@code Codec.reshaped}: an event of a kind of change the format has no shape for as one it has; by default
+     * refused.
+     */
+    protected Events.Event reshaped(Events.Event event) throws EncodeException {
+        List<String> written = new ArrayList<>();
+        for (Shape shape : shapes()) {
+            written.add(shape.toString());
+        }
+        throw new EncodeException(format + " has no form for " + shapeOf(event) + "; it writes only "
+            + String.join("; ", written), "op");
+    }
+
+    /** {@code contract._shape_of}: an event's kind of change, as a refusal names it. */
+    private static String shapeOf(Events.Event event) {
+        List<String> images = new ArrayList<>();
+        Set<String> kinds = new TreeSet<>();
+        for (String name : List.of("before", "after")) {
+            List<Events.Cell> image = name.equals("before") ? event.before() : event.after();
+            if (image != null) {
+                images.add(name + " " + (image.isEmpty() ? "empty" : "cells"));
+                for (Events.Cell cell : image) {
+                    kinds.add(cell.kind());
+                }
+            }
+        }
+        return event.op() + "(" + (images.isEmpty() ? "no images" : String.join(", ", images))
+            + (kinds.isEmpty() ? "" : "; cells " + String.join("/", kinds)) + ")";
+    }
+
+    /**
+     * {@code contract.with_one_row}: an INSERT or a DELETE ({@code op}) as a format writes it that writes such a
+     * change as the one row its op reads: a missing row is the event's key cells, and the other image is not written.
+     */
+    public static Events.Event withOneRow(Events.Event event, String op) {
+        boolean rowIsBefore = op.equals("DELETE");
+        List<Events.Cell> row = rowIsBefore ? event.before() : event.after();
+        if (row == null) {
+            row = event.key();
+        }
+        return new Events.Event(op, event.table(), event.key(), rowIsBefore ? row : null, rowIsBefore ? null : row,
+            event.source(), event.keyOnly(), event.attributes());
     }
 
     /** {@code Codec._carried_form}. */
@@ -158,7 +293,10 @@ public class NormalForm {
             return null;
         }
         if (Math.floorMod(microseconds, MILLISECOND) != 0 && !carries("source.time.sub_ms")) {
-            return Math.max(microseconds - Math.floorMod(microseconds, MILLISECOND), EARLIEST_MILLISECOND);
+            // time_units.floored: a time before the earliest whole millisecond is floored to it (and flooring it
+            // would run below 64 bits)
+            return microseconds < EARLIEST_MILLISECOND ? EARLIEST_MILLISECOND
+                : microseconds - Math.floorMod(microseconds, MILLISECOND);
         }
         return microseconds;
     }

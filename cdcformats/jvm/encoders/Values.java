@@ -4,7 +4,9 @@ import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Numbers;
 import cdcformats.jvm.decoders.TypedText;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -135,5 +137,80 @@ public final class Values {
     /** {@code contract.as_text}: a value as text, for a format with no form for its kind (bytes as base64). */
     public static String asText(Object value) {
         return value instanceof byte[] ? Base64.getEncoder().encodeToString((byte[]) value) : render(value);
+    }
+
+    /**
+     * {@code model.same_value}: whether the model holds two values the same: of one kind, doubles by their bits (NaN
+     * as NaN, -0.0 apart from 0.0), decimals by their digits, exponent and sign, bytes and nested values by their
+     * items.
+     */
+    public static boolean same(Object left, Object right) {
+        if (Json.isNull(left) || Json.isNull(right)) {
+            return Json.isNull(left) && Json.isNull(right);
+        }
+        if (left.getClass() != right.getClass() && !(left instanceof List && right instanceof List)
+                && !(left instanceof Map && right instanceof Map)) {
+            return false;
+        }
+        if (left instanceof Double) {
+            return Double.doubleToLongBits((Double) left) == Double.doubleToLongBits((Double) right);
+        }
+        if (left instanceof TypedText.DecimalText) {
+            return sameDecimal(((TypedText.DecimalText) left).text, ((TypedText.DecimalText) right).text);
+        }
+        if (left instanceof byte[]) {
+            return Arrays.equals((byte[]) left, (byte[]) right);
+        }
+        if (left instanceof List) {
+            List<?> leftItems = (List<?>) left;
+            List<?> rightItems = (List<?>) right;
+            if (leftItems.size() != rightItems.size()) {
+                return false;
+            }
+            for (int index = 0; index < leftItems.size(); index++) {
+                if (!same(leftItems.get(index), rightItems.get(index))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (left instanceof Map) {
+            List<Map.Entry<?, ?>> leftFields = new ArrayList<>(((Map<?, ?>) left).entrySet());
+            List<Map.Entry<?, ?>> rightFields = new ArrayList<>(((Map<?, ?>) right).entrySet());
+            if (leftFields.size() != rightFields.size()) {
+                return false;
+            }
+            for (int index = 0; index < leftFields.size(); index++) {
+                if (!leftFields.get(index).getKey().equals(rightFields.get(index).getKey())
+                        || !same(leftFields.get(index).getValue(), rightFields.get(index).getValue())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return left.equals(right);
+    }
+
+    /**
+     * Whether two decimals' texts are one Python {@code Decimal}: the same digits, exponent and sign (a decimal read
+     * back in plain digits, "0.000000000001", is the decimal Python writes "1E-12"); NaN and the infinities by name.
+     */
+    private static boolean sameDecimal(String left, String right) {
+        BigDecimal leftDecimal = finiteDecimal(left);
+        BigDecimal rightDecimal = finiteDecimal(right);
+        if (leftDecimal == null || rightDecimal == null) {
+            return left.equals(right);
+        }
+        // BigDecimal has no negative zero, which Python's Decimal keeps.
+        return leftDecimal.equals(rightDecimal) && left.startsWith("-") == right.startsWith("-");
+    }
+
+    /** A decimal's text as a BigDecimal, or null for NaN and the infinities. */
+    public static BigDecimal finiteDecimal(String text) {
+        try {
+            return new BigDecimal(text);
+        } catch (NumberFormatException special) {
+            return null;
+        }
     }
 }
