@@ -409,12 +409,13 @@ class Codec:
 
     def jvm_decoder(self) -> JvmDecoder | None:
         """This codec, as configured, as a decoder that runs inside Spark's JVM, or None when it has none (or none
-        for these options): Spark then decodes its messages with the Arrow UDF."""
+        for these options): Spark then decodes its messages with the Arrow UDF. Not inherited: a subclass has none
+        unless it defines this itself."""
         return None
 
     def jvm_encoder(self) -> JvmEncoder | None:
         """This codec, as configured, as an encoder that runs inside Spark's JVM, or None when it has none (or none
-        for these options): Spark then writes its messages with the Arrow UDF."""
+        for these options): Spark then writes its messages with the Arrow UDF. Not inherited, as ``jvm_decoder``."""
         return None
 
     @classmethod
@@ -447,6 +448,11 @@ class Codec:
         super().__init_subclass__(**kwargs)
         cls._has_loss_rules = any(getattr(cls, stage) is not getattr(Codec, stage)
                                   for stage in ("normal_form", "carried_image", "carried_cell", "reshaped"))
+        # A Java codec reads and writes what the class that names it does; a subclass may read or write otherwise
+        # (a plugin built on a format, say), so it inherits none and names its own where it has one.
+        for jvm_codec in ("jvm_decoder", "jvm_encoder"):
+            if jvm_codec not in vars(cls):
+                setattr(cls, jvm_codec, getattr(Codec, jvm_codec))
 
     _has_loss_rules: ClassVar[bool] = False
 

@@ -56,3 +56,19 @@ def test_each_golden_file_holds_every_op_every_decoder_file_and_refusals(format_
     writes_every_event = cf.codec(format_name)._writes_every_event()
     assert bool(errors) is not writes_every_event
     assert any(line["options"] for line in lines) is not writes_every_event
+
+
+def test_a_format_built_on_another_inherits_no_java_codec() -> None:
+    """A plugin that subclasses a format may write or read otherwise than its parent, which the parent's Java class
+    would not: it has a Java codec only where it names one itself, so Spark runs it on the Arrow path."""
+    from cdcformats.codecs.lindorm import LindormCodec
+    from cdcformats.envelopes.avro import AvroCodec
+
+    class AvroWithoutVersions(AvroCodec):
+        name = "avro-without-versions-here"
+
+    class LindormOfMine(LindormCodec):
+        name = "lindorm-of-mine"
+
+    assert cf.codec("avro").jvm_encoder() is not None and AvroWithoutVersions().jvm_encoder() is None
+    assert cf.codec("lindorm").jvm_decoder() is not None and LindormOfMine().jvm_decoder() is None

@@ -48,10 +48,11 @@ def _single(value: Value) -> float | None:
 
 
 def connect_struct(type_name: str | None) -> bool:
-    """Whether a type name is a Connect struct schema: ``debezium-json``'s type of a column of Debezium's
-    ``io.debezium.data.VariableScaleDecimal``, whose cells hold the struct ``{scale, value}`` that its JSON sends."""
+    """Whether a type name is the Connect struct schema of Debezium's ``io.debezium.data.VariableScaleDecimal``, as
+    ``debezium-json`` keeps it for such a column, whose cells hold the struct ``{scale, value}`` that its JSON sends.
+    Another struct schema (a column typed otherwise elsewhere in the event) says nothing of how a decimal reads."""
     schema = kept_schema(type_name)
-    return schema is not None and schema.get("type") == "struct"
+    return schema is not None and schema.get("type") == "struct" and connect_type(type_name) == ANY_DECIMAL
 
 
 def variable_scale_decimal(cell: Cell) -> Decimal | None:
@@ -59,7 +60,7 @@ def variable_scale_decimal(cell: Cell) -> Decimal | None:
     struct schema of that name, and a struct of an int32 ``scale`` and the unscaled ``value``'s bytes), or None for
     any other cell. Such a column is Debezium's record of it, which holds the struct as it is."""
     value = cell.value
-    if type(value) is not Struct or connect_type(cell.type) != ANY_DECIMAL or not connect_struct(cell.type):
+    if type(value) is not Struct or not connect_struct(cell.type):
         return None
     if [name for name, _ in value.fields] != ["scale", "value"]:
         return None
