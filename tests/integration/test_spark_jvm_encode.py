@@ -46,12 +46,13 @@ def events_frame(spark, rows: list[dict[str, Any] | None]):
     return spark.createDataFrame(table)
 
 
-def both_paths(frame, function: str, arguments: str) -> tuple[list, list]:
-    """``function(arguments)`` on the JVM and on its Arrow UDF, row by row."""
-    selected = frame.orderBy("n").selectExpr(f"{function}({arguments}) AS jvm",
-                                             f"{arrow_name(function)}({arguments}) AS python")
-    rows = selected.toArrow().to_pylist()
-    return [row["jvm"] for row in rows], [row["python"] for row in rows]
+def both_paths(frame, function: str, arguments: dict[str, str]) -> dict[str, tuple[list, list]]:
+    """``function(arguments[target])`` on the JVM and on its Arrow UDF, row by row, for each target: one Spark job."""
+    columns = [expression for index, call in enumerate(arguments.values()) for expression in (
+        f"{function}({call}) AS jvm_{index}", f"{arrow_name(function)}({call}) AS python_{index}")]
+    rows = frame.orderBy("n").selectExpr(*columns).toArrow().to_pylist()
+    return {target: ([row[f"jvm_{index}"] for row in rows], [row[f"python_{index}"] for row in rows])
+            for index, target in enumerate(arguments)}
 
 
 # -- rows that are no event, as a producer's bug or a hand-built struct makes them ----------------------------------
@@ -150,60 +151,66 @@ def assert_same_rows(target: str, inputs: list, jvm: list, python: list) -> None
         assert _comparable(jvm_row, target) == python_row, f"{row!r}:\nJVM    {jvm_row!r}\nPython {python_row!r}"
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_the_jvm_encoder_writes_and_refuses_as_the_arrow_udf(spark, target: str) -> None:
+def _each_target(*arguments: str) -> dict[str, str]:
+    """The arguments of a call to each JVM target: ``arguments`` with the target's name in place of ``{target}``."""
+    return {target: ", ".join(argument.format(target=f"'{target}'") for argument in arguments) for target in TARGETS}
+
+
+def test_the_jvm_encoders_write_and_refuse_as_the_arrow_udf(spark) -> None:
     rows = drawn_rows()
-    jvm, python = both_paths(events_frame(spark, rows), "cdc_encode_or_error", f"'{target}', event")
-    assert sum(row is not None and row["error"] is None for row in python) >= EXAMPLES_PER_CONFIGURATION
-    assert_same_rows(target, rows, jvm, python)
+    for target, (jvm, python) in both_paths(events_frame(spark, rows), "cdc_encode_or_error",
+                                            _each_target("{target}", "event")).items():
+        assert sum(row is not None and row["error"] is None for row in python) >= EXAMPLES_PER_CONFIGURATION
+        assert_same_rows(target, rows, jvm, python)
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_events_read_back_from_parquet_are_written_alike(spark, target: str, tmp_path) -> None:
-    """Rows of a Parquet file reach the encoder as UnsafeRows, with whole-stage code generation on and off."""
+def test_events_read_back_from_parquet_are_written_alike(spark, tmp_path) -> None:
+    """Rows of a Parquet file reach the encoders as UnsafeRows, with whole-stage code generation on and off."""
     rows = drawn_rows()
     events_frame(spark, rows).write.parquet(str(tmp_path / "events"))
     frame = spark.read.parquet(str(tmp_path / "events"))
     for codegen in ("true", "false"):
         spark.conf.set("spark.sql.codegen.wholeStage", codegen)
         try:
-            jvm, python = both_paths(frame, "cdc_encode_or_error", f"'{target}', event")
+            written = both_paths(frame, "cdc_encode_or_error", _each_target("{target}", "event"))
         finally:
             spark.conf.unset("spark.sql.codegen.wholeStage")
-        assert_same_rows(target, rows, jvm, python)
+        for target, (jvm, python) in written.items():
+            assert_same_rows(target, rows, jvm, python)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+def assert_same_conversions(source: str, messages: list[bytes], written: dict[str, tuple[list, list]]) -> None:
+    """Each message written alike, refused alike by the target, or refused by the source in both (the decoders'
+    test holds them to the same decision, not the same words), with the same raw message."""
+    for target, (jvm, python) in written.items():
+        for message, jvm_row, python_row in zip(messages, jvm, python, strict=True):
+            # Written, or refused by the target (whose raw input is the event row's repr, not the message).
+            if python_row["error"] is None or python_row["error"]["raw"] != message:
+                assert _comparable(jvm_row, target) == python_row, (target, message)
+            else:
+                assert jvm_row["error"] is not None, (target, message, python_row)
+                assert (jvm_row["error"]["format"], jvm_row["error"]["raw"]) == (source, message)
+
+
 @pytest.mark.parametrize("source", sorted(name for name in CONFIGURATIONS if name in jvm_formats()))
-def test_a_conversion_in_the_jvm_writes_what_the_arrow_udf_writes(spark, source: str, target: str) -> None:
-    """Valid, mangled and garbage messages of each source with a JVM decoder: the same message written, the same
-    refusal by the target, or an error in both for a message the source cannot read, with the same raw message."""
+def test_a_conversion_in_the_jvm_writes_what_the_arrow_udf_writes(spark, source: str) -> None:
+    """Valid, mangled and garbage messages of each source with a JVM decoder, to every JVM target."""
     messages = drawn_messages(mixed_messages(CONFIGURATIONS[source]))
     frame = spark.createDataFrame(list(enumerate(messages)), "n long, value binary")
-    jvm, python = both_paths(frame, "cdc_convert_or_error", f"value, '{source}', '{target}'")
-    for message, jvm_row, python_row in zip(messages, jvm, python, strict=True):
-        # Written, or refused by the target (whose raw input is the event row's repr, not the message).
-        if python_row["error"] is None or python_row["error"]["raw"] != message:
-            assert _comparable(jvm_row, target) == python_row, message
-        else:  # a message the source cannot read: the decoders' test holds them to the same decision, not wording
-            assert jvm_row["error"] is not None, (message, python_row)
-            assert (jvm_row["error"]["format"], jvm_row["error"]["raw"]) == (source, message)
+    assert_same_conversions(source, messages, both_paths(frame, "cdc_convert_or_error",
+                                                         _each_target("value", f"'{source}'", "{target}")))
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_a_call_with_a_literal_options_map_runs_in_the_jvm_as_the_arrow_udf_does(spark, target: str) -> None:
+def test_a_call_with_a_literal_options_map_runs_in_the_jvm_as_the_arrow_udf_does(spark) -> None:
     """Python gives the Java codecs' settings for the options as the call is resolved: Lindorm's key columns, and an
     envelope's bare body (framing none)."""
     messages = drawn_messages(mixed_messages(CONFIGURATIONS["lindorm"]))
     frame = spark.createDataFrame(list(enumerate(messages)), "n long, value binary")
     options = "map('key_columns', '[\"id\"]', 'framing', 'none')"
-    jvm, python = both_paths(frame, "cdc_convert_or_error", f"value, 'lindorm', '{target}', {options}")
-    assert "in the JVM" in _plan(frame, f"cdc_convert_or_error(value, 'lindorm', '{target}', {options})")
-    for message, jvm_row, python_row in zip(messages, jvm, python, strict=True):
-        if python_row["error"] is None or python_row["error"]["raw"] != message:
-            assert _comparable(jvm_row, target) == python_row, message
-        else:
-            assert (jvm_row["error"]["format"], jvm_row["error"]["raw"]) == ("lindorm", message)
+    calls = _each_target("value", "'lindorm'", "{target}", options)
+    for call in calls.values():
+        assert "in the JVM" in _plan(frame, f"cdc_convert_or_error({call})")
+    assert_same_conversions("lindorm", messages, both_paths(frame, "cdc_convert_or_error", calls))
 
 
 def test_the_binary_forms_write_the_value_and_null_for_a_row_they_cannot(spark) -> None:
