@@ -19,7 +19,12 @@ public final class DecodeException extends Exception {
      * {@code <format>: field <field>: <reason> (input: <excerpt>)}.
      */
     public String render(String format, byte[] message) {
+        return rendered(format, reason, field, message);
+    }
+
+    /** {@link #render} of an error's parts, as a dead-letter row keeps them; without the input where it has none. */
+    public static String rendered(String format, String reason, String field, byte[] message) {
         return format + ": " + (field == null || field.isEmpty() ? "" : "field " + field + ": ") + reason
-            + " (input: " + Python.inputExcerpt(message, EXCERPT_LIMIT) + ")";
+            + (message == null ? "" : " (input: " + Python.inputExcerpt(message, EXCERPT_LIMIT) + ")");
     }
 }

@@ -60,7 +60,8 @@ public final class Events {
         }
     }
 
-    private static final Set<String> TAGS = Set.of("$binary", "$decimal", "$double", "$struct");
+    /** The tags of nested text ({@link #tagged}), each an object of one member. */
+    public static final Set<String> TAGS = Set.of("$binary", "$decimal", "$double", "$struct");
 
     /**
      * {@code arrow._tagged}: a nested value's members as its {@code nested} text holds them, for {@link Json#write}

@@ -1,6 +1,6 @@
 package cdcformats.jvm.encoders;
 
-/** An event that the target format cannot write at all: the reason, and the field where it is known (as EncodeError). */
+/** An event that the target format cannot write at all: the reason, and the field where it is known (EncodeError). */
 public final class EncodeException extends Exception {
     private static final long serialVersionUID = 1L;
 

@@ -1,14 +1,16 @@
 package cdcformats.jvm.encoders;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
+import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
+import cdcformats.jvm.decoders.Messages;
 import cdcformats.jvm.decoders.TypedText;
 
 /**
@@ -20,8 +22,26 @@ public final class TaggedValues {
     private TaggedValues() {
     }
 
-    private static final Set<String> TAGS = Set.of("$binary", "$decimal", "$double", "$struct");
-    private static final int MAX_NESTING = 32; // model.MAX_NESTING
+    /**
+     * The nested value that tagged JSON text holds, as {@code arrow.value_from_row} reads a {@code nested} member,
+     * {@code where} naming it in errors: refused, with Python's reason, where the text is no JSON or holds no array or
+     * object, or where {@link #untagged} refuses it.
+     */
+    public static Object nested(byte[] text, String where) throws EncodeException {
+        Object parsed;
+        try {
+            parsed = Json.parse(text);
+        } catch (DecodeException error) {
+            throw new EncodeException("nested is not JSON: " + error.reason.replaceFirst("^not valid JSON: ", ""),
+                where);
+        }
+        Object value = untagged(parsed, where);
+        if (!(value instanceof List || value instanceof Map)) {
+            throw new EncodeException("nested holds an array or an object, not "
+                + PythonStrings.repr(new String(text, StandardCharsets.UTF_8)), where);
+        }
+        return value;
+    }
 
     /**
      * The value of parsed nested text ({@link Json#parse}), {@code where} naming it in errors: the inverse of
@@ -32,8 +52,8 @@ public final class TaggedValues {
     }
 
     private static Object untagged(Object member, String where, int depth) throws EncodeException {
-        if ((member instanceof List || member instanceof Map) && depth == MAX_NESTING) {
-            throw new EncodeException("nested deeper than " + MAX_NESTING + " levels", where);
+        if ((member instanceof List || member instanceof Map) && depth == Messages.MAX_NESTING) {
+            throw new EncodeException("nested deeper than " + Messages.MAX_NESTING + " levels", where);
         }
         if (member instanceof List) {
             List<Object> items = new ArrayList<>();
@@ -52,7 +72,7 @@ public final class TaggedValues {
             String tag = (String) only.getKey();
             if (tag.equals("$struct") && only.getValue() instanceof Map) {
                 fields = (Map<?, ?>) only.getValue();
-            } else if (TAGS.contains(tag) && only.getValue() instanceof String) {
+            } else if (Events.TAGS.contains(tag) && only.getValue() instanceof String) {
                 return tagValue(tag, (String) only.getValue(), where);
             }
         }

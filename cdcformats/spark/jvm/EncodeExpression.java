@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
-import cdcformats.jvm.decoders.Python;
+import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.encoders.EncodeException;
 import cdcformats.jvm.encoders.MessageEncoder;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -28,7 +28,6 @@ import scala.collection.immutable.IndexedSeq;
  */
 public final class EncodeExpression extends CodecExpression {
     private static final long serialVersionUID = 1L;
-    private static final int EXCERPT_LIMIT = 80; // errors.EXCERPT_LIMIT
 
     private final String format;
     private final String encoderClass;
@@ -83,7 +82,7 @@ public final class EncodeExpression extends CodecExpression {
             String errorFormat = text(deadLetter, 0);
             String reason = text(deadLetter, 1);
             String field = text(deadLetter, 2);
-            return handled(errorFormat, reason, field, rendered(errorFormat, reason, field, raw), raw);
+            return handled(errorFormat, reason, field, DecodeException.rendered(errorFormat, reason, field, raw), raw);
         }
         byte[] message;
         try {
@@ -99,12 +98,6 @@ public final class EncodeExpression extends CodecExpression {
 
     private static String text(InternalRow row, int ordinal) {
         return row.isNullAt(ordinal) ? null : row.getUTF8String(ordinal).toString();
-    }
-
-    /** A dead letter's error as {@code CodecError} renders it with no position: with its raw input where it has one. */
-    private static String rendered(String format, String reason, String field, byte[] raw) {
-        return format + ": " + (field == null || field.isEmpty() ? "" : "field " + field + ": ") + reason
-            + (raw == null ? "" : " (input: " + Python.inputExcerpt(raw, EXCERPT_LIMIT) + ")");
     }
 
     private Object handled(String errorFormat, String reason, String field, String message, byte[] raw) {

@@ -2,11 +2,8 @@ package cdcformats.spark.jvm;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
-import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
-import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 import cdcformats.jvm.encoders.EncodeException;
 import cdcformats.jvm.encoders.PythonDecimal;
@@ -129,16 +126,13 @@ public final class EventRows {
         }
         InternalRow value = row.getStruct(ordinal, 7);
         int set = -1;
-        List<String> members = new ArrayList<>(1);
         for (int i = 0; i < 7; i++) {
             if (!value.isNullAt(i)) {
+                if (set >= 0) {
+                    throw new EncodeException(twoMembers(value), where);
+                }
                 set = i;
-                members.add(VALUE_MEMBERS[i]);
             }
-        }
-        if (members.size() > 1) {
-            throw new EncodeException("a value has one member set, this one " + members.size() + ": "
-                + String.join(", ", members), where);
         }
         switch (set) {
             case -1: return null;
@@ -155,22 +149,18 @@ public final class EventRows {
                 }
                 return new TypedText.DecimalText(decimal);
             }
-            default: return nested(value.getUTF8String(6).toString(), value.getUTF8String(6).getBytes(), where);
+            default: return TaggedValues.nested(value.getUTF8String(6).getBytes(), where);
         }
     }
 
-    private static Object nested(String text, byte[] json, String where) throws EncodeException {
-        Object parsed;
-        try {
-            parsed = Json.parse(json);
-        } catch (DecodeException error) {
-            throw new EncodeException("nested is not JSON: " + error.reason.replaceFirst("^not valid JSON: ", ""),
-                where);
+    /** Python's reason for a VALUE row of several members, which names them all. */
+    private static String twoMembers(InternalRow value) {
+        List<String> members = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            if (!value.isNullAt(i)) {
+                members.add(VALUE_MEMBERS[i]);
+            }
         }
-        Object value = TaggedValues.untagged(parsed, where);
-        if (!(value instanceof List || value instanceof Map)) {
-            throw new EncodeException("nested holds an array or an object, not " + PythonRepr.of(text), where);
-        }
-        return value;
+        return "a value has one member set, this one " + members.size() + ": " + String.join(", ", members);
     }
 }
