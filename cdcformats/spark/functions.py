@@ -50,7 +50,7 @@ from __future__ import annotations
 import io
 import json
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -368,8 +368,7 @@ def register(spark: SparkSession, **defaults: Any) -> None:
     """Register the ``cdc_*`` SQL functions in ``spark``. Keyword arguments are defaults for every call (an
     ``options`` map given to a call overrides them): ``errors``, ``strict``, ``schema_registry``, ... (``OPTIONS``),
     and format options (``key_columns=["id"]``), each given only to the formats that declare it."""
-    registered: Options = tuple((name, value if isinstance(value, str) else json.dumps(value))
-                                for name, value in defaults.items())
+    registered = _as_options(defaults)
 
     @arrow_udf(EVENT_TYPE)  # type: ignore[call-overload]  # stub requires functionType, inferred at run time
     def cdc_decode(format: pa.Array, value: pa.Array, *options: pa.Array) -> pa.Array:
@@ -433,26 +432,29 @@ def jvm_formats(**defaults: Any) -> dict[str, JvmDecoder]:
     return found
 
 
+def _as_options(defaults: dict[str, Any]) -> Options:
+    """Options given as keywords, as a call's options map holds them: text, or JSON for any other value."""
+    return tuple((name, value if isinstance(value, str) else json.dumps(value)) for name, value in defaults.items())
+
+
 def jvm_encoders(**defaults: Any) -> dict[str, JvmEncoder]:
     """The formats that ``cdc_encode`` writes inside the JVM when ``register`` is given these defaults, with their
     encoders (``Codec.jvm_encoder``)."""
-    registered: Options = tuple((name, value if isinstance(value, str) else json.dumps(value))
-                                for name, value in defaults.items())
-    return _jvm_encoders(registered)
-
-
-def _jvm_encoders(registered: Options) -> dict[str, JvmEncoder]:
-    """Each format with a JVM encoder for a call with the ``registered`` defaults."""
     found = {}
-    for name in formats():
-        try:
-            call = _call(None, name, (), registered, "null")
-        except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
-            continue
+    for name, call in _writing_calls(_as_options(defaults)):
         if _runs_encoder(call):
             assert call.jvm_encoder is not None  # as _runs_encoder says
             found[name] = call.jvm_encoder
     return found
+
+
+def _writing_calls(registered: Options) -> Iterator[tuple[str, _Call]]:
+    """Each format and the call that writes it with the ``registered`` defaults and no options of its own."""
+    for name in formats():
+        try:
+            yield name, _call(None, name, (), registered, "null")
+        except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
+            continue
 
 
 def _runs_encoder(call: _Call) -> bool:
@@ -469,16 +471,6 @@ def _encoder_settings(call: _Call) -> dict[str, str] | None:
         return None
     assert call.jvm_encoder is not None  # as _runs_encoder says
     return {"class": call.jvm_encoder.class_name, "prefix": prefix.hex(), **call.jvm_encoder.settings}
-
-
-def _unframed_encoder_settings(name: str, registered: Options) -> dict[str, str] | None:
-    """The settings of ``name``'s encoder that ``register`` hands the JVM: none for a format without one, and none for
-    an envelope, whose framing asks the registry for a schema id when the first query that writes it is planned."""
-    try:
-        call = _call(None, name, (), registered, "null")
-    except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
-        return None
-    return None if call.framed else _encoder_settings(call)
 
 
 class _CallSettings:
@@ -518,7 +510,8 @@ def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
     decoders = {name: {"class": decoder.class_name, **decoder.settings}
                 for name, decoder in jvm_formats(**defaults).items()}
     # An envelope's framing asks the registry for its schema id: left to the query that writes it, not done here.
-    encoders = {name: encoder for name in formats() if (encoder := _unframed_encoder_settings(name, registered))}
+    encoders = {name: encoder for name, call in _writing_calls(registered)
+                if not call.framed and (encoder := _encoder_settings(call)) is not None}
     jvm = spark._jvm
     assert jvm is not None  # a classic session (it has _jsparkSession) has its gateway
     result = WRITE_RESULT_TYPE.simpleString()
