@@ -26,9 +26,9 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from spark_decode import GENERATORS, LAYOUTS, timed, to_noop, write_messages
+from spark_decode import GENERATORS, LAYOUTS, timed_lines, write_messages
 
 from cdcformats.spark import JAR, arrow_name, jvm_encoders, jvm_formats, register, session
 
@@ -52,10 +52,10 @@ def check_converts(frame: DataFrame, source: str, target: str) -> None:
                          f"{refused.first()['written']['error']['message']}")
 
 
-def benchmark(spark: SparkSession, frame: DataFrame, source: str, target: str, repeat: int, on_jvm: bool
+def benchmark(frame: DataFrame, count: int, source: str, target: str, repeat: int, on_jvm: bool
               ) -> tuple[float, float]:
-    """Time the three lines of one pair and print them; the ratios of cdc_convert and of the Arrow UDF over the
-    floor."""
+    """Time the three lines of one pair over the ``count`` messages of ``frame`` and print them; the ratios of
+    cdc_convert and of the Arrow UDF over the floor."""
     check_converts(frame, source, target)
     path = "jvm" if on_jvm else "arrow"
     lines = {
@@ -63,14 +63,9 @@ def benchmark(spark: SparkSession, frame: DataFrame, source: str, target: str, r
         f"cdc_convert {path}": F.expr(f"cdc_convert(value, '{source}', '{target}')"),
         "cdc_convert_arrow": F.expr(f"{arrow_name('cdc_convert')}(value, '{source}', '{target}')"),
     }
-    seconds = [timed(to_noop(frame.select(column.alias("converted"))), repeat) for column in lines.values()]
-    floor = seconds[0]
-    count = frame.count()
     print(f"{source} -> {target}:")
-    for label, taken in zip(lines, seconds):
-        print(f"  {label:<28} {taken:7.2f} s  {count / taken:>12,.0f} messages/s  ratio {taken / floor:5.2f}",
-              flush=True)
-    return seconds[1] / floor, seconds[2] / floor
+    seconds = timed_lines(frame, lines, count, repeat)
+    return seconds[1] / seconds[0], seconds[2] / seconds[0]
 
 
 def verdict(ratio: float, on_jvm: bool) -> str:
@@ -109,8 +104,8 @@ def main() -> None:
                 else (set(), set())
             for target in targets:
                 on_jvm = source in decoders and target in encoders
-                ratios[source, target] = (*benchmark(spark, frame, source, target, arguments.repeat, on_jvm),
-                                          on_jvm)
+                ratios[source, target] = (
+                    *benchmark(frame, arguments.messages, source, target, arguments.repeat, on_jvm), on_jvm)
     spark.stop()
     print(f"target: cdc_convert on the JVM at most {TARGET_RATIO} x the floor")
     for (source, target), (ratio, arrow_ratio, on_jvm) in ratios.items():

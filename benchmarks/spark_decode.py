@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from sample_streams import aliyun_messages, arcion_messages, debezium_messages, lindorm_messages
 
@@ -118,13 +118,20 @@ def benchmark(spark: SparkSession, format: str, directory: Path, count: int, rep
         f"cdc_decode('{format}') {path_of_decode}": F.expr(f"cdc_decode('{format}', value)"),
         f"{ARROW_DECODE}('{format}') arrow": F.expr(f"{ARROW_DECODE}('{format}', value)"),
     }
-    seconds = [timed(to_noop(frame.select(column.alias("decoded"))), repeat) for column in lines.values()]
-    floor = seconds[0]
     print(f"{format} ({total_bytes / count:.0f} bytes per message on average):")
+    seconds = timed_lines(frame, lines, count, repeat)
+    return seconds[1] / seconds[0]
+
+
+def timed_lines(frame: DataFrame, lines: dict[str, Column], count: int, repeat: int) -> list[float]:
+    """Time each line's column over the ``count`` rows of ``frame`` into the noop sink and print it, with its
+    throughput and its ratio to the first line's time (the floor); the times, in order."""
+    seconds = [timed(to_noop(frame.select(column.alias("result"))), repeat) for column in lines.values()]
+    width = max(map(len, lines))
     for label, taken in zip(lines, seconds):
-        print(f"  {label:<42} {taken:7.2f} s  {count / taken:>12,.0f} messages/s  ratio {taken / floor:5.2f}",
+        print(f"  {label:<{width}} {taken:7.2f} s  {count / taken:>12,.0f} messages/s  ratio {taken / seconds[0]:5.2f}",
               flush=True)
-    return seconds[1] / floor
+    return seconds
 
 
 def verdict(ratio: float, on_jvm: bool) -> str:
