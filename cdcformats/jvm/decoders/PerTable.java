@@ -23,6 +23,11 @@ public final class PerTable {
             : (Map<String, Object>) Json.parse(perTable.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Whether the option names a value for some table of its own ({@code <option>_per_table} not empty). */
+    public boolean givesPerTable() {
+        return !perTable.isEmpty();
+    }
+
     /** The value for a table: catalog, schema and name, each null where it has none (null: no table). */
     public Object forTable(String[] table) {
         if (table == null || table[2] == null || perTable.isEmpty()) {

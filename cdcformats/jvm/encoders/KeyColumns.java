@@ -2,10 +2,8 @@ package cdcformats.jvm.encoders;
 
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
-import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.PerTable;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,9 +23,7 @@ public final class KeyColumns {
     public KeyColumns(Map<String, String> settings) {
         try {
             columns = new PerTable(settings, "key_columns", List.of());
-            String perTable = settings.get("key_columns_per_table");
-            any = !((List<?>) columns.forTable(null)).isEmpty() || perTable != null
-                && !((Map<?, ?>) Json.parse(perTable.getBytes(StandardCharsets.UTF_8))).isEmpty();
+            any = !((List<?>) columns.forTable(null)).isEmpty() || columns.givesPerTable();
         } catch (DecodeException error) {
             throw new IllegalArgumentException("key_columns: " + error.reason, error);
         }
