@@ -4,6 +4,7 @@ an address checked before any data flows (``check_address``, ``reach``); and whe
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -62,6 +63,32 @@ def check_address(target: Any) -> None:
         text, path = str(target), Path(target)
         if not (text.startswith(REMOTE_SCHEMES) or path.is_file() or path.suffix in FILE_SUFFIXES):
             raise ConfigurationError(_address_fix(text))
+
+
+def jvm_settings(client: Any) -> dict[str, str] | None:
+    """How the JVM's decoders find the writer schemas of framed messages in the registry ``client``
+    (``cdcformats/jvm/decoders/WriterSchemas.java``): a registry's URL, which each executor asks once per id; or, for
+    the embedded registry, a file that only Python reads, every schema it holds as the query is planned. None where
+    the JVM cannot ask as the client does: settings beyond a URL (auth, TLS), confluent-kafka's in-memory ``mock://``
+    registry, or a client of the caller's own."""
+    from .embedded import EmbeddedSchemaRegistryClient
+
+    settings = {"registry_address": address(client)}
+    if isinstance(client, EmbeddedSchemaRegistryClient):
+        schemas = client.store.schemas() if client.store.exists() else {}
+        if any(schema.get("references") for schema in schemas.values()):
+            return None  # a schema with references is read with them, which WriterSchemas does not fetch
+        return {**settings, "writer_schemas": json.dumps(
+            {str(schema_id): {"type": schema.get("schemaType", "AVRO"), "text": schema["schema"]}
+             for schema_id, schema in schemas.items()})}
+    try:
+        config = dict(client.config())
+    except Exception:  # a client of its own kind, which tells no URL
+        return None
+    url = str(config.pop("url", ""))
+    if config or not url.startswith(REMOTE_SCHEMES[:2]):
+        return None
+    return {**settings, "schema_registry": url}
 
 
 def reach(target: Any) -> None:

@@ -220,6 +220,11 @@ class SchemaStore:
                 raise errors.schema_not_found(f"Schema {schema_id} not found")
             return _schema_record(row)
 
+    def schemas(self) -> dict[int, dict[str, Any]]:
+        """Every schema the registry holds, by id (as ``schema`` gives each)."""
+        with self._read() as db:
+            return {row["id"]: _schema_record(row) for row in db.execute("SELECT * FROM schemas ORDER BY id")}
+
     def schema_types(self) -> list[str]:
         return list(compatibility.SCHEMA_TYPES)
 
