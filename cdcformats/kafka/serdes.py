@@ -43,7 +43,7 @@ from typing import Any
 
 import msgspec
 
-from ..contract import REGISTRY_OPTION, Codec, KafkaRecord, WriterSchema, as_text
+from ..contract import REGISTRY_OPTION, Codec, JvmDecoder, KafkaRecord, WriterSchema, as_text
 from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
@@ -241,6 +241,11 @@ class ChangeEventDeserializer:
         if self.codec.resolves_writer_schemas:
             return [self.codec.decode_written_with(body, self._writer_schema(self.framing, schema_id))]
         return [self.codec.decode_message(body)]
+
+    def jvm_decoder(self) -> JvmDecoder | None:
+        """The JVM decoder that reads what this deserializer reads (``Codec.jvm_decoder``), or None where there is
+        none: framed messages are read by the Python path alone for now."""
+        return self.codec.jvm_decoder() if self.framing is None else None
 
     def _writer_schema(self, framing: _Framing, schema_id: int) -> WriterSchema:
         """The registered schema ``schema_id``, fetched once."""

@@ -184,8 +184,7 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
             return reader.events(message.encode("utf-8") if isinstance(message, str) else message, context)
         # The batch decoder reads a codec's own bytes, not Confluent's framing.
         read_batch = reader.codec.batch_decoder() if reader.framing is None else None
-        call = replace(call, read=read, read_all=read_all, read_batch=read_batch,
-                       jvm_decoder=reader.codec.jvm_decoder() if reader.framing is None else None)
+        call = replace(call, read=read, read_all=read_all, read_batch=read_batch, jvm_decoder=reader.jvm_decoder())
     if target is not None:
         if strategy is None and codec_class(target).writer_schema() is not None:
             strategy = "topic" if topic else "record"  # an envelope's subject: a row has no topic unless given one
