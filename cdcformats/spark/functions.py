@@ -136,6 +136,7 @@ class _Call:
     # schema id, which asks the registry), or None where the registry gives no id; and the formats' JVM codecs.
     prefix: Callable[[], bytes | None] = lambda: b""
     framed: bool = False
+    reads_framed: bool = False
     jvm_encoder: JvmEncoder | None = None
     jvm_decoder: JvmDecoder | None = None
 
@@ -184,7 +185,8 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
             return reader.events(message.encode("utf-8") if isinstance(message, str) else message, context)
         # The batch decoder reads a codec's own bytes, not Confluent's framing.
         read_batch = reader.codec.batch_decoder() if reader.framing is None else None
-        call = replace(call, read=read, read_all=read_all, read_batch=read_batch, jvm_decoder=reader.jvm_decoder())
+        call = replace(call, read=read, read_all=read_all, read_batch=read_batch, jvm_decoder=reader.jvm_decoder(),
+                       reads_framed=reader.framing is not None)
     if target is not None:
         if strategy is None and codec_class(target).writer_schema() is not None:
             strategy = "topic" if topic else "record"  # an envelope's subject: a row has no topic unless given one
@@ -418,17 +420,8 @@ JAR = Path(__file__).parent / "jvm" / "cdcformats.jar"
 def jvm_formats(**defaults: Any) -> dict[str, JvmDecoder]:
     """The formats whose messages ``cdc_decode`` decodes inside the JVM when ``register`` is given these defaults,
     with their decoders (``Codec.jvm_decoder``)."""
-    options = {name: value for name, value in defaults.items() if name not in OPTIONS}
-    found = {}
-    for name in formats():
-        [share] = routed(options, [codec_class(name)], checked=(), own=OPTIONS)
-        try:
-            decoder = codec(name, **share).jvm_decoder()
-        except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
-            continue
-        if decoder is not None:
-            found[name] = decoder
-    return found
+    return {name: call.jvm_decoder for name, call in _format_calls(_as_options(defaults), reading=True)
+            if call.jvm_decoder is not None}
 
 
 def _as_options(defaults: dict[str, Any]) -> Options:
@@ -440,18 +433,20 @@ def jvm_encoders(**defaults: Any) -> dict[str, JvmEncoder]:
     """The formats that ``cdc_encode`` writes inside the JVM when ``register`` is given these defaults, with their
     encoders (``Codec.jvm_encoder``)."""
     found = {}
-    for name, call in _writing_calls(_as_options(defaults)):
+    for name, call in _format_calls(_as_options(defaults), reading=False):
         if _runs_encoder(call):
             assert call.jvm_encoder is not None  # as _runs_encoder says
             found[name] = call.jvm_encoder
     return found
 
 
-def _writing_calls(registered: Options) -> Iterator[tuple[str, _Call]]:
-    """Each format and the call that writes it with the ``registered`` defaults and no options of its own."""
+def _format_calls(registered: Options, reading: bool) -> Iterator[tuple[str, _Call]]:
+    """Each format and the call that reads it (``reading``) or writes it with the ``registered`` defaults and no
+    options of its own."""
     for name in formats():
         try:
-            yield name, _call(None, name, (), registered, "null")
+            yield name, _call(name, None, (), registered, "null") if reading else _call(None, name, (), registered,
+                                                                                       "null")
         except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
             continue
 
@@ -504,12 +499,13 @@ def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
                           "as Arrow UDFs for every format", RuntimeWarning, stacklevel=3)
         return False
     defaults = dict(registered)
-    errors = error_mode(defaults.pop("errors"), arrow.COLUMN_ERROR_MODES) if "errors" in defaults else None
-    defaults = {name: option_value(value) for name, value in defaults.items()}
-    decoders = {name: {"class": decoder.class_name, **decoder.settings}
-                for name, decoder in jvm_formats(**defaults).items()}
-    # An envelope's framing asks the registry for its schema id: left to the query that writes it, not done here.
-    encoders = {name: encoder for name, call in _writing_calls(registered)
+    errors = error_mode(defaults["errors"], arrow.COLUMN_ERROR_MODES) if "errors" in defaults else None
+    # An envelope's framing asks the registry (a schema id to write with, the schemas to read with): left to each
+    # query that reads or writes it, not done here.
+    decoders = {name: {"class": call.jvm_decoder.class_name, **call.jvm_decoder.settings}
+                for name, call in _format_calls(registered, reading=True)
+                if call.jvm_decoder is not None and not call.reads_framed}
+    encoders = {name: encoder for name, call in _format_calls(registered, reading=False)
                 if not call.framed and (encoder := _encoder_settings(call)) is not None}
     jvm = spark._jvm
     assert jvm is not None  # a classic session (it has _jsparkSession) has its gateway
