@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -53,6 +54,10 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         "source.time.sub_ms");
     private static final Set<String> OWN_ATTRIBUTES =
         Set.of(TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, FIELDS_ATTRIBUTE, SCHEMALESS_WRAPPER);
+
+    // The names of the debezium-json.fields.* texts seen (a cache, kept small: a stream has a few orders, not many).
+    private static final int NAMES_KEPT = 256;
+    private final Map<String, Optional<List<String>>> namesOfText = new HashMap<>();
 
     public DebeziumJsonEncoder(Map<String, String> settings) {
         super(NAME, CARRIES, OWN_ATTRIBUTES, settings, true);
@@ -155,10 +160,10 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     private Map<String, Kept> ownAttributesWritten(Events.Event event) {
         List<Events.Entry> attributes = KeptFields.asDecoded(event.attributes(), DebeziumJsonEncoder::attributeGroup);
         Map<String, Kept> own = new HashMap<>();
-        EnvelopeShape envelopeShape = envelopeShape(event, attributes);
         List<String> envelopeNames = names(attribute(event, ENVELOPE_FIELDS));
-        if (envelopeNames != null && envelopeLayout(envelopeShape, envelopeNames).fits(envelopeNames)
-                && !envelopeNames.equals(envelopeLayout(envelopeShape, null).defaults)) {
+        Layout envelope = envelopeLayout(envelopeShape(event, attributes), envelopeNames);
+        // An envelope's default order is the same whatever names the event keeps (not so its source's).
+        if (envelopeNames != null && envelope.fits(envelopeNames) && !envelopeNames.equals(envelope.defaults)) {
             own.put(ENVELOPE_FIELDS, new Kept(2, JsonOut.msgspec(envelopeNames)));
         }
         SourceShape sourceShape = sourceShape(event);
@@ -167,7 +172,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
                 && !sourceNames.equals(sourceLayout(sourceShape, null).defaults)) {
             own.put(SOURCE_FIELD_NAMES, new Kept(3, JsonOut.msgspec(sourceNames)));
         }
-        if (!envelopeLayout(envelopeShape, envelopeNames).order(envelopeNames).contains("source")) {
+        if (!envelope.order(envelopeNames).contains("source")) {
             own.remove(SOURCE_FIELD_NAMES); // an empty source that is not written: nor is the order of its fields
         }
         if (Boolean.TRUE.equals(attribute(event, SCHEMALESS_WRAPPER))) {
@@ -315,28 +320,38 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         return new Layout(available, required, defaults);
     }
 
-    /** {@code debezium._names}: the field names a {@code debezium-json.fields.*} attribute keeps, or null. */
-    private static List<String> names(Object value) {
+    /**
+     * {@code debezium._names}: the field names a {@code debezium-json.fields.*} attribute keeps, or null. Each text
+     * is parsed once: a stream's messages keep the same few orders, and each event asks for its names four times.
+     */
+    private List<String> names(Object value) {
         if (!(value instanceof String)) {
             return null;
         }
+        if (namesOfText.size() > NAMES_KEPT) {
+            namesOfText.clear();
+        }
+        return namesOfText.computeIfAbsent((String) value, DebeziumJsonEncoder::parsedNames).orElse(null);
+    }
+
+    private static Optional<List<String>> parsedNames(String text) {
         Object names;
         try {
-            names = Json.parse(((String) value).getBytes(StandardCharsets.UTF_8));
+            names = Json.parse(text.getBytes(StandardCharsets.UTF_8));
         } catch (DecodeException notJson) {
-            return null;
+            return Optional.empty();
         }
         if (!(names instanceof List)) {
-            return null;
+            return Optional.empty();
         }
         List<String> found = new ArrayList<>();
         for (Object name : (List<?>) names) {
             if (!(name instanceof String) || found.contains(name)) {
-                return null;
+                return Optional.empty();
             }
             found.add((String) name);
         }
-        return found;
+        return Optional.of(List.copyOf(found));
     }
 
     // -- writing ------------------------------------------------------------------------------------------------------
@@ -391,7 +406,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     }
 
     /** {@code debezium._source_fields}: {@code source}, in the order the event keeps where it fits. */
-    private static Map<String, Object> sourceFields(Events.Event event) {
+    private Map<String, Object> sourceFields(Events.Event event) {
         List<String> names = names(attribute(event, SOURCE_FIELD_NAMES));
         List<String> order = sourceLayout(sourceShape(event), names).order(names);
         Events.Source source = event.source();
