@@ -523,7 +523,7 @@ def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
         for name, result_ddl, default_errors in (("cdc_convert", None, "null"),
                                                  ("cdc_convert_or_error", result, "dead-letter")):
             functions.registerConvert(java_session, name, arrow_name(name), decoders, encoders,
-                                      errors or default_errors, result_ddl, EVENT_DDL, settings)
+                                      errors or default_errors, result_ddl, settings)
     except (Py4JError, PySparkException) as error:  # a Spark whose internals the jar was not compiled against
         warnings.warn(f"the JVM functions do not load in this Spark ({str(error).splitlines()[0]}): the cdc_* "
                       "functions run as Arrow UDFs for every format", RuntimeWarning, stacklevel=3)

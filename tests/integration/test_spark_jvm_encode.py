@@ -247,7 +247,7 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
                 (messages, f"cdc_convert(value, 'lindorm', '{target}', map('key_columns', '[\"id\"]'))")):
             plan = _plan(frame, call)
             assert "EvalPython" not in plan, (call, plan)
-            assert f"({target} in the JVM" in plan, plan
+            assert f"{target} in the JVM" in plan, plan
     # A format given by a column, a source or target without a JVM codec, strict (checked in Python), an option no
     # codec declares (for the Arrow UDF to refuse), a dead-letter mode the binary form refuses, and the Arrow UDF by
     # name: the Arrow UDF.

@@ -55,7 +55,7 @@ public final class Functions {
             }
             String format = literalText(arguments.apply(0));
             Call call = format == null ? null : codecs.call(format, null, arguments, 2, errors, true);
-            return call == null ? null : call.decode(arguments.apply(1), format, call.errors, eventDdl);
+            return call == null ? null : call.decode(arguments.apply(1), format, eventDdl);
         });
     }
 
@@ -89,13 +89,12 @@ public final class Functions {
 
     /**
      * Registers {@code name} ({@code cdc_convert} or {@code cdc_convert_or_error}) so that a call whose source has a
-     * JVM decoder and whose target has a JVM encoder, both literals, becomes an {@link EncodeExpression} over a
-     * {@link DecodeExpression} that keeps each unreadable message as a dead letter for it.
+     * JVM decoder and whose target has a JVM encoder, both literals, becomes a {@link ConvertExpression}.
      */
     public static void registerConvert(SparkSession session, String name, String arrowFunction,
                                        Map<String, Map<String, String>> decoders,
                                        Map<String, Map<String, String>> encoders, String errors, String resultDdl,
-                                       String eventDdl, CodecSettings settings) {
+                                       CodecSettings settings) {
         Codecs codecs = new Codecs(decoders, encoders, settings);
         register(session, name, arrowFunction, arguments -> {
             if (arguments.size() < 3 || arguments.size() > 4 || !isMessage(arguments.apply(0))) {
@@ -105,24 +104,36 @@ public final class Functions {
             String target = literalText(arguments.apply(2));
             Call call = source == null || target == null ? null
                 : codecs.call(source, target, arguments, 3, errors, resultDdl != null);
-            return call == null ? null
-                : call.encode(call.decode(arguments.apply(0), source, "dead-letter", eventDdl), target, resultDdl);
+            return call == null ? null : call.convert(arguments.apply(0), source, target, resultDdl);
         });
     }
 
     /** The Java codecs of a call and its error mode. */
     private record Call(Map<String, String> decoder, Map<String, String> encoder, String errors) {
-        Expression decode(Expression value, String format, String mode, String eventDdl) {
+        Expression decode(Expression value, String format, String eventDdl) {
             Map<String, String> settings = new HashMap<>(decoder);
             String decoderClass = settings.remove("class");
-            return new DecodeExpression(value, format, decoderClass, settings, mode, eventDdl);
+            return new DecodeExpression(value, format, decoderClass, settings, errors, eventDdl);
         }
 
         Expression encode(Expression event, String format, String resultDdl) {
             Map<String, String> settings = new HashMap<>(encoder);
             String encoderClass = settings.remove("class");
-            byte[] prefix = HexFormat.of().parseHex(settings.remove("prefix"));
-            return new EncodeExpression(event, format, encoderClass, settings, prefix, errors, resultDdl);
+            return new EncodeExpression(event, format, encoderClass, settings, results(settings, resultDdl));
+        }
+
+        Expression convert(Expression value, String source, String target, String resultDdl) {
+            Map<String, String> decoderSettings = new HashMap<>(decoder);
+            String decoderClass = decoderSettings.remove("class");
+            Map<String, String> encoderSettings = new HashMap<>(encoder);
+            String encoderClass = encoderSettings.remove("class");
+            return new ConvertExpression(value, source, decoderClass, decoderSettings, target, encoderClass,
+                encoderSettings, results(encoderSettings, resultDdl));
+        }
+
+        /** What the call's rows give, with the prefix its encoder's settings hold (taken out of them). */
+        private WrittenRows results(Map<String, String> encoderSettings, String resultDdl) {
+            return new WrittenRows(HexFormat.of().parseHex(encoderSettings.remove("prefix")), errors, resultDdl);
         }
     }
 
