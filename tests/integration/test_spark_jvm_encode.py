@@ -18,6 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import cdcformats as cf  # noqa: E402
 from cdcformats.envelopes import arrow  # noqa: E402
+from cdcformats.registry import codec_class  # noqa: E402
 from cdcformats.spark import JAR, arrow_name, jvm_encoders, jvm_formats  # noqa: E402
 from tests.integration.test_spark_jvm import EXAMPLES_PER_CONFIGURATION, drawn_messages, mixed_messages  # noqa: E402
 from tests.property import strategies  # noqa: E402
@@ -248,6 +249,16 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
             plan = _plan(frame, call)
             assert "EvalPython" not in plan, (call, plan)
             assert f"{target} in the JVM" in plan, plan
+    # Every literal pair of a JVM decoder and a JVM encoder, with no options, with errors alone, and with an options
+    # map the JVM asks Python about (an option of the source's).
+    for source in jvm_formats():
+        declared = {option.name for option in codec_class(source).options}
+        for target in TARGETS:
+            for options in ("", ", map('errors', 'fail')",
+                            *([", map('max_message_bytes', '1000000')"] if "max_message_bytes" in declared else [])):
+                call = f"cdc_convert_or_error(value, '{source}', '{target}'{options})"
+                plan = _plan(messages, call)
+                assert "EvalPython" not in plan and f"{source} to {target} in the JVM" in plan, (call, plan)
     # A format given by a column, a source or target without a JVM codec, strict (checked in Python), an option no
     # codec declares (for the Arrow UDF to refuse), a dead-letter mode the binary form refuses, and the Arrow UDF by
     # name: the Arrow UDF.
