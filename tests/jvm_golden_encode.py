@@ -5,7 +5,9 @@ or the case written by hand), ``options`` the codec's options, ``encoder`` what 
 (``class``, ``settings``), ``event`` the event in the JSON form of ``tests/jvm_golden.py``, and then either
 ``message``, the text of the one message ``encode_messages`` writes for it (``message_base64``, its bytes in base64,
 where they are not UTF-8 text), or ``error``, the one-line error that
-refuses it (as ``EncodeError`` renders it with no position and no input: ``<format>: field <field>: <reason>``).
+refuses it (as ``EncodeError`` renders it with no position and no input: ``<format>: field <field>: <reason>``);
+last ``strict``, the one-line error the option ``strict`` refuses it with (``convert.refusal``: the first thing the
+target would drop), or null where it drops nothing.
 ``tests/jvm/EncodeGoldenCheck.java`` encodes each line's event with the Java encoder and compares; the unit test
 ``tests/unit/test_jvm_golden_encode_files.py`` does the same through the Python codec.
 """
@@ -20,6 +22,7 @@ from typing import Any
 
 import cdcformats as cf
 from cdcformats import ChangeEvent, EncodeError
+from cdcformats.convert import refusal
 from cdcformats.envelopes import arrow
 from cdcformats.model import Cell, CellKind, Op, Source, Table, Value
 
@@ -87,12 +90,22 @@ def encoded(format_name: str, options: dict[str, Any], event: ChangeEvent) -> di
         return {"message_base64": base64.b64encode(messages[0]).decode("ascii")}
 
 
+def strict_refusal(format_name: str, options: dict[str, Any], event: ChangeEvent) -> str | None:
+    """The one-line error ``strict`` refuses ``event`` with, or None."""
+    try:
+        error: EncodeError | None = refusal(cf.codec(format_name, **options), event)
+    except EncodeError as refused:  # not a loss: an event the target cannot write at all
+        error = refused
+    return None if error is None else str(EncodeError(error.format, error.reason, field=error.field))
+
+
 def line(where: str, format_name: str, options: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
-    """One golden line: the event in its JSON form, where it came from, and what it is written as."""
+    """One golden line: the event in its JSON form, where it came from, what it is written as, and what strict says."""
     encoder = cf.codec(format_name, **options).jvm_encoder()
     assert encoder is not None, f"{format_name} {options}: no JVM encoder"
+    read = event_from_json(event)
     return {"where": where, "options": options, "encoder": {"class": encoder.class_name, "settings": encoder.settings},
-            "event": event, **encoded(format_name, options, event_from_json(event))}
+            "event": event, **encoded(format_name, options, read), "strict": strict_refusal(format_name, options, read)}
 
 
 def read(format_name: str) -> list[tuple[int, dict[str, Any]]]:

@@ -26,7 +26,7 @@ up; for any other, the JVM asks Python (``_CallSettings``, through Py4J's callba
 which reads the options as the Arrow path does and gives the Java codecs' settings for them, or none. Every other
 call runs as the function's Arrow UDF, which ``register`` also keeps under the function's name with ``_arrow`` after
 it (``arrow_name``), to force it. The JVM writes the same bytes as the Arrow path and handles each row that cannot be
-written as it does; it does not check ``strict``, so a call under ``strict`` runs on the Arrow path.
+written as it does, ``strict``'s refusals included.
 
 The Arrow UDFs take whole Arrow batches, never row-at-a-time pickling. A format that can decode
 a batch at once (``Codec.batch_decoder``: Lindorm) does so there with Arrow's JSON reader and compute kernels.
@@ -452,9 +452,9 @@ def _format_calls(registered: Options, reading: bool) -> Iterator[tuple[str, _Ca
 
 
 def _runs_encoder(call: _Call) -> bool:
-    """Whether the JVM writes for ``call``: its target has a JVM encoder, but not under ``strict`` (whose check runs
-    in Python), nor for Kafka records (a key and a value)."""
-    return call.jvm_encoder is not None and not call.strict and not call.writes_records
+    """Whether the JVM writes for ``call``: its target has a JVM encoder, but not for Kafka records (a key and a
+    value)."""
+    return call.jvm_encoder is not None and not call.writes_records
 
 
 def _encoder_settings(call: _Call) -> dict[str, str] | None:
@@ -464,7 +464,8 @@ def _encoder_settings(call: _Call) -> dict[str, str] | None:
     if prefix is None:
         return None
     assert call.jvm_encoder is not None  # as _runs_encoder says
-    return {"class": call.jvm_encoder.class_name, "prefix": prefix.hex(), **call.jvm_encoder.settings}
+    strict = {"strict": "true"} if call.strict else {}
+    return {"class": call.jvm_encoder.class_name, "prefix": prefix.hex(), **strict, **call.jvm_encoder.settings}
 
 
 class _CallSettings:

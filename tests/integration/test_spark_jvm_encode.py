@@ -165,6 +165,18 @@ def test_the_jvm_encoders_write_and_refuse_as_the_arrow_udf(spark) -> None:
         assert_same_rows(target, rows, jvm, python)
 
 
+def test_under_strict_the_jvm_refuses_what_the_arrow_udf_refuses(spark) -> None:
+    """strict's check in the JVM (Strict.java, a port of losses.differences): the same refusals, naming the same
+    feature, field and what the target writes instead."""
+    rows = drawn_rows()
+    for target, (jvm, python) in both_paths(events_frame(spark, rows), "cdc_encode_or_error",
+                                            _each_target("{target}", "event", "map('strict', 'true')")).items():
+        if target not in ("avro", "protobuf"):  # an envelope drops nothing
+            assert any(row is not None and row["error"] is not None and " cannot carry " in row["error"]["reason"]
+                       for row in python), target
+        assert_same_rows(target, rows, jvm, python)
+
+
 def test_events_read_back_from_parquet_are_written_alike(spark, tmp_path) -> None:
     """Rows of a Parquet file reach the encoders as UnsafeRows, with whole-stage code generation on and off."""
     rows = drawn_rows()
@@ -259,26 +271,26 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
                 call = f"cdc_convert_or_error(value, '{source}', '{target}'{options})"
                 plan = _plan(messages, call)
                 assert "EvalPython" not in plan and f"{source} to {target} in the JVM" in plan, (call, plan)
-    # A format given by a column, a source or target without a JVM codec, strict (checked in Python), an option no
-    # codec declares (for the Arrow UDF to refuse), a dead-letter mode the binary form refuses, and the Arrow UDF by
-    # name: the Arrow UDF.
+    # A format given by a column, a source or target without a JVM codec, an option no codec declares (for the Arrow
+    # UDF to refuse), a dead-letter mode the binary form refuses, and the Arrow UDF by name: the Arrow UDF.
     for frame, call in ((events, "cdc_encode(cast(n AS string), event)"),
                         (events, "cdc_encode('maxwell-json', event)") if "maxwell-json" not in TARGETS else
                         (events, "cdc_encode('ots', event)"),
                         (messages, "cdc_convert(value, 'avro', 'avro')"),
-                        (events, "cdc_encode('avro', event, map('strict', 'true'))"),
                         (events, "cdc_encode('avro', event, map('nope', '1'))"),
                         (events, "cdc_encode('avro', event, map('errors', 'dead-letter'))"),
                         (events, "cdc_encode_arrow('avro', event)")):
         assert "ArrowEvalPython" in _plan(frame, call), call
 
 
-def test_strict_by_default_keeps_encoding_on_the_arrow_path(spark) -> None:
+def test_strict_runs_in_the_jvm_given_to_register_or_to_a_call(spark) -> None:
     from cdcformats.spark import register
 
+    events = events_frame(spark, [None]).repartition(1)
+    assert "canal-json in the JVM" in _plan(events, "cdc_encode('canal-json', event, map('strict', 'true'))")
     register(spark, strict=True)
     try:
-        assert "ArrowEvalPython" in _plan(events_frame(spark, [None]).repartition(1), "cdc_encode('avro', event)")
+        assert "canal-json in the JVM" in _plan(events, "cdc_encode('canal-json', event)")
     finally:
         register(spark)
 

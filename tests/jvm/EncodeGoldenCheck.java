@@ -18,6 +18,7 @@ import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 import cdcformats.jvm.encoders.EncodeException;
 import cdcformats.jvm.encoders.MessageEncoder;
+import cdcformats.jvm.encoders.Strict;
 import cdcformats.jvm.encoders.TaggedValues;
 
 /**
@@ -89,16 +90,29 @@ public final class EncodeGoldenCheck {
         boolean binary = line.containsKey("message_base64");
         String expected = (String) (line.containsKey("message") ? line.get("message")
             : binary ? line.get("message_base64") : line.get("error"));
+        MessageEncoder encoder = encoder(encoders, (Map<?, ?>) line.get("encoder"));
+        Events.Event event = event((Map<?, ?>) line.get("event"));
         String actual;
         try {
-            byte[] message = encoder(encoders, (Map<?, ?>) line.get("encoder"))
-                .encode(event((Map<?, ?>) line.get("event")));
+            byte[] message = encoder.encode(event);
             actual = binary ? Base64.getEncoder().encodeToString(message) : new String(message, StandardCharsets.UTF_8);
         } catch (EncodeException error) {
             actual = error.render(format);
         }
-        return actual.equals(expected) ? null : "(" + line.get("where") + "): differs at character "
-            + firstDifference(expected, actual) + ": expected " + expected + ", got " + actual;
+        if (!actual.equals(expected)) {
+            return "(" + line.get("where") + "): differs at character " + firstDifference(expected, actual)
+                + ": expected " + expected + ", got " + actual;
+        }
+        String expectedStrict = Json.isNull(line.get("strict")) ? "null" : (String) line.get("strict");
+        String actualStrict;
+        try {
+            EncodeException refusal = Strict.refusal(encoder, format, event);
+            actualStrict = refusal == null ? "null" : refusal.render(format);
+        } catch (EncodeException error) {
+            actualStrict = error.render(format);
+        }
+        return actualStrict.equals(expectedStrict) ? null : "(" + line.get("where") + "): strict differs at character "
+            + firstDifference(expectedStrict, actualStrict) + ": expected " + expectedStrict + ", got " + actualStrict;
     }
 
     private static int firstDifference(String expected, String actual) {

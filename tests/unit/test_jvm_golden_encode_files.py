@@ -1,6 +1,6 @@
 """The golden files of the JVM encoders (``tests/fixtures/jvm-golden-encode``, described in
 ``tests/jvm_golden_encode.py``) written through the Python codecs: each event is written as the line's message, or
-refused with the line's error, and each line names the encoder its codec's ``jvm_encoder()`` gives.
+refused with the line's error, strict refuses it as the line says, and each line names the encoder its codec's ``jvm_encoder()`` gives.
 ``tests/integration/test_jvm_golden_encode.py`` checks the Java encoders against the same lines."""
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ def test_the_python_codec_writes_each_golden_event_as_the_file_says(format_name:
         expected: dict[str, Any] = {name: line[name] for name in ("message", "message_base64", "error") if name in line}
         event = jvm_golden_encode.event_from_json(line["event"])
         actual = jvm_golden_encode.encoded(format_name, line["options"], event)
+        expected["strict"] = line["strict"]
+        actual["strict"] = jvm_golden_encode.strict_refusal(format_name, line["options"], event)
         encoder = cf.codec(format_name, **line["options"]).jvm_encoder()
         assert encoder is not None
         if (actual != expected or jvm_golden.event_json(event) != line["event"]
@@ -51,6 +53,10 @@ def test_each_golden_file_holds_every_op_every_decoder_file_and_refusals(format_
     assert decoded == {f"tests/fixtures/jvm-golden/{path.name}" for path in jvm_golden.GOLDEN.glob("*.jsonl")}
     errors = [line["error"] for line in lines if "error" in line]
     assert all("\n" not in error and error.startswith(f"{format_name}: ") for error in errors)
+    # strict refuses what a target drops (none of what an envelope writes, which is every event exactly)
+    refused = [line["strict"] for line in lines if line["strict"] is not None]
+    assert all("\n" not in error and error.startswith(f"{format_name}: ") for error in refused)
+    assert bool(refused) == (format_name not in ("avro", "protobuf"))
     # A target with a normal form refuses some changes and has options that change what it writes; the envelopes
     # write every change as it is and take no option.
     writes_every_event = cf.codec(format_name)._writes_every_event()

@@ -14,8 +14,14 @@ public final class Numbers {
     private Numbers() {
     }
 
-    /** Python's {@code repr(value)}: "1.0", "0.0001", "1e-05", "1.5e+16", "inf" is not used (see TypedText). */
+    /** Python's {@code repr(value)}: "1.0", "0.0001", "1e-05", "1.5e+16", "nan", "-inf". */
     public static String pythonRepr(double value) {
+        if (Double.isNaN(value)) {
+            return "nan";
+        }
+        if (Double.isInfinite(value)) {
+            return value > 0 ? "inf" : "-inf";
+        }
         return text(value, -4, true);
     }
 

@@ -40,6 +40,16 @@ public final class AvroEnvelopeEncoder implements MessageEncoder {
     }
 
     @Override
+    public Events.Event normalForm(Events.Event event) {
+        return event; // the canonical envelope writes every event exactly
+    }
+
+    @Override
+    public boolean carries(String feature) {
+        return true;
+    }
+
+    @Override
     public byte[] encode(Events.Event event) {
         Body out = new Body();
         out.index(OPS.indexOf(event.op()));

@@ -175,8 +175,8 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
         }
         if (op.equals("UPDATE")) {
             if (event.after() == null) {
-                throw new EncodeException(
-                    "Canal writes an UPDATE's new row as its data, and this UPDATE has none", "after");
+                throw EncodeException.refused("op.UPDATE", "after",
+                    "Canal writes an UPDATE's new row as its data, and this UPDATE has none");
             }
             return event.before() != null ? event : new Events.Event(event.op(), event.table(), event.key(),
                 event.after(), event.after(), event.source(), event.keyOnly(), event.attributes());

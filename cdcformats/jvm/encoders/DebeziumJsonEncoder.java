@@ -65,11 +65,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
 
     @Override
     public byte[] encode(Events.Event event) throws EncodeException {
-        Events.Event written = carriedForm(event);
-        if (written.op().equals("UPSERT")) { // with_op_code: the row as it now is, read back as an INSERT
-            written = withOp(written, "INSERT");
-        }
-        written = envelopeForm(written);
+        Events.Event written = normalForm(event);
         Map<String, Object> payload = payload(written);
         if (Boolean.TRUE.equals(attribute(written, SCHEMALESS_WRAPPER))) {
             Map<String, Object> wrapper = new LinkedHashMap<>();
@@ -81,6 +77,16 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     }
 
     // -- the normal form ----------------------------------------------------------------------------------------------
+
+    /** {@code DebeziumJsonCodec.normal_form}. */
+    @Override
+    public Events.Event normalForm(Events.Event event) throws EncodeException {
+        Events.Event written = carriedForm(event);
+        if (written.op().equals("UPSERT")) { // with_op_code: the row as it now is, read back as an INSERT
+            written = withOp(written, "INSERT");
+        }
+        return envelopeForm(written);
+    }
 
     /**
      * {@code DebeziumJsonCodec.envelope_form}: the key read out of the row, the source position and the kept

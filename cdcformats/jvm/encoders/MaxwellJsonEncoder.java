@@ -164,12 +164,12 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
     @Override
     protected Events.Event reshaped(Events.Event event) throws EncodeException {
         if (event.op().equals("TRUNCATE")) {
-            throw new EncodeException("Maxwell writes no row change for a TRUNCATE", "op");
+            throw EncodeException.refused("op.TRUNCATE", "op", "Maxwell writes no row change for a TRUNCATE");
         }
         if (event.op().equals("UPDATE")) {
             if (event.after() == null) {
-                throw new EncodeException(
-                    "Maxwell writes an update's new row as its data, and this update has none", "after");
+                throw EncodeException.refused("op.UPDATE", "after",
+                    "Maxwell writes an update's new row as its data, and this update has none");
             }
             return new Events.Event(event.op(), event.table(), event.key(), event.after(), event.after(),
                 event.source(), event.keyOnly(), event.attributes());

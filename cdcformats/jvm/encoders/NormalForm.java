@@ -63,7 +63,7 @@ public class NormalForm {
         }
     }
 
-    protected final boolean carries(String feature) {
+    public final boolean carries(String feature) {
         return carries.contains(feature);
     }
 
@@ -157,8 +157,8 @@ public class NormalForm {
         for (Shape shape : shapes()) {
             written.add(shape.toString());
         }
-        throw new EncodeException(format + " has no form for " + shapeOf(event) + "; it writes only "
-            + String.join("; ", written), "op");
+        throw EncodeException.refused("op." + event.op(), "op", format + " has no form for " + shapeOf(event)
+            + "; it writes only " + String.join("; ", written));
     }
 
     /** {@code contract._shape_of}: an event's kind of change, as a refusal names it. */
@@ -353,9 +353,9 @@ public class NormalForm {
         }
         for (Events.Cell cell : after) {
             if (!cellKinds.contains(cell.kind())) {
-                throw new EncodeException("this " + event.op() + " has no key and only deletes columns, which "
-                    + format + " writes as nulls, so it would name no row: give the source format its key columns "
-                    + "(the option key_columns)", "key");
+                throw EncodeException.refused("cell.kind." + cell.kind(), "key", "this " + event.op()
+                    + " has no key and only deletes columns, which " + format + " writes as nulls, so it would name "
+                    + "no row: give the source format its key columns (the option key_columns)");
             }
         }
     }

@@ -31,6 +31,16 @@ public final class ProtobufEnvelopeEncoder implements MessageEncoder {
     }
 
     @Override
+    public Events.Event normalForm(Events.Event event) {
+        return event; // the canonical envelope writes every event exactly
+    }
+
+    @Override
+    public boolean carries(String feature) {
+        return true;
+    }
+
+    @Override
     public byte[] encode(Events.Event event) {
         Message out = new Message();
         out.varintField(0x08, OPS.indexOf(event.op()) + 1); // ChangeEvent.op = 1

@@ -1,9 +1,9 @@
 package cdcformats.jvm.encoders;
 
 /**
- * Python's {@code repr} of a str, as error messages and the raw input of a refused row show text. A character is
- * escaped where Python finds it unprintable, told by its Unicode category as Java knows it: Java 17 knows Unicode 13,
- * Python 3.11 Unicode 14, so a character assigned in between is escaped here and shown by Python.
+ * Python's {@code repr} of a str and of bytes, as error messages and the raw input of a refused row show them. A
+ * character of a str is escaped where Python finds it unprintable, told by its Unicode category as Java knows it: Java
+ * 17 knows Unicode 13, Python 3.11 Unicode 14, so a character assigned in between is escaped here and shown by Python.
  */
 public final class PythonStrings {
     private PythonStrings() {
@@ -31,6 +31,35 @@ public final class PythonStrings {
                 out.appendCodePoint(point);
             }
         });
+        return out.append(quote).toString();
+    }
+
+    /** A bytes literal: printable ASCII as itself, else {@code \\xNN}, quoted as a str is. */
+    public static String bytesRepr(byte[] data) {
+        boolean single = false;
+        boolean dbl = false;
+        for (byte b : data) {
+            single |= b == '\'';
+            dbl |= b == '"';
+        }
+        char quote = single && !dbl ? '"' : '\'';
+        StringBuilder out = new StringBuilder(data.length + 3).append('b').append(quote);
+        for (byte b : data) {
+            int c = b & 0xff;
+            if (c == quote || c == '\\') {
+                out.append('\\').append((char) c);
+            } else if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c == '\t') {
+                out.append("\\t");
+            } else if (c < 0x20 || c >= 0x7f) {
+                out.append(String.format("\\x%02x", c));
+            } else {
+                out.append((char) c);
+            }
+        }
         return out.append(quote).toString();
     }
 

@@ -69,8 +69,7 @@ public final class ConvertExpression extends CodecExpression {
         if (decoder == null) {
             decoder = CodecClasses.instance(MessageDecoder.class, decoderClass, decoderSettings, source,
                 "JVM decoder");
-            encoder = CodecClasses.instance(MessageEncoder.class, encoderClass, encoderSettings, target,
-                "JVM encoder");
+            encoder = CodecClasses.encoder(encoderClass, encoderSettings, target);
         }
         byte[] message = value instanceof UTF8String ? ((UTF8String) value).getBytes() : (byte[]) value;
         Events.Event event;

@@ -48,7 +48,7 @@ public final class EncodeExpression extends CodecExpression {
 
     private MessageEncoder encoder() {
         if (encoder == null) {
-            encoder = CodecClasses.instance(MessageEncoder.class, encoderClass, settings, format, "JVM encoder");
+            encoder = CodecClasses.encoder(encoderClass, settings, format);
         }
         return encoder;
     }

@@ -158,36 +158,7 @@ final class PythonRepr {
         out.append('}');
     }
 
-    /** A bytes literal: printable ASCII as itself, else {@code \\xNN}, quoted as a str is. */
     private static void bytes(StringBuilder out, byte[] data) {
-        if (data == null) {
-            out.append("None");
-            return;
-        }
-        boolean single = false;
-        boolean dbl = false;
-        for (byte b : data) {
-            single |= b == '\'';
-            dbl |= b == '"';
-        }
-        char quote = single && !dbl ? '"' : '\'';
-        out.append("b").append(quote);
-        for (byte b : data) {
-            int c = b & 0xff;
-            if (c == quote || c == '\\') {
-                out.append('\\').append((char) c);
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else if (c == '\r') {
-                out.append("\\r");
-            } else if (c == '\t') {
-                out.append("\\t");
-            } else if (c < 0x20 || c >= 0x7f) {
-                out.append(String.format("\\x%02x", c));
-            } else {
-                out.append((char) c);
-            }
-        }
-        out.append(quote);
+        out.append(data == null ? "None" : PythonStrings.bytesRepr(data));
     }
 }
