@@ -1,7 +1,8 @@
 """The golden files of the JVM encoders (``tests/fixtures/jvm-golden-encode``, described in
 ``tests/jvm_golden_encode.py``) written through the Python codecs: each event is written as the line's message, or
-refused with the line's error, strict refuses it as the line says, and each line names the encoder its codec's ``jvm_encoder()`` gives.
-``tests/integration/test_jvm_golden_encode.py`` checks the Java encoders against the same lines."""
+refused with the line's error, strict refuses it as the line says, and each line names the encoder its codec's
+``jvm_encoder()`` gives. ``tests/integration/test_jvm_golden_encode.py`` checks the Java encoders against the same
+lines."""
 
 from __future__ import annotations
 
