@@ -232,12 +232,17 @@ public class NormalForm {
         List<Events.Cell> cells = new ArrayList<>(image.size());
         Set<String> seen = new HashSet<>();
         boolean repeated = carries("cell.repeated");
+        boolean same = true;
         for (Events.Cell cell : image) {
             if (repeated || seen.add(cell.name())) {
-                cells.add(carriedCell(cell));
+                Events.Cell carried = carriedCell(cell);
+                cells.add(carried);
+                same &= carried == cell;
+            } else {
+                same = false;
             }
         }
-        return cells;
+        return same ? image : cells;
     }
 
     /**
@@ -263,6 +268,9 @@ public class NormalForm {
         }
         String type = carries("cell.type") ? cell.type() : null;
         Long version = carries("cell.version") ? cell.version() : null;
+        if (value == cell.value() && kind.equals(cell.kind()) && type == cell.type() && version == cell.version()) {
+            return cell; // carried as it is (most cells): not built again
+        }
         return new Events.Cell(cell.name(), value, type, version, kind);
     }
 
