@@ -10,16 +10,6 @@ import cdcformats.jvm.decoders.Events;
  * the settings its codec's {@code jvm_encoder()} gives, as a {@code java.util.Map<String, String>}, and keeps no state
  * between events.
  */
-public interface MessageEncoder {
+public interface MessageEncoder extends EventEncoder {
     byte[] encode(Events.Event event) throws EncodeException;
-
-    /**
-     * {@code Codec.normal_form}: the event this format writes for {@code event}, which is what decoding its message
-     * gives back; {@link EncodeException#refused} for a change with no form here. {@code strict} compares the two
-     * ({@link Strict}).
-     */
-    Events.Event normalForm(Events.Event event) throws EncodeException;
-
-    /** Whether the format carries a feature ({@code Codec.carries}), as {@code strict} names what it drops. */
-    boolean carries(String feature);
 }

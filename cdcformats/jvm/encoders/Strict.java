@@ -27,7 +27,7 @@ public final class Strict {
     }
 
     /** The error {@code strict} refuses {@code event} with in {@code format}, or null where nothing is dropped. */
-    public static EncodeException refusal(MessageEncoder encoder, String format, Events.Event event)
+    public static EncodeException refusal(EventEncoder encoder, String format, Events.Event event)
             throws EncodeException {
         Events.Event written;
         try {
@@ -46,40 +46,16 @@ public final class Strict {
         return lossy(format, found.first[0], found.first[1], found.first[2]);
     }
 
-    /** {@code encoder}, refusing as {@link #refusal} says each event it would write only by dropping something. */
-    public static MessageEncoder checking(MessageEncoder encoder, String format) {
-        return new MessageEncoder() {
-            @Override
-            public byte[] encode(Events.Event event) throws EncodeException {
-                EncodeException refused = refusal(encoder, format, event);
-                if (refused != null) {
-                    throw refused;
-                }
-                return encoder.encode(event);
-            }
-
-            @Override
-            public Events.Event normalForm(Events.Event event) throws EncodeException {
-                return encoder.normalForm(event);
-            }
-
-            @Override
-            public boolean carries(String feature) {
-                return encoder.carries(feature);
-            }
-        };
-    }
-
     private static EncodeException lossy(String format, String feature, String path, String why) {
         return new EncodeException(format + " cannot carry " + feature + (why.isEmpty() ? "" : ": " + why), path);
     }
 
     /** {@code losses.differences} and {@code _Found}, up to the first difference (all that strict reports). */
     private static final class Differences {
-        private final MessageEncoder target;
+        private final EventEncoder target;
         String[] first; // feature, path, why
 
-        Differences(MessageEncoder target) {
+        Differences(EventEncoder target) {
             this.target = target;
         }
 

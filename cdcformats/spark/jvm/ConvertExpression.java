@@ -8,7 +8,6 @@ import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.MessageDecoder;
 import cdcformats.jvm.encoders.EncodeException;
-import cdcformats.jvm.encoders.MessageEncoder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
@@ -17,11 +16,11 @@ import scala.collection.immutable.IndexedSeq;
 
 /**
  * {@code cdc_convert(value, source, target)} where both formats have Java codecs: each message decoded by the
- * source's {@link MessageDecoder} and the event written straight by the target's {@link MessageEncoder}, with no event
- * row between them (what {@link DecodeExpression} builds and {@link EncodeExpression} reads back). A row gives what
- * the two would give one over the other, as {@link WrittenRows} says: a message that cannot be read is an error naming
- * the source with the message as raw input; an event the target refuses, an error naming the target with Python's
- * repr of the event's row as raw input.
+ * source's {@link MessageDecoder} and the event written straight by the target's encoder ({@link EventWriter}), with
+ * no event row between them (what {@link DecodeExpression} builds and {@link EncodeExpression} reads back). A row
+ * gives what the two would give one over the other, as {@link WrittenRows} says: a message that cannot be read is an
+ * error naming the source with the message as raw input; an event the target refuses, an error naming the target
+ * with Python's repr of the event's row as raw input.
  */
 public final class ConvertExpression extends CodecExpression {
     private static final long serialVersionUID = 1L;
@@ -34,7 +33,7 @@ public final class ConvertExpression extends CodecExpression {
     private final TreeMap<String, String> encoderSettings;
     private final WrittenRows results;
     private transient MessageDecoder decoder;
-    private transient MessageEncoder encoder;
+    private transient EventWriter writer;
 
     public ConvertExpression(Expression child, String source, String decoderClass, Map<String, String> decoderSettings,
                              String target, String encoderClass, Map<String, String> encoderSettings,
@@ -69,7 +68,7 @@ public final class ConvertExpression extends CodecExpression {
         if (decoder == null) {
             decoder = CodecClasses.instance(MessageDecoder.class, decoderClass, decoderSettings, source,
                 "JVM decoder");
-            encoder = CodecClasses.encoder(encoderClass, encoderSettings, target);
+            writer = new EventWriter(encoderClass, encoderSettings, target);
         }
         byte[] message = value instanceof UTF8String ? ((UTF8String) value).getBytes() : (byte[]) value;
         Events.Event event;
@@ -79,7 +78,7 @@ public final class ConvertExpression extends CodecExpression {
             return results.failed(source, error.reason, error.field, error.render(source, message), message);
         }
         try {
-            return results.written(encoder.encode(event));
+            return writer.write(event, results);
         } catch (EncodeException error) {
             return results.failed(target, error.reason, error.field, error.render(target),
                 PythonRepr.ofEvent(SparkRows.event(event)));

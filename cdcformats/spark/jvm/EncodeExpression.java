@@ -6,7 +6,6 @@ import java.util.TreeMap;
 
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.encoders.EncodeException;
-import cdcformats.jvm.encoders.MessageEncoder;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
@@ -14,9 +13,9 @@ import scala.collection.immutable.IndexedSeq;
 
 /**
  * {@code cdc_encode(format, event)} for a format with a JVM encoder: each event row read back ({@link EventRows}) and
- * written by the format's {@link MessageEncoder}, the result given as {@link WrittenRows} says. A dead letter passes
- * on as its own error; a row the target refuses becomes an error naming the target, the reason, the field and, as raw
- * input, Python's repr of the row.
+ * written by the format's Java encoder ({@link EventWriter}), the result given as {@link WrittenRows} says. A dead
+ * letter passes on as its own error; a row the target refuses becomes an error naming the target, the reason, the
+ * field and, as raw input, Python's repr of the row.
  */
 public final class EncodeExpression extends CodecExpression {
     private static final long serialVersionUID = 1L;
@@ -25,7 +24,7 @@ public final class EncodeExpression extends CodecExpression {
     private final String encoderClass;
     private final TreeMap<String, String> settings;
     private final WrittenRows results;
-    private transient MessageEncoder encoder;
+    private transient EventWriter writer;
 
     public EncodeExpression(Expression child, String format, String encoderClass, Map<String, String> settings,
                             WrittenRows results) {
@@ -46,11 +45,11 @@ public final class EncodeExpression extends CodecExpression {
         return results.dataType();
     }
 
-    private MessageEncoder encoder() {
-        if (encoder == null) {
-            encoder = CodecClasses.encoder(encoderClass, settings, format);
+    private EventWriter writer() {
+        if (writer == null) {
+            writer = new EventWriter(encoderClass, settings, format);
         }
-        return encoder;
+        return writer;
     }
 
     @Override
@@ -69,7 +68,7 @@ public final class EncodeExpression extends CodecExpression {
                 raw);
         }
         try {
-            return results.written(encoder().encode(EventRows.event(row)));
+            return writer().write(EventRows.event(row), results);
         } catch (EncodeException error) {
             return results.failed(format, error.reason, error.field, error.render(format), PythonRepr.ofEvent(row));
         }
