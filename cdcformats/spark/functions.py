@@ -172,7 +172,8 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
     if source is not None and codec_class(source).message_type is KafkaRecord:
         record_codec = codec(source, **registry_options(source, schema_registry, source_options))
         read_all = _record_reader(record_codec)
-        call = replace(call, read=_one_change(read_all, record_codec.name), read_all=read_all)
+        call = replace(call, read=_one_change(read_all, record_codec.name), read_all=read_all,
+                       jvm_decoder=record_codec.jvm_decoder())
     elif source is not None:
         reader = ChangeEventDeserializer(source, schema_registry, framing=framing == "confluent", **source_options)
 
@@ -452,9 +453,8 @@ def _format_calls(registered: Options, reading: bool) -> Iterator[tuple[str, _Ca
 
 
 def _runs_encoder(call: _Call) -> bool:
-    """Whether the JVM writes for ``call``: its target has a JVM encoder, but not for Kafka records (a key and a
-    value)."""
-    return call.jvm_encoder is not None and not call.writes_records
+    """Whether the JVM writes for ``call``: its target has a JVM encoder."""
+    return call.jvm_encoder is not None
 
 
 def _encoder_settings(call: _Call) -> dict[str, str] | None:

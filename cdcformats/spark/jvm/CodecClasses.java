@@ -9,6 +9,15 @@ final class CodecClasses {
     }
 
 
+    /** Whether the class {@code className} of the jar implements {@code type}. */
+    static boolean implementing(Class<?> type, String className) {
+        try {
+            return type.isAssignableFrom(Class.forName(className));
+        } catch (ClassNotFoundException error) {
+            return false;
+        }
+    }
+
     /** @param what what the instance is, for errors: "JVM decoder", "JVM encoder" */
     static <T> T instance(Class<T> type, String className, Map<String, String> settings, String format, String what) {
         try {

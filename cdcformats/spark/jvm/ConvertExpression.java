@@ -6,17 +6,15 @@ import java.util.TreeMap;
 
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
-import cdcformats.jvm.decoders.MessageDecoder;
 import cdcformats.jvm.encoders.EncodeException;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.unsafe.types.UTF8String;
 import scala.collection.immutable.IndexedSeq;
 
 /**
  * {@code cdc_convert(value, source, target)} where both formats have Java codecs: each message decoded by the
- * source's {@link MessageDecoder} and the event written straight by the target's encoder ({@link EventWriter}), with
+ * source's Java decoder ({@link EventReader}) and the event written straight by the target's encoder ({@link EventWriter}), with
  * no event row between them (what {@link DecodeExpression} builds and {@link EncodeExpression} reads back). A row
  * gives what the two would give one over the other, as {@link WrittenRows} says: a message that cannot be read is an
  * error naming the source with the message as raw input; an event the target refuses, an error naming the target
@@ -32,7 +30,7 @@ public final class ConvertExpression extends CodecExpression {
     private final String encoderClass;
     private final TreeMap<String, String> encoderSettings;
     private final WrittenRows results;
-    private transient MessageDecoder decoder;
+    private transient EventReader reader;
     private transient EventWriter writer;
 
     public ConvertExpression(Expression child, String source, String decoderClass, Map<String, String> decoderSettings,
@@ -65,17 +63,19 @@ public final class ConvertExpression extends CodecExpression {
         if (value == null) {
             return null;
         }
-        if (decoder == null) {
-            decoder = CodecClasses.instance(MessageDecoder.class, decoderClass, decoderSettings, source,
-                "JVM decoder");
+        if (reader == null) {
+            reader = new EventReader(decoderClass, decoderSettings, source, child.dataType());
             writer = new EventWriter(encoderClass, encoderSettings, target);
         }
-        byte[] message = value instanceof UTF8String ? ((UTF8String) value).getBytes() : (byte[]) value;
         Events.Event event;
         try {
-            event = decoder.decode(message);
+            event = reader.read(value);
         } catch (DecodeException error) {
-            return results.failed(source, error.reason, error.field, error.render(source, message), message);
+            byte[] raw = reader.raw(value);
+            return results.failed(source, error.reason, error.field, error.render(source, raw), raw);
+        }
+        if (event == null) { // a record that holds no change
+            return null;
         }
         try {
             return writer.write(event, results);

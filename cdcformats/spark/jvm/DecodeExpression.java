@@ -5,16 +5,15 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 import cdcformats.jvm.decoders.DecodeException;
-import cdcformats.jvm.decoders.MessageDecoder;
+import cdcformats.jvm.decoders.Events;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.unsafe.types.UTF8String;
 import scala.collection.immutable.IndexedSeq;
 
 /**
- * {@code cdc_decode(format, value)} for a format with a JVM decoder: each message (binary or string) decoded by the
- * format's {@link MessageDecoder}, a bad one handled by the error mode as the Python path handles it: a dead-letter
+ * {@code cdc_decode(format, value)} for a format with a JVM decoder: each message (binary or string, or a Kafka
+ * record's {@code struct<key, value>}) decoded by the format's Java decoder ({@link EventReader}), a bad one handled by the error mode as the Python path handles it: a dead-letter
  * row naming the format, the reason, the field and the raw message; a null; or a failed task.
  */
 public final class DecodeExpression extends CodecExpression {
@@ -26,7 +25,7 @@ public final class DecodeExpression extends CodecExpression {
     private final String errors;
     private final String eventDdl;
     private transient DataType dataType;
-    private transient MessageDecoder decoder;
+    private transient EventReader reader;
 
     public DecodeExpression(Expression child, String format, String decoderClass, Map<String, String> settings,
                             String errors, String eventDdl) {
@@ -51,11 +50,11 @@ public final class DecodeExpression extends CodecExpression {
         return dataType;
     }
 
-    private MessageDecoder decoder() {
-        if (decoder == null) {
-            decoder = CodecClasses.instance(MessageDecoder.class, decoderClass, settings, format, "JVM decoder");
+    private EventReader reader() {
+        if (reader == null) {
+            reader = new EventReader(decoderClass, settings, format, child.dataType());
         }
-        return decoder;
+        return reader;
     }
 
     @Override
@@ -64,18 +63,18 @@ public final class DecodeExpression extends CodecExpression {
         if (value == null) {
             return null;
         }
-        byte[] message = value instanceof UTF8String ? ((UTF8String) value).getBytes() : (byte[]) value;
         try {
-            return SparkRows.event(decoder().decode(message));
+            Events.Event event = reader().read(value);
+            return event == null ? null : SparkRows.event(event);
         } catch (DecodeException error) {
+            byte[] raw = reader().raw(value);
             switch (errors) {
                 case "null":
                     return null;
                 case "fail":
-                    throw new IllegalArgumentException(error.render(format, message));
+                    throw new IllegalArgumentException(error.render(format, raw));
                 default:
-                    return SparkRows.error(format, error.reason, error.field, error.render(format, message),
-                        message);
+                    return SparkRows.error(format, error.reason, error.field, error.render(format, raw), raw);
             }
         }
     }

@@ -7,6 +7,7 @@ import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.encoders.EncodeException;
 import cdcformats.jvm.encoders.EventEncoder;
 import cdcformats.jvm.encoders.MessageEncoder;
+import cdcformats.jvm.encoders.RecordEncoder;
 import cdcformats.jvm.encoders.Strict;
 
 /**
@@ -35,6 +36,10 @@ final class EventWriter {
             if (refused != null) {
                 throw refused;
             }
+        }
+        if (encoder instanceof RecordEncoder) {
+            RecordEncoder.KafkaRecord record = ((RecordEncoder) encoder).encode(event);
+            return results.written(record.key(), record.value());
         }
         return results.written(((MessageEncoder) encoder).encode(event));
     }

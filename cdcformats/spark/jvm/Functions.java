@@ -9,12 +9,12 @@ import java.util.function.Function;
 
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Json;
+import cdcformats.jvm.encoders.RecordEncoder;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StringType;
@@ -50,12 +50,13 @@ public final class Functions {
                                       CodecSettings settings) {
         Codecs codecs = new Codecs(decoders, Map.of(), settings);
         register(session, name, arrowFunction, arguments -> {
-            if (arguments.size() < 2 || arguments.size() > 3 || !isMessage(arguments.apply(1))) {
+            if (arguments.size() < 2 || arguments.size() > 3 || !arguments.apply(1).resolved()) {
                 return null;
             }
             String format = literalText(arguments.apply(0));
             Call call = format == null ? null : codecs.call(format, null, arguments, 2, errors, true);
-            return call == null ? null : call.decode(arguments.apply(1), format, eventDdl);
+            return call == null || !call.reads(arguments.apply(1)) ? null
+                : call.decode(arguments.apply(1), format, eventDdl);
         });
     }
 
@@ -83,7 +84,7 @@ public final class Functions {
             }
             String format = literalText(arguments.apply(0));
             Call call = format == null ? null : codecs.call(null, format, arguments, 2, errors, resultDdl != null);
-            return call == null ? null : call.encode(event, format, resultDdl);
+            return call == null || !call.writesInto(resultDdl) ? null : call.encode(event, format, resultDdl);
         });
     }
 
@@ -97,19 +98,33 @@ public final class Functions {
                                        CodecSettings settings) {
         Codecs codecs = new Codecs(decoders, encoders, settings);
         register(session, name, arrowFunction, arguments -> {
-            if (arguments.size() < 3 || arguments.size() > 4 || !isMessage(arguments.apply(0))) {
+            if (arguments.size() < 3 || arguments.size() > 4 || !arguments.apply(0).resolved()) {
                 return null;
             }
             String source = literalText(arguments.apply(1));
             String target = literalText(arguments.apply(2));
             Call call = source == null || target == null ? null
                 : codecs.call(source, target, arguments, 3, errors, resultDdl != null);
-            return call == null ? null : call.convert(arguments.apply(0), source, target, resultDdl);
+            return call == null || !call.reads(arguments.apply(0)) || !call.writesInto(resultDdl) ? null
+                : call.convert(arguments.apply(0), source, target, resultDdl);
         });
     }
 
     /** The Java codecs of a call and its error mode. */
     private record Call(Map<String, String> decoder, Map<String, String> encoder, String errors) {
+        /** Whether the decoder reads what {@code value} holds: messages, or Kafka records as a struct of them. */
+        boolean reads(Expression value) {
+            return EventReader.reads(decoder.get("class"), value.dataType());
+        }
+
+        /**
+         * Whether the encoder's messages fit the result: a Kafka record's key has a place only in an {@code _or_error}
+         * form's (the Arrow UDF refuses the binary forms for them, saying so).
+         */
+        boolean writesInto(String resultDdl) {
+            return resultDdl != null || !CodecClasses.implementing(RecordEncoder.class, encoder.get("class"));
+        }
+
         Expression decode(Expression value, String format, String eventDdl) {
             Map<String, String> settings = new HashMap<>(decoder);
             String decoderClass = settings.remove("class");
@@ -200,10 +215,6 @@ public final class Functions {
         Map<String, String> strings = new HashMap<>();
         ((Map<?, ?>) object).forEach((name, value) -> strings.put((String) name, (String) value));
         return strings;
-    }
-
-    private static boolean isMessage(Expression value) {
-        return value.resolved() && (value.dataType() instanceof BinaryType || value.dataType() instanceof StringType);
     }
 
     private static String literalText(Expression expression) {

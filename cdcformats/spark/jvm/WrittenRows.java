@@ -46,6 +46,11 @@ final class WrittenRows implements Serializable {
         return resultDdl == null ? value : new GenericInternalRow(new Object[] {null, value, null});
     }
 
+    /** The result for a written Kafka record, each part bytes or null: only an {@code _or_error} form holds a key. */
+    Object written(byte[] key, byte[] value) {
+        return new GenericInternalRow(new Object[] {key, value, null});
+    }
+
     /** The result for a row that cannot be written: {@code message} is the error's one line. */
     Object failed(String format, String reason, String field, String message, byte[] raw) {
         switch (errors) {
