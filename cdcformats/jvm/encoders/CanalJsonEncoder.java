@@ -58,7 +58,7 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
     }
 
     private CanalJsonEncoder(boolean readAsInit) {
-        super(NAME, readAsInit ? withRead() : CARRIES, OWN_ATTRIBUTES, true);
+        super(NAME, readAsInit ? withRead() : CARRIES, OWN_ATTRIBUTES);
         this.readAsInit = readAsInit;
     }
 

@@ -435,16 +435,6 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
 
     // -- events -------------------------------------------------------------------------------------------------------
 
-    /** {@code ChangeEvent.attribute}: the value of the first attribute called {@code name}. */
-    private static Object attribute(Events.Event event, String name) {
-        for (Events.Entry attribute : event.attributes()) {
-            if (attribute.name().equals(name)) {
-                return attribute.value();
-            }
-        }
-        return null;
-    }
-
     private static Events.Event withOp(Events.Event event, String op) {
         return new Events.Event(op, event.table(), event.key(), event.before(), event.after(), event.source(),
             event.keyOnly(), event.attributes());

@@ -56,6 +56,15 @@ public final class KeptFields {
     }
 
     /**
+     * {@code kept_fields.is_kept_field}: whether an attribute is a kept field that a message gives back as it is: one
+     * of {@code prefix}, not naming a {@code reserved} field, holding JSON text as msgspec writes it.
+     */
+    public static boolean isKeptField(String name, Object value, String prefix, Collection<String> reserved) {
+        return name.startsWith(prefix) && !reserved.contains(name.substring(prefix.length()))
+            && isCanonical(value, false);
+    }
+
+    /**
      * {@code kept_fields.write}: the fields that the {@code prefix} attributes keep, to write back verbatim (the last
      * value of a name); one that would read back as a field of the format itself ({@code reserved}) is refused, and
      * so is a value that is no JSON text.

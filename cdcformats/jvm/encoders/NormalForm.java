@@ -1,6 +1,7 @@
 package cdcformats.jvm.encoders;
 
 import cdcformats.jvm.decoders.Events;
+import cdcformats.jvm.decoders.TypedText;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,9 +18,7 @@ import java.util.TreeSet;
  * applies its own rules to what {@link #carriedForm} gives.
  *
  * <p>{@link #normalForm} is {@code Codec.normal_form}: the carried form, {@link #reshaped} where the format has
- * {@link Shape}s and none admits it. Not ported yet: the check {@code typed_text.carries} of the base
- * {@code carried_cell} for a format that carries cell types but not off-type values: such a format is built on this
- * class only with a {@link #carriedCell} of its own (canal-json's).
+ * {@link Shape}s and none admits it.
  */
 public class NormalForm {
     private static final long MILLISECOND = 1000L;
@@ -34,20 +33,9 @@ public class NormalForm {
     private final Set<String> cellKinds = new HashSet<>();
 
     protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes) {
-        this(format, carries, ownAttributes, false);
-    }
-
-    /**
-     * {@code ownCells}: the format overrides {@link #carriedCell} with a rule of its own, so that the base one's
-     * unported check of typed cells is never asked.
-     */
-    protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes, boolean ownCells) {
         this.format = format;
         this.carries = Set.copyOf(carries);
         this.ownAttributes = Set.copyOf(ownAttributes);
-        if (!ownCells && carries.contains("cell.type") && !carries.contains("value.off_type")) {
-            throw new IllegalArgumentException(format + ": typed_text.carries is not ported to the JVM");
-        }
         for (String feature : List.of("value.null", "value.bool", "value.int", "value.float", "value.str",
                 "value.bytes", "value.decimal")) {
             if (carries.contains(feature)
@@ -178,6 +166,16 @@ public class NormalForm {
             + (kinds.isEmpty() ? "" : "; cells " + String.join("/", kinds)) + ")";
     }
 
+    /** {@code ChangeEvent.attribute}: the value of the first attribute called {@code name}, or null. */
+    protected static Object attribute(Events.Event event, String name) {
+        for (Events.Entry attribute : event.attributes()) {
+            if (attribute.name().equals(name)) {
+                return attribute.value();
+            }
+        }
+        return null;
+    }
+
     /**
      * {@code contract.with_one_row}: an INSERT or a DELETE ({@code op}) as a format writes it that writes such a
      * change as the one row its op reads: a missing row is the event's key cells, and the other image is not written.
@@ -243,7 +241,9 @@ public class NormalForm {
     /**
      * {@code Codec.carried_cell}: a deleted column the format has no form for as the column set to null, a value of a
      * kind it has no form for as its text (bytes as base64), nested values as {@link #carriedValue} writes them, NaN
-     * and infinities as text where it has no form for them, and a type or a version it does not carry taken away.
+     * and infinities as text where it has no form for them, and a type it does not carry, or that would retype the
+     * value ({@link TypedText#carries}, unless it carries off-type values), and a version it does not carry, taken
+     * away.
      */
     public Events.Cell carriedCell(Events.Cell cell) {
         Object value = cell.value();
@@ -261,7 +261,11 @@ public class NormalForm {
         } else if (Values.isNonFinite(value) && !carries("value.float_nonfinite")) {
             value = Values.render(value);
         }
-        String type = carries("cell.type") ? cell.type() : null;
+        String type = cell.type();
+        if (type != null && (!carries("cell.type")
+                || !carries("value.off_type") && !TypedText.carries(value, type))) {
+            type = null;
+        }
         Long version = carries("cell.version") ? cell.version() : null;
         return new Events.Cell(cell.name(), value, type, version, kind);
     }
