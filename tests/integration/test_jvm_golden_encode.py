@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 import cdcformats as cf
-from cdcformats.model import Cell
+from cdcformats.model import Cell, CellKind
 from tests import jvm_golden, jvm_golden_encode
 from tests.property import strategies
 
@@ -214,3 +214,45 @@ def test_the_java_text_format_encoders_write_any_event_as_python_does(
     format_name, java = java_text_encoder
     options, event = data.draw(_text_format_cases(format_name))
     _writes_as_python(java, format_name, options, event)
+
+
+# lindorm: drawn events with typed cells of any value, the event's key outside its row or not, and lindorm's own
+# attributes (an op that fits the event or not, blank ts listing its entries or not, kept fields), beside its native
+# events.
+_LINDORM_OP_NAMES = st.sampled_from(["Put", "Delete", "DeleteColumn", "DeleteFamily", "DeleteFamilyVersion", "x"])
+_LINDORM_ATTRIBUTES = st.lists(st.one_of(
+    st.tuples(st.just("lindorm.op"), _LINDORM_OP_NAMES | strategies.values()),
+    st.tuples(st.just("lindorm.blank_ts"), st.lists(st.integers(-1, 6) | st.sampled_from([True, 1.0]), max_size=4)
+              .map(json.dumps) | strategies.values()),
+    st.tuples(st.sampled_from(["lindorm.field.x", "lindorm.field.data", "lindorm.field.before"]), _OWN_TEXTS)),
+    max_size=4)
+_TYPED_CELLS = st.lists(st.builds(Cell, strategies.names, strategies.values(),
+                                  st.sampled_from(strategies.TYPE_NAMES) | st.none(), st.none() | st.integers(-2, 2),
+                                  st.sampled_from(list(CellKind))), max_size=4)
+
+
+@st.composite
+def _lindorm_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    event = draw(strategies.events() | strategies.events_for(cf.codec("lindorm")))
+    if event.after is not None and draw(st.booleans()):
+        event = replace(event, after=(*event.after, *draw(_TYPED_CELLS)))
+    if event.before is not None and draw(st.booleans()):
+        event = replace(event, before=(*draw(_TYPED_CELLS), *event.before))
+    if draw(st.booleans()):
+        event = replace(event, key=draw(st.lists(st.builds(Cell, st.sampled_from(["id", "k", "name"]),
+                                                           strategies.values()), max_size=2).map(tuple)))
+    source = replace(event.source, commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
+    attributes = draw(st.permutations((*event.attributes, *draw(_LINDORM_ATTRIBUTES))))
+    return draw(_OPTIONS), replace(event, source=source, attributes=tuple(attributes))
+
+
+@pytest.fixture(scope="module")
+def java_lindorm_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "lindorm")
+
+
+@given(_lindorm_cases())
+def test_the_java_lindorm_encoder_writes_any_event_as_python_does(java_lindorm_encoder: subprocess.Popen[str],
+                                                                  case: tuple[dict[str, Any], Any]) -> None:
+    options, event = case
+    _writes_as_python(java_lindorm_encoder, "lindorm", options, event)
