@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
@@ -256,3 +256,64 @@ def test_the_java_lindorm_encoder_writes_any_event_as_python_does(java_lindorm_e
                                                                   case: tuple[dict[str, Any], Any]) -> None:
     options, event = case
     _writes_as_python(java_lindorm_encoder, "lindorm", options, event)
+
+
+# arcion: its options (column_types for every table or per table, the table, the mode) beside key_columns; drawn
+# events with typed cells, cursors with a timestamp or JSON text, and arcion's own attributes (hashes, cursor.json
+# naming the cursor's entries or not, kept fields), beside its native events.
+_ARCION_OPTIONS = st.fixed_dictionaries({}, optional={
+    "key_columns": st.sampled_from([["id"], {"orders": ["id", "name"]}, ["opType"]]),
+    "column_types": st.sampled_from([{"id": "BIGINT", "name": "VARCHAR", "f": "DOUBLE", "d": "DECIMAL(10,2)"},
+                                     {"orders": {"id": "INT"}, "shop.orders": {"name": "BOOLEAN"}}]),
+    "table": st.sampled_from(["orders", "shop.orders", "c.s.t"]),
+    "mode": st.sampled_from(["auto", "realtime", "snapshot"])})
+_CURSOR_NAMES = ["timestamp", "j", "k", "extractorId"]
+_ARCION_ATTRIBUTES = st.lists(st.one_of(
+    st.tuples(st.sampled_from(["arcion.namespace_hash", "arcion.table_hash"]), strategies.int64s
+              | strategies.values()),
+    st.tuples(st.just("arcion.cursor.json"), st.sampled_from(_CURSOR_NAMES) | strategies.values()),
+    st.tuples(st.sampled_from(["arcion.field.x", "arcion.field.cursor", "arcion.field.before"]), _OWN_TEXTS)),
+    max_size=4)
+_ARCION_POSITIONS = st.lists(st.tuples(st.sampled_from(_CURSOR_NAMES), _JSON_TEXTS | strategies.int64s
+                                       | strategies.values()), max_size=4)
+_ARCION_CELLS = st.lists(st.builds(Cell, st.sampled_from(["id", "name", "f", "d", "opType"]) | strategies.names,
+                                   strategies.values(), st.sampled_from(strategies.TYPE_NAMES) | st.none()),
+                         max_size=4)
+
+
+@st.composite
+def _arcion_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    event = draw(strategies.events() | strategies.events_for(cf.codec("arcion")))
+    if event.after is not None and draw(st.booleans()):
+        event = replace(event, after=(*event.after, *draw(_ARCION_CELLS)))
+    if event.before is not None and draw(st.booleans()):
+        event = replace(event, before=(*draw(_ARCION_CELLS), *event.before))
+    source = replace(event.source, position=(*event.source.position, *draw(_ARCION_POSITIONS)),
+                     commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
+    attributes = draw(st.permutations((*event.attributes, *draw(_ARCION_ATTRIBUTES))))
+    return draw(_ARCION_OPTIONS), replace(event, source=source, attributes=tuple(attributes))
+
+
+@pytest.fixture(scope="module")
+def java_arcion_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "arcion")
+
+
+def _python_hashes_every_cursor_json(event: Any) -> bool:
+    """Whether Python's arcion writes ``event`` at all: ``_attributes_as_decoded`` and ``encode_event`` put the value
+    of each ``arcion.cursor.json`` attribute in a set, so one that Python cannot hash (a signalling NaN decimal)
+    raises TypeError there, where Java reads it as naming no cursor entry. A bug of the Python codec, reported and
+    not changed by the Java port: the events it fails on are left out here until it is fixed."""
+    try:
+        {value for name, value in event.attributes if name == "arcion.cursor.json"}  # noqa: B018
+    except TypeError:
+        return False
+    return True
+
+
+@given(_arcion_cases())
+def test_the_java_arcion_encoder_writes_any_event_as_python_does(java_arcion_encoder: subprocess.Popen[str],
+                                                                 case: tuple[dict[str, Any], Any]) -> None:
+    options, event = case
+    assume(_python_hashes_every_cursor_json(event))
+    _writes_as_python(java_arcion_encoder, "arcion", options, event)

@@ -29,17 +29,25 @@ public final class ArcionDecoder extends JsonDecoder {
     public ArcionDecoder(Map<String, String> settings) throws DecodeException {
         super(settings);
         this.mode = settings.get("mode");
+        this.snapshotTable = optionTable(settings);
+        this.columnTypes = new PerTable(settings, "column_types", Map.of());
+    }
+
+    /**
+     * The option {@code table} of the settings (a JSON array [catalog, schema, name]) as catalog, schema and name,
+     * each null where it has none; null without the option. The encoder reads it too.
+     */
+    public static String[] optionTable(Map<String, String> settings) throws DecodeException {
         String table = settings.get("table");
         if (table == null) {
-            this.snapshotTable = null;
-        } else {
-            List<?> parts = (List<?>) Json.parse(table.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            this.snapshotTable = new String[3];
-            for (int i = 0; i < 3; i++) {
-                this.snapshotTable[i] = parts.get(i) instanceof String ? (String) parts.get(i) : null;
-            }
+            return null;
         }
-        this.columnTypes = new PerTable(settings, "column_types", Map.of());
+        List<?> parts = (List<?>) Json.parse(table.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String[] names = new String[3];
+        for (int i = 0; i < 3; i++) {
+            names[i] = parts.get(i) instanceof String ? (String) parts.get(i) : null;
+        }
+        return names;
     }
 
     @Override
