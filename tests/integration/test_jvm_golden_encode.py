@@ -186,15 +186,21 @@ _TEXT_FORMATS = {
 }
 
 
-@st.composite
-def _text_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any], Any]:
-    options, attribute_names, position_names, typed_cells = _TEXT_FORMATS[format_name]
-    cells = st.lists(typed_cells, max_size=4)
+def _with_drawn_cells(draw: st.DrawFn, format_name: str, cells: st.SearchStrategy[list[Cell]]) -> Any:
+    """A drawn event, or one of the format's own, with ``cells`` drawn after its after image's and before its before
+    image's, as often as not."""
     event = draw(strategies.events() | strategies.events_for(cf.codec(format_name)))
     if event.after is not None and draw(st.booleans()):
         event = replace(event, after=(*event.after, *draw(cells)))
     if event.before is not None and draw(st.booleans()):
         event = replace(event, before=(*draw(cells), *event.before))
+    return event
+
+
+@st.composite
+def _text_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any], Any]:
+    options, attribute_names, position_names, typed_cells = _TEXT_FORMATS[format_name]
+    event = _with_drawn_cells(draw, format_name, st.lists(typed_cells, max_size=4))
     position = draw(st.lists(st.tuples(st.sampled_from(position_names), strategies.values()), max_size=4))
     source = replace(event.source, position=(*event.source.position, *position), commit_time_us=draw(_TIMES),
                      capture_time_us=draw(_TIMES))
@@ -233,11 +239,7 @@ _TYPED_CELLS = st.lists(st.builds(Cell, strategies.names, strategies.values(),
 
 @st.composite
 def _lindorm_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
-    event = draw(strategies.events() | strategies.events_for(cf.codec("lindorm")))
-    if event.after is not None and draw(st.booleans()):
-        event = replace(event, after=(*event.after, *draw(_TYPED_CELLS)))
-    if event.before is not None and draw(st.booleans()):
-        event = replace(event, before=(*draw(_TYPED_CELLS), *event.before))
+    event = _with_drawn_cells(draw, "lindorm", _TYPED_CELLS)
     if draw(st.booleans()):
         event = replace(event, key=draw(st.lists(st.builds(Cell, st.sampled_from(["id", "k", "name"]),
                                                            strategies.values()), max_size=2).map(tuple)))
@@ -283,11 +285,7 @@ _ARCION_CELLS = st.lists(st.builds(Cell, st.sampled_from(["id", "name", "f", "d"
 
 @st.composite
 def _arcion_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
-    event = draw(strategies.events() | strategies.events_for(cf.codec("arcion")))
-    if event.after is not None and draw(st.booleans()):
-        event = replace(event, after=(*event.after, *draw(_ARCION_CELLS)))
-    if event.before is not None and draw(st.booleans()):
-        event = replace(event, before=(*draw(_ARCION_CELLS), *event.before))
+    event = _with_drawn_cells(draw, "arcion", _ARCION_CELLS)
     source = replace(event.source, position=(*event.source.position, *draw(_ARCION_POSITIONS)),
                      commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
     attributes = draw(st.permutations((*event.attributes, *draw(_ARCION_ATTRIBUTES))))

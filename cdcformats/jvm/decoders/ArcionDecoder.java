@@ -14,12 +14,13 @@ import java.util.Set;
  * {@link PerTable}).
  */
 public final class ArcionDecoder extends JsonDecoder {
-    private static final String NAMESPACE_HASH = "arcion.namespace_hash";
-    private static final String TABLE_HASH = "arcion.table_hash";
-    private static final String CURSOR_JSON = "arcion.cursor.json";
-    private static final String FIELD_PREFIX = "arcion.field.";
-    private static final Set<String> ENVELOPE_FIELDS = Set.of("tableName", "opType", "cursor", "before", "after");
-    private static final String TIMESTAMP = "timestamp"; // the cursor's entry that holds the commit time
+    // The attributes and fields of the format, which its encoder writes back too.
+    public static final String NAMESPACE_HASH = "arcion.namespace_hash";
+    public static final String TABLE_HASH = "arcion.table_hash";
+    public static final String CURSOR_JSON = "arcion.cursor.json";
+    public static final String FIELD_PREFIX = "arcion.field.";
+    public static final Set<String> ENVELOPE_FIELDS = Set.of("tableName", "opType", "cursor", "before", "after");
+    public static final String TIMESTAMP = "timestamp"; // the cursor's entry that holds the commit time
     private static final long MILLISECOND = 1_000;
 
     private final String mode;

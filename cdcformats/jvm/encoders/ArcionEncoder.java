@@ -1,5 +1,12 @@
 package cdcformats.jvm.encoders;
 
+import static cdcformats.jvm.decoders.ArcionDecoder.CURSOR_JSON;
+import static cdcformats.jvm.decoders.ArcionDecoder.ENVELOPE_FIELDS;
+import static cdcformats.jvm.decoders.ArcionDecoder.FIELD_PREFIX;
+import static cdcformats.jvm.decoders.ArcionDecoder.NAMESPACE_HASH;
+import static cdcformats.jvm.decoders.ArcionDecoder.TABLE_HASH;
+import static cdcformats.jvm.decoders.ArcionDecoder.TIMESTAMP;
+
 import cdcformats.jvm.decoders.ArcionDecoder;
 import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
@@ -32,12 +39,6 @@ import java.util.Set;
  */
 public final class ArcionEncoder extends KeyedByColumns implements MessageEncoder {
     private static final String NAME = "arcion";
-    private static final String NAMESPACE_HASH = "arcion.namespace_hash";
-    private static final String TABLE_HASH = "arcion.table_hash";
-    private static final String CURSOR_JSON = "arcion.cursor.json";
-    private static final String FIELD_ATTRIBUTE = "arcion.field.";
-    private static final List<String> ENVELOPE_FIELDS = List.of("tableName", "opType", "cursor", "before", "after");
-    private static final String TIMESTAMP = "timestamp"; // the cursor's entry that holds the commit time
     private static final long MILLISECOND = 1000L;
     private static final Map<String, String> TYPE_OF_OP = Map.of("INSERT", "I", "UPDATE", "U", "DELETE", "D");
     private static final Set<String> CARRIES = Set.of(
@@ -56,8 +57,8 @@ public final class ArcionEncoder extends KeyedByColumns implements MessageEncode
     private final PerTable columnTypes;
 
     public ArcionEncoder(Map<String, String> settings) {
-        super(NAME, carried(settings), Set.of(NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON, FIELD_ATTRIBUTE), settings,
-            true);
+        super(NAME, carried(settings), Set.of(NAMESPACE_HASH, TABLE_HASH, CURSOR_JSON, FIELD_PREFIX),
+            shapes(settings.get("mode")), settings, true);
         mode = settings.get("mode");
         try {
             String[] table = ArcionDecoder.optionTable(settings);
@@ -93,8 +94,8 @@ public final class ArcionEncoder extends KeyedByColumns implements MessageEncode
         return carries;
     }
 
-    @Override
-    protected List<Shape> shapes() {
+    /** {@code ArcionCodec.shapes} in a mode: in mode snapshot a snapshot row alone, in mode realtime messages alone. */
+    private static List<Shape> shapes(String mode) {
         return mode.equals("auto") ? SHAPES : mode.equals("snapshot") ? SNAPSHOT_SHAPES : REALTIME_SHAPES;
     }
 
@@ -142,7 +143,7 @@ public final class ArcionEncoder extends KeyedByColumns implements MessageEncode
         document.put("before", event.before() == null ? null : row(event.before()));
         document.put("after", event.after() == null ? null : row(event.after()));
         if (attributes) {
-            document.putAll(KeptFields.write(event.attributes(), FIELD_ATTRIBUTE, ENVELOPE_FIELDS));
+            document.putAll(KeptFields.write(event.attributes(), FIELD_PREFIX, ENVELOPE_FIELDS));
         }
         return document;
     }
@@ -352,6 +353,6 @@ public final class ArcionEncoder extends KeyedByColumns implements MessageEncode
         if (name.equals(NAMESPACE_HASH) || name.equals(TABLE_HASH)) {
             return value instanceof Long ? new Kept(name.equals(NAMESPACE_HASH) ? 0 : 1, value) : null;
         }
-        return KeptFields.isKeptField(name, value, FIELD_ATTRIBUTE, ENVELOPE_FIELDS) ? new Kept(2, value) : null;
+        return KeptFields.isKeptField(name, value, FIELD_PREFIX, ENVELOPE_FIELDS) ? new Kept(2, value) : null;
     }
 }

@@ -1,11 +1,8 @@
 package cdcformats.jvm.encoders;
 
-import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
-import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.encoders.KeptFields.Kept;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,7 +52,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         Set.of(TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, FIELDS_ATTRIBUTE, SCHEMALESS_WRAPPER);
 
     public DebeziumJsonEncoder(Map<String, String> settings) {
-        super(NAME, CARRIES, OWN_ATTRIBUTES, settings, true);
+        super(NAME, CARRIES, OWN_ATTRIBUTES, null, settings, true);
     }
 
     @Override
@@ -317,15 +314,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
 
     /** {@code debezium._names}: the field names a {@code debezium-json.fields.*} attribute keeps, or null. */
     private static List<String> names(Object value) {
-        if (!(value instanceof String)) {
-            return null;
-        }
-        Object names;
-        try {
-            names = Json.parse(((String) value).getBytes(StandardCharsets.UTF_8));
-        } catch (DecodeException notJson) {
-            return null;
-        }
+        Object names = KeptFields.parsed(value);
         if (!(names instanceof List)) {
             return null;
         }

@@ -18,14 +18,14 @@ public class KeyedByColumns extends NormalForm {
     protected final KeyColumns keyColumns;
     private final boolean keyInRow;
 
-    protected KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes,
+    protected KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes, List<Shape> shapes,
                              Map<String, String> settings, boolean keyInRow) {
-        this(format, carries, ownAttributes, new KeyColumns(settings), keyInRow);
+        this(format, carries, ownAttributes, shapes, new KeyColumns(settings), keyInRow);
     }
 
-    private KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes, KeyColumns keyColumns,
-                           boolean keyInRow) {
-        super(format, keyColumns.any() ? carries : without(carries, "key"), ownAttributes);
+    private KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes, List<Shape> shapes,
+                           KeyColumns keyColumns, boolean keyInRow) {
+        super(format, keyColumns.any() ? carries : without(carries, "key"), ownAttributes, shapes);
         this.keyColumns = keyColumns;
         this.keyInRow = keyInRow;
     }

@@ -1,6 +1,10 @@
 package cdcformats.jvm.encoders;
 
-import cdcformats.jvm.decoders.DecodeException;
+import static cdcformats.jvm.decoders.LindormDecoder.BLANK_TS_ATTRIBUTE;
+import static cdcformats.jvm.decoders.LindormDecoder.DOCUMENTED_FIELDS;
+import static cdcformats.jvm.decoders.LindormDecoder.FIELD_PREFIX;
+import static cdcformats.jvm.decoders.LindormDecoder.OP_ATTRIBUTE;
+
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
@@ -28,10 +32,6 @@ import java.util.TreeSet;
  */
 public final class LindormEncoder extends KeyedByColumns implements MessageEncoder {
     private static final String NAME = "lindorm";
-    private static final String OP_ATTRIBUTE = "lindorm.op";
-    private static final String BLANK_TS_ATTRIBUTE = "lindorm.blank_ts";
-    private static final String FIELD_ATTRIBUTE = "lindorm.field.";
-    private static final List<String> DOCUMENTED_FIELDS = List.of("op", "table", "ts", "keyOnly", "data");
     private static final long MILLISECOND = 1000L;
 
     /** {@code lindorm._OPS}: a Lindorm op's canonical op, whether {@code data} is the before image, its cells' kind. */
@@ -56,12 +56,7 @@ public final class LindormEncoder extends KeyedByColumns implements MessageEncod
         new Shape("DELETE", PRESENT, ABSENT));
 
     public LindormEncoder(Map<String, String> settings) {
-        super(NAME, CARRIES, Set.of(OP_ATTRIBUTE, BLANK_TS_ATTRIBUTE, FIELD_ATTRIBUTE), settings, true);
-    }
-
-    @Override
-    protected List<Shape> shapes() {
-        return SHAPES;
+        super(NAME, CARRIES, Set.of(OP_ATTRIBUTE, BLANK_TS_ATTRIBUTE, FIELD_PREFIX), SHAPES, settings, true);
     }
 
     @Override
@@ -97,7 +92,7 @@ public final class LindormEncoder extends KeyedByColumns implements MessageEncod
         }
         document.put("data", data);
         if (attributes) {
-            document.putAll(KeptFields.write(event.attributes(), FIELD_ATTRIBUTE, DOCUMENTED_FIELDS));
+            document.putAll(KeptFields.write(event.attributes(), FIELD_PREFIX, DOCUMENTED_FIELDS));
         }
         return document;
     }
@@ -299,7 +294,7 @@ public final class LindormEncoder extends KeyedByColumns implements MessageEncod
                 List<Integer> blankTs = blankTs(value, image);
                 return blankTs.isEmpty() ? null : new Kept(1, positionsText(blankTs));
             }
-            return KeptFields.isKeptField(name, value, FIELD_ATTRIBUTE, DOCUMENTED_FIELDS) ? new Kept(2, value) : null;
+            return KeptFields.isKeptField(name, value, FIELD_PREFIX, DOCUMENTED_FIELDS) ? new Kept(2, value) : null;
         });
     }
 
@@ -365,15 +360,7 @@ public final class LindormEncoder extends KeyedByColumns implements MessageEncod
      */
     private static Set<Long> listedPositions(Object value) {
         Set<Long> listed = new HashSet<>();
-        if (!(value instanceof String)) {
-            return listed;
-        }
-        Object parsed;
-        try {
-            parsed = Json.parse(((String) value).getBytes(StandardCharsets.UTF_8));
-        } catch (DecodeException notJson) {
-            return listed;
-        }
+        Object parsed = KeptFields.parsed(value);
         if (parsed instanceof List) {
             for (Object item : (List<?>) parsed) {
                 if (item instanceof Long) { // an integer beyond 64 bits names no entry either

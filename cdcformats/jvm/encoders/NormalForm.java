@@ -28,14 +28,21 @@ public class NormalForm {
     protected final String format;
     private final Set<String> carries;
     private final Set<String> ownAttributes;
+    private final List<Shape> shapes; // the format's shapes, or null where it admits any change (the default)
     // contract._Carriage: the kinds of value carriedCell passes as they are, and the cell kinds carried.
     private final Set<String> plainValues = new HashSet<>();
     private final Set<String> cellKinds = new HashSet<>();
 
     protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes) {
+        this(format, carries, ownAttributes, null);
+    }
+
+    /** {@code shapes}: the format's {@code shapes}, the changes it writes, or null where it admits any change. */
+    protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes, List<Shape> shapes) {
         this.format = format;
         this.carries = Set.copyOf(carries);
         this.ownAttributes = Set.copyOf(ownAttributes);
+        this.shapes = shapes;
         for (String feature : List.of("value.null", "value.bool", "value.int", "value.float", "value.str",
                 "value.bytes", "value.decimal")) {
             if (carries.contains(feature)
@@ -113,18 +120,12 @@ public class NormalForm {
     public static final String OPTIONAL = "optional";
     public static final String NONEMPTY = "nonempty";
 
-    /** The format's {@code shapes}, or null where it admits any change (the default). */
-    protected List<Shape> shapes() {
-        return null;
-    }
-
     /**
      * {@code Codec.normal_form} by default: the event as far as the format carries it, of a kind of change some
      * shape admits ({@link #reshaped} where none does).
      */
     public Events.Event normalForm(Events.Event event) throws EncodeException {
         Events.Event written = carriedForm(event);
-        List<Shape> shapes = shapes();
         if (shapes == null) {
             return written;
         }
@@ -142,7 +143,7 @@ public class NormalForm {
      */
     protected Events.Event reshaped(Events.Event event) throws EncodeException {
         List<String> written = new ArrayList<>();
-        for (Shape shape : shapes()) {
+        for (Shape shape : shapes) {
             written.add(shape.toString());
         }
         throw new EncodeException(format + " has no form for " + shapeOf(event) + "; it writes only "
