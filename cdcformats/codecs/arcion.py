@@ -58,7 +58,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec.structs import replace
 
-from ..contract import OPTIONAL, PRESENT, JvmDecoder, Option, Shape, one_of
+from ..contract import OPTIONAL, PRESENT, JvmDecoder, JvmEncoder, Option, Shape, one_of
 from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, Refusal
@@ -324,11 +324,20 @@ class ArcionCodec(KeyedByColumns):
 
     def jvm_decoder(self) -> JvmDecoder:
         """``cdcformats/jvm/decoders/ArcionDecoder.java``, this decoder in Java."""
-        table = self.config["table"]
         return JvmDecoder("cdcformats.jvm.decoders.ArcionDecoder", {
-            "max_message_bytes": str(self.config["max_message_bytes"]), "mode": self.mode,
-            **({} if table is None else {"table": encode([table.catalog, table.schema, table.name]).decode()}),
-            **self.key_columns.settings(), **self.column_types.settings()})
+            "max_message_bytes": str(self.config["max_message_bytes"]), **self._jvm_settings()})
+
+    def jvm_encoder(self) -> JvmEncoder:
+        """``cdcformats/jvm/encoders/ArcionEncoder.java``, this encoder in Java, for every option."""
+        return JvmEncoder("cdcformats.jvm.encoders.ArcionEncoder", self._jvm_settings())
+
+    def _jvm_settings(self) -> dict[str, str]:
+        """The options that the Java decoder and encoder both read, as their settings: the mode, the table (a JSON
+        array [catalog, schema, name]), key_columns and column_types."""
+        table = self.config["table"]
+        return {"mode": self.mode,
+                **({} if table is None else {"table": encode([table.catalog, table.schema, table.name]).decode()}),
+                **self.key_columns.settings(), **self.column_types.settings()}
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

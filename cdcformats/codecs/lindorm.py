@@ -65,7 +65,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..contract import NONEMPTY, PRESENT, JvmDecoder, Shape, as_text
+from ..contract import NONEMPTY, PRESENT, JvmDecoder, JvmEncoder, Shape, as_text
 from ..core import time_units, typed_text
 from ..errors import DecodeError, EncodeError
 from ..losses import REFUSED, Loss, Refusal
@@ -221,6 +221,11 @@ class LindormCodec(KeyedByColumns):
         """``cdcformats/jvm/decoders/LindormDecoder.java``, this decoder in Java."""
         return JvmDecoder("cdcformats.jvm.decoders.LindormDecoder", {
             "max_message_bytes": str(self.config["max_message_bytes"]), **self.key_columns.settings()})
+
+    def jvm_encoder(self) -> JvmEncoder:
+        """``cdcformats/jvm/encoders/LindormEncoder.java``, this encoder in Java, for every option (``key_columns``
+        is the only one that changes what is written)."""
+        return JvmEncoder("cdcformats.jvm.encoders.LindormEncoder", self.key_columns.settings())
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
 import cdcformats as cf
-from cdcformats.model import Cell
+from cdcformats.model import Cell, CellKind
 from tests import jvm_golden, jvm_golden_encode
 from tests.property import strategies
 
@@ -186,15 +186,21 @@ _TEXT_FORMATS = {
 }
 
 
-@st.composite
-def _text_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any], Any]:
-    options, attribute_names, position_names, typed_cells = _TEXT_FORMATS[format_name]
-    cells = st.lists(typed_cells, max_size=4)
+def _with_drawn_cells(draw: st.DrawFn, format_name: str, cells: st.SearchStrategy[list[Cell]]) -> Any:
+    """A drawn event, or one of the format's own, with ``cells`` drawn after its after image's and before its before
+    image's, as often as not."""
     event = draw(strategies.events() | strategies.events_for(cf.codec(format_name)))
     if event.after is not None and draw(st.booleans()):
         event = replace(event, after=(*event.after, *draw(cells)))
     if event.before is not None and draw(st.booleans()):
         event = replace(event, before=(*draw(cells), *event.before))
+    return event
+
+
+@st.composite
+def _text_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any], Any]:
+    options, attribute_names, position_names, typed_cells = _TEXT_FORMATS[format_name]
+    event = _with_drawn_cells(draw, format_name, st.lists(typed_cells, max_size=4))
     position = draw(st.lists(st.tuples(st.sampled_from(position_names), strategies.values()), max_size=4))
     source = replace(event.source, position=(*event.source.position, *position), commit_time_us=draw(_TIMES),
                      capture_time_us=draw(_TIMES))
@@ -214,3 +220,98 @@ def test_the_java_text_format_encoders_write_any_event_as_python_does(
     format_name, java = java_text_encoder
     options, event = data.draw(_text_format_cases(format_name))
     _writes_as_python(java, format_name, options, event)
+
+
+# lindorm: drawn events with typed cells of any value, the event's key outside its row or not, and lindorm's own
+# attributes (an op that fits the event or not, blank ts listing its entries or not, kept fields), beside its native
+# events.
+_LINDORM_OP_NAMES = st.sampled_from(["Put", "Delete", "DeleteColumn", "DeleteFamily", "DeleteFamilyVersion", "x"])
+_LINDORM_ATTRIBUTES = st.lists(st.one_of(
+    st.tuples(st.just("lindorm.op"), _LINDORM_OP_NAMES | strategies.values()),
+    st.tuples(st.just("lindorm.blank_ts"), st.lists(st.integers(-1, 6) | st.sampled_from([True, 1.0]), max_size=4)
+              .map(json.dumps) | strategies.values()),
+    st.tuples(st.sampled_from(["lindorm.field.x", "lindorm.field.data", "lindorm.field.before"]), _OWN_TEXTS)),
+    max_size=4)
+_TYPED_CELLS = st.lists(st.builds(Cell, strategies.names, strategies.values(),
+                                  st.sampled_from(strategies.TYPE_NAMES) | st.none(), st.none() | st.integers(-2, 2),
+                                  st.sampled_from(list(CellKind))), max_size=4)
+
+
+@st.composite
+def _lindorm_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    event = _with_drawn_cells(draw, "lindorm", _TYPED_CELLS)
+    if draw(st.booleans()):
+        event = replace(event, key=draw(st.lists(st.builds(Cell, st.sampled_from(["id", "k", "name"]),
+                                                           strategies.values()), max_size=2).map(tuple)))
+    source = replace(event.source, commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
+    attributes = draw(st.permutations((*event.attributes, *draw(_LINDORM_ATTRIBUTES))))
+    return draw(_OPTIONS), replace(event, source=source, attributes=tuple(attributes))
+
+
+@pytest.fixture(scope="module")
+def java_lindorm_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "lindorm")
+
+
+@given(_lindorm_cases())
+def test_the_java_lindorm_encoder_writes_any_event_as_python_does(java_lindorm_encoder: subprocess.Popen[str],
+                                                                  case: tuple[dict[str, Any], Any]) -> None:
+    options, event = case
+    _writes_as_python(java_lindorm_encoder, "lindorm", options, event)
+
+
+# arcion: its options (column_types for every table or per table, the table, the mode) beside key_columns; drawn
+# events with typed cells, cursors with a timestamp or JSON text, and arcion's own attributes (hashes, cursor.json
+# naming the cursor's entries or not, kept fields), beside its native events.
+_ARCION_OPTIONS = st.fixed_dictionaries({}, optional={
+    "key_columns": st.sampled_from([["id"], {"orders": ["id", "name"]}, ["opType"]]),
+    "column_types": st.sampled_from([{"id": "BIGINT", "name": "VARCHAR", "f": "DOUBLE", "d": "DECIMAL(10,2)"},
+                                     {"orders": {"id": "INT"}, "shop.orders": {"name": "BOOLEAN"}}]),
+    "table": st.sampled_from(["orders", "shop.orders", "c.s.t"]),
+    "mode": st.sampled_from(["auto", "realtime", "snapshot"])})
+_CURSOR_NAMES = ["timestamp", "j", "k", "extractorId"]
+_ARCION_ATTRIBUTES = st.lists(st.one_of(
+    st.tuples(st.sampled_from(["arcion.namespace_hash", "arcion.table_hash"]), strategies.int64s
+              | strategies.values()),
+    st.tuples(st.just("arcion.cursor.json"), st.sampled_from(_CURSOR_NAMES) | strategies.values()),
+    st.tuples(st.sampled_from(["arcion.field.x", "arcion.field.cursor", "arcion.field.before"]), _OWN_TEXTS)),
+    max_size=4)
+_ARCION_POSITIONS = st.lists(st.tuples(st.sampled_from(_CURSOR_NAMES), _JSON_TEXTS | strategies.int64s
+                                       | strategies.values()), max_size=4)
+_ARCION_CELLS = st.lists(st.builds(Cell, st.sampled_from(["id", "name", "f", "d", "opType"]) | strategies.names,
+                                   strategies.values(), st.sampled_from(strategies.TYPE_NAMES) | st.none()),
+                         max_size=4)
+
+
+@st.composite
+def _arcion_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
+    event = _with_drawn_cells(draw, "arcion", _ARCION_CELLS)
+    source = replace(event.source, position=(*event.source.position, *draw(_ARCION_POSITIONS)),
+                     commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
+    attributes = draw(st.permutations((*event.attributes, *draw(_ARCION_ATTRIBUTES))))
+    return draw(_ARCION_OPTIONS), replace(event, source=source, attributes=tuple(attributes))
+
+
+@pytest.fixture(scope="module")
+def java_arcion_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
+    yield from _java_encoder(classes, "arcion")
+
+
+def _python_hashes_every_cursor_json(event: Any) -> bool:
+    """Whether Python's arcion writes ``event`` at all: ``_attributes_as_decoded`` and ``encode_event`` put the value
+    of each ``arcion.cursor.json`` attribute in a set, so one that Python cannot hash (a signalling NaN decimal)
+    raises TypeError there, where Java reads it as naming no cursor entry. A bug of the Python codec, reported and
+    not changed by the Java port: the events it fails on are left out here until it is fixed."""
+    try:
+        {value for name, value in event.attributes if name == "arcion.cursor.json"}  # noqa: B018
+    except TypeError:
+        return False
+    return True
+
+
+@given(_arcion_cases())
+def test_the_java_arcion_encoder_writes_any_event_as_python_does(java_arcion_encoder: subprocess.Popen[str],
+                                                                 case: tuple[dict[str, Any], Any]) -> None:
+    options, event = case
+    assume(_python_hashes_every_cursor_json(event))
+    _writes_as_python(java_arcion_encoder, "arcion", options, event)

@@ -14,12 +14,13 @@ import java.util.Set;
  * {@link PerTable}).
  */
 public final class ArcionDecoder extends JsonDecoder {
-    private static final String NAMESPACE_HASH = "arcion.namespace_hash";
-    private static final String TABLE_HASH = "arcion.table_hash";
-    private static final String CURSOR_JSON = "arcion.cursor.json";
-    private static final String FIELD_PREFIX = "arcion.field.";
-    private static final Set<String> ENVELOPE_FIELDS = Set.of("tableName", "opType", "cursor", "before", "after");
-    private static final String TIMESTAMP = "timestamp"; // the cursor's entry that holds the commit time
+    // The attributes and fields of the format, which its encoder writes back too.
+    public static final String NAMESPACE_HASH = "arcion.namespace_hash";
+    public static final String TABLE_HASH = "arcion.table_hash";
+    public static final String CURSOR_JSON = "arcion.cursor.json";
+    public static final String FIELD_PREFIX = "arcion.field.";
+    public static final Set<String> ENVELOPE_FIELDS = Set.of("tableName", "opType", "cursor", "before", "after");
+    public static final String TIMESTAMP = "timestamp"; // the cursor's entry that holds the commit time
     private static final long MILLISECOND = 1_000;
 
     private final String mode;
@@ -29,17 +30,25 @@ public final class ArcionDecoder extends JsonDecoder {
     public ArcionDecoder(Map<String, String> settings) throws DecodeException {
         super(settings);
         this.mode = settings.get("mode");
+        this.snapshotTable = optionTable(settings);
+        this.columnTypes = new PerTable(settings, "column_types", Map.of());
+    }
+
+    /**
+     * The option {@code table} of the settings (a JSON array [catalog, schema, name]) as catalog, schema and name,
+     * each null where it has none; null without the option. The encoder reads it too.
+     */
+    public static String[] optionTable(Map<String, String> settings) throws DecodeException {
         String table = settings.get("table");
         if (table == null) {
-            this.snapshotTable = null;
-        } else {
-            List<?> parts = (List<?>) Json.parse(table.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            this.snapshotTable = new String[3];
-            for (int i = 0; i < 3; i++) {
-                this.snapshotTable[i] = parts.get(i) instanceof String ? (String) parts.get(i) : null;
-            }
+            return null;
         }
-        this.columnTypes = new PerTable(settings, "column_types", Map.of());
+        List<?> parts = (List<?>) Json.parse(table.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String[] names = new String[3];
+        for (int i = 0; i < 3; i++) {
+            names[i] = parts.get(i) instanceof String ? (String) parts.get(i) : null;
+        }
+        return names;
     }
 
     @Override

@@ -15,10 +15,11 @@ import java.util.regex.Pattern;
  * {@code key_columns} and {@code key_columns_per_table} (see {@link JsonDecoder}).
  */
 public final class LindormDecoder extends JsonDecoder {
-    private static final String OP_ATTRIBUTE = "lindorm.op";
-    private static final String BLANK_TS_ATTRIBUTE = "lindorm.blank_ts";
-    private static final String FIELD_PREFIX = "lindorm.field.";
-    private static final Set<String> DOCUMENTED_FIELDS = Set.of("op", "table", "ts", "keyOnly", "data");
+    // The attributes and fields of the format, which its encoder writes back too.
+    public static final String OP_ATTRIBUTE = "lindorm.op";
+    public static final String BLANK_TS_ATTRIBUTE = "lindorm.blank_ts";
+    public static final String FIELD_PREFIX = "lindorm.field.";
+    public static final Set<String> DOCUMENTED_FIELDS = Set.of("op", "table", "ts", "keyOnly", "data");
     private static final Set<String> ENTRY_FIELDS = Set.of("type", "name", "ts", "value");
     private static final List<String> OP_NAMES =
         List.of("Put", "Delete", "DeleteColumn", "DeleteFamily", "DeleteFamilyVersion");

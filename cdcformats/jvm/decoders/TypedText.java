@@ -11,7 +11,7 @@ import java.util.function.DoubleFunction;
 import java.util.regex.Pattern;
 
 /**
- * {@code core/typed_text.py} for the JVM decoders: a text value becomes a typed value only when its column's type
+ * {@code core/typed_text.py} for the JVM decoders and encoders: a text value becomes a typed value only when its column's type
  * name says which type and writing the typed value back gives the same text. Typed values are {@code Long},
  * {@code Double}, {@code Boolean} and {@link DecimalText}.
  */
@@ -88,6 +88,27 @@ public final class TypedText {
             default:
                 return parseDecimal(text, false);
         }
+    }
+
+    /**
+     * {@code typed_text.carries}: whether {@code value} in a column of {@code typeName} survives being written as its
+     * text and parsed back unchanged: null always; text where the type leaves it text; a nested value (whose text is
+     * JSON, which no SQL type reads) where the type types no text; any other value where it is of the kind the type
+     * holds.
+     */
+    public static boolean carries(Object value, String typeName) {
+        if (Json.isNull(value)) {
+            return true;
+        }
+        Kind kind = kindOf(typeName);
+        if (value instanceof String) {
+            return kind == null || parse((String) value, typeName) == value; // parse gives the text itself back
+        }
+        if (value instanceof List || value instanceof Map) {
+            return kind == null;
+        }
+        return kind == Kind.INTEGER && value instanceof Long || kind == Kind.FLOAT && value instanceof Double
+            || kind == Kind.BOOLEAN && value instanceof Boolean || kind == Kind.DECIMAL && value instanceof DecimalText;
     }
 
     /**

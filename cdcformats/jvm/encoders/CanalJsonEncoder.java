@@ -58,7 +58,7 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
     }
 
     private CanalJsonEncoder(boolean readAsInit) {
-        super(NAME, readAsInit ? withRead() : CARRIES, OWN_ATTRIBUTES, true);
+        super(NAME, readAsInit ? withRead() : CARRIES, OWN_ATTRIBUTES, readAsInit ? SHAPES_WITH_INIT : SHAPES);
         this.readAsInit = readAsInit;
     }
 
@@ -66,11 +66,6 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
         Set<String> carries = new HashSet<>(CARRIES);
         carries.add("op.READ");
         return carries;
-    }
-
-    @Override
-    protected List<Shape> shapes() {
-        return readAsInit ? SHAPES_WITH_INIT : SHAPES;
     }
 
     @Override

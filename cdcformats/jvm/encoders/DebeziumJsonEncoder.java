@@ -1,11 +1,8 @@
 package cdcformats.jvm.encoders;
 
-import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
-import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.encoders.KeptFields.Kept;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,7 +57,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     private final Map<String, Optional<List<String>>> namesOfText = new HashMap<>();
 
     public DebeziumJsonEncoder(Map<String, String> settings) {
-        super(NAME, CARRIES, OWN_ATTRIBUTES, settings, true);
+        super(NAME, CARRIES, OWN_ATTRIBUTES, null, settings, true);
     }
 
     @Override
@@ -341,12 +338,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     }
 
     private static Optional<List<String>> parsedNames(String text) {
-        Object names;
-        try {
-            names = Json.parse(text.getBytes(StandardCharsets.UTF_8));
-        } catch (DecodeException notJson) {
-            return Optional.empty();
-        }
+        Object names = KeptFields.parsed(text);
         if (!(names instanceof List)) {
             return Optional.empty();
         }
@@ -455,16 +447,6 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     }
 
     // -- events -------------------------------------------------------------------------------------------------------
-
-    /** {@code ChangeEvent.attribute}: the value of the first attribute called {@code name}. */
-    private static Object attribute(Events.Event event, String name) {
-        for (Events.Entry attribute : event.attributes()) {
-            if (attribute.name().equals(name)) {
-                return attribute.value();
-            }
-        }
-        return null;
-    }
 
     private static Events.Event withOp(Events.Event event, String op) {
         return new Events.Event(op, event.table(), event.key(), event.before(), event.after(), event.source(),

@@ -56,6 +56,15 @@ public final class KeptFields {
     }
 
     /**
+     * {@code kept_fields.is_kept_field}: whether an attribute is a kept field that a message gives back as it is: one
+     * of {@code prefix}, not naming a {@code reserved} field, holding JSON text as msgspec writes it.
+     */
+    public static boolean isKeptField(String name, Object value, String prefix, Collection<String> reserved) {
+        return name.startsWith(prefix) && !reserved.contains(name.substring(prefix.length()))
+            && isCanonical(value, false);
+    }
+
+    /**
      * {@code kept_fields.write}: the fields that the {@code prefix} attributes keep, to write back verbatim (the last
      * value of a name); one that would read back as a field of the format itself ({@code reserved}) is refused, and
      * so is a value that is no JSON text.
@@ -78,17 +87,27 @@ public final class KeptFields {
         return fields;
     }
 
+    /**
+     * The value of the JSON text an attribute holds ({@link Json#NULL} for {@code null}), or null where it holds no
+     * text or no JSON.
+     */
+    public static Object parsed(Object text) {
+        if (!(text instanceof String)) {
+            return null;
+        }
+        try {
+            return Json.parse(((String) text).getBytes(StandardCharsets.UTF_8));
+        } catch (DecodeException notJson) {
+            return null;
+        }
+    }
+
     /** {@code json_message.raw}: JSON text kept from a decoded message, checked before it is written back. */
     static JsonOut.Raw raw(Object text, String field) throws EncodeException {
-        if (text instanceof String) {
-            try {
-                Json.parse(((String) text).getBytes(StandardCharsets.UTF_8));
-                return new JsonOut.Raw((String) text);
-            } catch (DecodeException notJson) {
-                // refused below
-            }
+        if (parsed(text) == null) {
+            throw new EncodeException("expected JSON text to write back verbatim, got " + Python.repr(text), field);
         }
-        throw new EncodeException("expected JSON text to write back verbatim, got " + Python.repr(text), field);
+        return new JsonOut.Raw((String) text);
     }
 
     /**
@@ -96,16 +115,9 @@ public final class KeptFields {
      * reads back unchanged; with {@code nestedOnly}, an object or an array.
      */
     public static boolean isCanonical(Object text, boolean nestedOnly) {
-        if (!(text instanceof String)) {
-            return false;
-        }
-        try {
-            Object parsed = Json.parse(((String) text).getBytes(StandardCharsets.UTF_8));
-            return JsonOut.msgspec(parsed).equals(text)
-                && (!nestedOnly || parsed instanceof Map || parsed instanceof List);
-        } catch (DecodeException notJson) {
-            return false;
-        }
+        Object parsed = parsed(text);
+        return parsed != null && JsonOut.msgspec(parsed).equals(text)
+            && (!nestedOnly || parsed instanceof Map || parsed instanceof List);
     }
 
     /**
@@ -113,13 +125,7 @@ public final class KeptFields {
      * form (msgspec's); any other value the JSON value it is as a scalar (text as a JSON string).
      */
     public static String canonicalJson(Object value) {
-        if (value instanceof String) {
-            try {
-                return JsonOut.msgspec(Json.parse(((String) value).getBytes(StandardCharsets.UTF_8)));
-            } catch (DecodeException notJson) {
-                // written as the JSON string it is, below
-            }
-        }
-        return JsonOut.msgspec(Values.jsonForm(value));
+        Object parsed = parsed(value);
+        return JsonOut.msgspec(parsed != null ? parsed : Values.jsonForm(value));
     }
 }

@@ -18,14 +18,14 @@ public class KeyedByColumns extends NormalForm {
     protected final KeyColumns keyColumns;
     private final boolean keyInRow;
 
-    protected KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes,
+    protected KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes, List<Shape> shapes,
                              Map<String, String> settings, boolean keyInRow) {
-        this(format, carries, ownAttributes, new KeyColumns(settings), keyInRow);
+        this(format, carries, ownAttributes, shapes, new KeyColumns(settings), keyInRow);
     }
 
-    private KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes, KeyColumns keyColumns,
-                           boolean keyInRow) {
-        super(format, keyColumns.any() ? carries : without(carries, "key"), ownAttributes);
+    private KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes, List<Shape> shapes,
+                           KeyColumns keyColumns, boolean keyInRow) {
+        super(format, keyColumns.any() ? carries : without(carries, "key"), ownAttributes, shapes);
         this.keyColumns = keyColumns;
         this.keyInRow = keyInRow;
     }
@@ -44,18 +44,24 @@ public class KeyedByColumns extends NormalForm {
 
     /**
      * {@code KeyedByColumns.row_image_name}: whether the key is read out of the before image (a DELETE's, or that of
-     * a change without an after image), else out of the after image.
+     * a change without an after image), else out of the after image. A format whose mutation writes one image
+     * (lindorm) says which.
      */
-    protected static boolean rowIsBefore(Events.Event event) {
+    protected boolean rowIsBefore(Events.Event event) {
         return event.op().equals("DELETE") || event.after() == null;
     }
 
-    protected static List<Events.Cell> rowImage(Events.Event event) {
+    protected final List<Events.Cell> rowImage(Events.Event event) {
         return rowIsBefore(event) ? event.before() : event.after();
     }
 
+    /** {@code KeyedByColumns.read_key}: the key that decoding reads out of {@code image}. */
+    protected List<Events.Cell> readKey(Events.Table table, List<Events.Cell> image) {
+        return keyColumns.keyOf(table, image);
+    }
+
     /** {@code KeyedByColumns.keyed_by_row}: the key cells missing from the row put in front of it, the key read. */
-    private Events.Event keyedByRow(Events.Event event) {
+    protected Events.Event keyedByRow(Events.Event event) {
         boolean before = rowIsBefore(event);
         List<Events.Cell> row = before ? event.before() : event.after();
         List<Events.Cell> missing = KeyColumns.outside(event.key(), row);
@@ -66,7 +72,7 @@ public class KeyedByColumns extends NormalForm {
             }
             row = joined;
         }
-        List<Events.Cell> key = keyColumns.any() ? keyColumns.keyOf(event.table(), row) : event.key();
+        List<Events.Cell> key = keyColumns.any() ? readKey(event.table(), row) : event.key();
         return new Events.Event(event.op(), event.table(), key, before ? row : event.before(),
             before ? event.after() : row, event.source(), event.keyOnly(), event.attributes());
     }
@@ -76,7 +82,7 @@ public class KeyedByColumns extends NormalForm {
         if (!keyColumns.any()) {
             return event;
         }
-        return new Events.Event(event.op(), event.table(), keyColumns.keyOf(event.table(), image), event.before(),
+        return new Events.Event(event.op(), event.table(), readKey(event.table(), image), event.before(),
             event.after(), event.source(), event.keyOnly(), event.attributes());
     }
 }

@@ -49,7 +49,7 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
     private final KeyColumns keyColumns;
 
     public MaxwellJsonEncoder(Map<String, String> settings) {
-        super(NAME, CARRIES, Set.of(FIELD_ATTRIBUTE));
+        super(NAME, CARRIES, Set.of(FIELD_ATTRIBUTE), SHAPES);
         keyColumns = new KeyColumns(settings);
     }
 
@@ -57,11 +57,6 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
         Set<String> fields = new HashSet<>(ROW_FIELDS);
         fields.add("primary_key");
         return Set.copyOf(fields);
-    }
-
-    @Override
-    protected List<Shape> shapes() {
-        return SHAPES;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package cdcformats.jvm.encoders;
 
 import cdcformats.jvm.decoders.Events;
+import cdcformats.jvm.decoders.TypedText;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,9 +18,7 @@ import java.util.TreeSet;
  * applies its own rules to what {@link #carriedForm} gives.
  *
  * <p>{@link #normalForm} is {@code Codec.normal_form}: the carried form, {@link #reshaped} where the format has
- * {@link Shape}s and none admits it. Not ported yet: the check {@code typed_text.carries} of the base
- * {@code carried_cell} for a format that carries cell types but not off-type values: such a format is built on this
- * class only with a {@link #carriedCell} of its own (canal-json's).
+ * {@link Shape}s and none admits it.
  */
 public class NormalForm {
     private static final long MILLISECOND = 1000L;
@@ -29,25 +28,21 @@ public class NormalForm {
     protected final String format;
     private final Set<String> carries;
     private final Set<String> ownAttributes;
+    private final List<Shape> shapes; // the format's shapes, or null where it admits any change (the default)
     // contract._Carriage: the kinds of value carriedCell passes as they are, and the cell kinds carried.
     private final Set<String> plainValues = new HashSet<>();
     private final Set<String> cellKinds = new HashSet<>();
 
     protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes) {
-        this(format, carries, ownAttributes, false);
+        this(format, carries, ownAttributes, null);
     }
 
-    /**
-     * {@code ownCells}: the format overrides {@link #carriedCell} with a rule of its own, so that the base one's
-     * unported check of typed cells is never asked.
-     */
-    protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes, boolean ownCells) {
+    /** {@code shapes}: the format's {@code shapes}, the changes it writes, or null where it admits any change. */
+    protected NormalForm(String format, Set<String> carries, Set<String> ownAttributes, List<Shape> shapes) {
         this.format = format;
         this.carries = Set.copyOf(carries);
         this.ownAttributes = Set.copyOf(ownAttributes);
-        if (!ownCells && carries.contains("cell.type") && !carries.contains("value.off_type")) {
-            throw new IllegalArgumentException(format + ": typed_text.carries is not ported to the JVM");
-        }
+        this.shapes = shapes;
         for (String feature : List.of("value.null", "value.bool", "value.int", "value.float", "value.str",
                 "value.bytes", "value.decimal")) {
             if (carries.contains(feature)
@@ -125,18 +120,12 @@ public class NormalForm {
     public static final String OPTIONAL = "optional";
     public static final String NONEMPTY = "nonempty";
 
-    /** The format's {@code shapes}, or null where it admits any change (the default). */
-    protected List<Shape> shapes() {
-        return null;
-    }
-
     /**
      * {@code Codec.normal_form} by default: the event as far as the format carries it, of a kind of change some
      * shape admits ({@link #reshaped} where none does).
      */
     public Events.Event normalForm(Events.Event event) throws EncodeException {
         Events.Event written = carriedForm(event);
-        List<Shape> shapes = shapes();
         if (shapes == null) {
             return written;
         }
@@ -154,7 +143,7 @@ public class NormalForm {
      */
     protected Events.Event reshaped(Events.Event event) throws EncodeException {
         List<String> written = new ArrayList<>();
-        for (Shape shape : shapes()) {
+        for (Shape shape : shapes) {
             written.add(shape.toString());
         }
         throw EncodeException.refused("op." + event.op(), "op", format + " has no form for " + shapeOf(event)
@@ -176,6 +165,16 @@ public class NormalForm {
         }
         return event.op() + "(" + (images.isEmpty() ? "no images" : String.join(", ", images))
             + (kinds.isEmpty() ? "" : "; cells " + String.join("/", kinds)) + ")";
+    }
+
+    /** {@code ChangeEvent.attribute}: the value of the first attribute called {@code name}, or null. */
+    protected static Object attribute(Events.Event event, String name) {
+        for (Events.Entry attribute : event.attributes()) {
+            if (attribute.name().equals(name)) {
+                return attribute.value();
+            }
+        }
+        return null;
     }
 
     /**
@@ -248,7 +247,9 @@ public class NormalForm {
     /**
      * {@code Codec.carried_cell}: a deleted column the format has no form for as the column set to null, a value of a
      * kind it has no form for as its text (bytes as base64), nested values as {@link #carriedValue} writes them, NaN
-     * and infinities as text where it has no form for them, and a type or a version it does not carry taken away.
+     * and infinities as text where it has no form for them, and a type it does not carry, or that would retype the
+     * value ({@link TypedText#carries}, unless it carries off-type values), and a version it does not carry, taken
+     * away.
      */
     public Events.Cell carriedCell(Events.Cell cell) {
         Object value = cell.value();
@@ -266,7 +267,11 @@ public class NormalForm {
         } else if (Values.isNonFinite(value) && !carries("value.float_nonfinite")) {
             value = Values.render(value);
         }
-        String type = carries("cell.type") ? cell.type() : null;
+        String type = cell.type();
+        if (type != null && (!carries("cell.type")
+                || !carries("value.off_type") && !TypedText.carries(value, type))) {
+            type = null;
+        }
         Long version = carries("cell.version") ? cell.version() : null;
         if (value == cell.value() && kind.equals(cell.kind()) && type == cell.type() && version == cell.version()) {
             return cell; // carried as it is (most cells): not built again
