@@ -355,7 +355,7 @@ class ArcionCodec(KeyedByColumns):
         if attributes:  # the hashes, nested cursor entries, kept fields
             _put_hash(namespace, event.attribute(NAMESPACE_HASH))
             _put_hash(table_name, event.attribute(TABLE_HASH))
-            cursor_json = {value for name, value in attributes if name == CURSOR_JSON}
+            cursor_json = _cursor_json_names(attributes)
         if cursor_json:
             cursor = {name: raw(NAME, value, f"source.position.{name}") if name in cursor_json else value
                       for name, value in position}
@@ -542,13 +542,19 @@ def _timestamp_entry(commit_time_us: int) -> tuple[str, int]:
     return TIMESTAMP, time_units.in_unit(commit_time_us, time_units.MILLISECOND)
 
 
+def _cursor_json_names(attributes: Entries) -> set[str]:
+    """The cursor entries that ``arcion.cursor.json`` attributes name as JSON text: each attribute's value, where it
+    is a name (any other value names no entry, and may not even be hashable: a signalling NaN decimal)."""
+    return {value for name, value in attributes if name == CURSOR_JSON and isinstance(value, str)}
+
+
 def _attributes_as_decoded(event: ChangeEvent) -> Entries:
     """The attributes that decoding this event's message would give, to tell which ones a round trip keeps: the
     hashes and the kept fields as the kit keeps them, and between them an ``arcion.cursor.json`` for each cursor
     entry that holds JSON text of an object or array, in cursor order."""
     kept = kept_fields.as_decoded(event.attributes, _attribute_group)
     hashes = tuple(entry for entry in kept if entry[0] in (NAMESPACE_HASH, TABLE_HASH))
-    nested = {value for attribute, value in event.attributes if attribute == CURSOR_JSON}
+    nested = _cursor_json_names(event.attributes)
     cursor_json = tuple((CURSOR_JSON, name) for name, value in event.source.position
                         if name in nested and is_canonical(value, nested_only=True))
     return (*hashes, *cursor_json, *kept[len(hashes):])
