@@ -6,6 +6,7 @@ import cdcformats.jvm.encoders.KeptFields.Kept;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -55,6 +56,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     // The names of the debezium-json.fields.* texts seen (a cache, kept small: a stream has a few orders, not many).
     private static final int NAMES_KEPT = 256;
     private final Map<String, Optional<List<String>>> namesOfText = new HashMap<>();
+    private final Map<List<String>, String> textOfNames = new IdentityHashMap<>();
 
     public DebeziumJsonEncoder(Map<String, String> settings) {
         super(NAME, CARRIES, OWN_ATTRIBUTES, null, settings, true);
@@ -167,13 +169,13 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         Layout envelope = envelopeLayout(envelopeShape(event, attributes), envelopeNames);
         // An envelope's default order is the same whatever names the event keeps (not so its source's).
         if (envelopeNames != null && envelope.fits(envelopeNames) && !envelopeNames.equals(envelope.defaults)) {
-            own.put(ENVELOPE_FIELDS, new Kept(2, JsonOut.msgspec(envelopeNames)));
+            own.put(ENVELOPE_FIELDS, new Kept(2, namesText(envelopeNames)));
         }
         SourceShape sourceShape = sourceShape(event);
         List<String> sourceNames = names(attribute(event, SOURCE_FIELD_NAMES));
         if (sourceNames != null && sourceLayout(sourceShape, sourceNames).fits(sourceNames)
                 && !sourceNames.equals(sourceLayout(sourceShape, null).defaults)) {
-            own.put(SOURCE_FIELD_NAMES, new Kept(3, JsonOut.msgspec(sourceNames)));
+            own.put(SOURCE_FIELD_NAMES, new Kept(3, namesText(sourceNames)));
         }
         if (!envelope.order(envelopeNames).contains("source")) {
             own.remove(SOURCE_FIELD_NAMES); // an empty source that is not written: nor is the order of its fields
@@ -333,8 +335,14 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         }
         if (namesOfText.size() > NAMES_KEPT) {
             namesOfText.clear();
+            textOfNames.clear();
         }
         return namesOfText.computeIfAbsent((String) value, DebeziumJsonEncoder::parsedNames).orElse(null);
+    }
+
+    /** The names as msgspec writes them, written once for each list {@link #names} gives. */
+    private String namesText(List<String> names) {
+        return textOfNames.computeIfAbsent(names, JsonOut::msgspec);
     }
 
     private static Optional<List<String>> parsedNames(String text) {
