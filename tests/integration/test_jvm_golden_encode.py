@@ -95,6 +95,18 @@ _POSITIONS = st.lists(st.tuples(st.sampled_from(_SOURCE_NAMES), strategies.value
 # Times in whole milliseconds as often as not, which is what most sources send.
 _TIMES = st.none() | st.integers(-10**12, 10**13).map(lambda milliseconds: milliseconds * 1000) | strategies.int64s
 _OPTIONS = st.sampled_from([{}, {"key_columns": ["id"]}, {"key_columns": {"orders": ["id", "name"]}}])
+_DEBEZIUM_OPTIONS = _OPTIONS | st.sampled_from([{"schemas": True}, {"schemas": True, "key_columns": ["id"]}])
+# Cells typed as Connect types them (by Connect's names, SQL's, or a whole field schema), which strategies.events
+# rarely or never draws, drawn into the rows beside the event's own.
+_CONNECT_TYPES = st.sampled_from([
+    "int8", "int16", "int32", "int64", "float", "double", "boolean", "string", "bytes", "TINYINT", "FLOAT",
+    "DECIMAL(10,2)", "org.apache.kafka.connect.data.Decimal", "org.apache.kafka.connect.data.Date",
+    '{"type":"int32","optional":true}', '{"type":"int32","optional":false}', '{"type": "double", "optional": true}',
+    '{"type":"string","optional":true,"name":"io.debezium.data.Json","version":1}',
+    '{"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal","version":1,'
+    '"parameters":{"scale":"2"}}', '{"type":"array","items":{"type":"int64","optional":false},"optional":false}'])
+_CONNECT_CELLS = st.lists(st.builds(Cell, strategies.names, strategies.values(), _CONNECT_TYPES | st.none()),
+                          max_size=4)
 
 
 def _kept_order(draw: st.DrawFn, names: list[str], extras: list[str]) -> str:
@@ -113,12 +125,31 @@ def _kept_order(draw: st.DrawFn, names: list[str], extras: list[str]) -> str:
     return json.dumps(names)
 
 
+def _kept_schema(draw: st.DrawFn, schema: dict[str, Any]) -> str:
+    """The envelope schema of a message as decoding keeps it (its rows' columns left out), near the one written: a
+    field left out, made required or optional, or renamed, or the envelope renamed."""
+    fields = [{**field, "fields": []} if field.get("field") in ("before", "after") else field
+              for field in schema["fields"]]
+    change = draw(st.sampled_from(["none", "less", "required", "optional", "renamed", "named"]))
+    at = draw(st.integers(0, max(len(fields) - 1, 0)))
+    if change == "less" and fields:
+        fields.pop(at)
+    elif change in ("required", "optional") and fields:
+        fields[at] = {**fields[at], "optional": change == "optional"}
+    elif change == "renamed" and fields:
+        fields[at] = {**fields[at], "name": "renamed"}
+    named = {"name": "other.Envelope", "version": 2} if change == "named" else {}
+    return json.dumps({**schema, **named, "fields": fields}, separators=(",", ":"))
+
+
 @st.composite
 def _debezium_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
     """Options, and an event with positions and debezium-json attributes drawn beside its own: orders of the fields
     near the ones its message has, so that most of them fit."""
-    options = draw(_OPTIONS)
-    event = draw(strategies.events())
+    options = draw(_DEBEZIUM_OPTIONS)
+    event = draw(strategies.events() | strategies.events_for(cf.codec("debezium-json", **options)))
+    if event.after is not None and draw(st.booleans()):
+        event = replace(event, after=(*event.after, *draw(_CONNECT_CELLS)))
     source = replace(event.source, position=(*event.source.position, *draw(_POSITIONS)),
                      commit_time_us=draw(_TIMES), capture_time_us=draw(_TIMES))
     event = replace(event, source=source, attributes=(*event.attributes, *draw(_DEBEZIUM_ATTRIBUTES)))
@@ -126,6 +157,9 @@ def _debezium_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
         written = json.loads(cf.codec("debezium-json", **options).encode_messages(event)[0])
     except cf.EncodeError:
         written = None
+    if type(written) is dict and type(written.get("schema")) is dict and draw(st.booleans()):
+        event = replace(event, attributes=(("debezium-json.schema.envelope", _kept_schema(draw, written["schema"])),
+                                           *event.attributes))
     if type(written) is dict and draw(st.booleans()):
         envelope = written.get("payload", written) if "schema" in written else written
         orders = [("debezium-json.fields.envelope", _kept_order(draw, list(envelope), _ENVELOPE_NAMES))]

@@ -21,11 +21,16 @@ def test_every_format_with_a_jvm_encoder_has_a_golden_file() -> None:
     assert "debezium-json" in FORMATS
 
 
-def test_debezium_json_has_a_jvm_encoder_only_without_schemas() -> None:
+def test_debezium_json_has_a_jvm_encoder_with_and_without_schemas() -> None:
     encoder = cf.codec("debezium-json", key_columns={"shop.orders": ["id"]}).jvm_encoder()
     assert encoder is not None and encoder.class_name == "cdcformats.jvm.encoders.DebeziumJsonEncoder"
-    assert encoder.settings == {"key_columns": "[]", "key_columns_per_table": '{"shop.orders":["id"]}'}
-    assert cf.codec("debezium-json", schemas=True).jvm_encoder() is None
+    assert encoder.settings == {"schemas": "false", "key_columns": "[]",
+                                "key_columns_per_table": '{"shop.orders":["id"]}'}
+    with_schemas = cf.codec("debezium-json", schemas=True).jvm_encoder()
+    assert with_schemas is not None and with_schemas.class_name == encoder.class_name
+    assert with_schemas.settings["schemas"] == "true"
+    lines = [line for _, line in jvm_golden_encode.read("debezium-json")]
+    assert sum(line["options"].get("schemas") is True for line in lines) > len(lines) / 3
 
 
 @pytest.mark.parametrize("format_name", FORMATS)
