@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, reject
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
@@ -84,13 +84,14 @@ def _orders(names: list[str]) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(names), unique=True).map(lambda drawn: json.dumps(drawn))
 
 
-_DEBEZIUM_ATTRIBUTES = st.lists(st.one_of(
+_DEBEZIUM_ATTRIBUTE = st.one_of(
     st.tuples(st.sampled_from(["debezium.transaction.", "debezium.field."]), st.sampled_from(_ENVELOPE_NAMES)
               | strategies.names).map("".join).flatmap(
         lambda name: st.tuples(st.just(name), strategies.values() | st.sampled_from(['{"a": [1.0, 1e-6]}', "x"]))),
     st.tuples(st.just("debezium-json.fields.envelope"), _orders(_ENVELOPE_NAMES) | strategies.values()),
     st.tuples(st.just("debezium-json.fields.source"), _orders(_SOURCE_NAMES) | strategies.values()),
-    st.tuples(st.just("debezium-json.schemaless_wrapper"), st.just(True) | strategies.values())), max_size=6)
+    st.tuples(st.just("debezium-json.schemaless_wrapper"), st.just(True) | strategies.values()))
+_DEBEZIUM_ATTRIBUTES = st.lists(_DEBEZIUM_ATTRIBUTE, max_size=6)
 _POSITIONS = st.lists(st.tuples(st.sampled_from(_SOURCE_NAMES), strategies.values()), max_size=4)
 # Times in whole milliseconds as often as not, which is what most sources send.
 _TIMES = st.none() | st.integers(-10**12, 10**13).map(lambda milliseconds: milliseconds * 1000) | strategies.int64s
@@ -187,10 +188,29 @@ def java_encoder(classes: Path) -> Iterator[subprocess.Popen[str]]:
 
 
 def _writes_as_python(java: subprocess.Popen[str], format_name: str, options: dict[str, Any], event: Any) -> None:
-    line = jvm_golden_encode.line("drawn", format_name, options, jvm_golden.event_json(event))
+    """The Java encoder writes ``event`` as the Python codec does, or refuses it alike. An event the Python codec
+    fails on with a ValueError, which is no refusal but its bug (``test_python_fails_on_a_decimal_connect_cannot_hold
+    _in_a_typed_nested_value``), has no answer to compare with: it is rejected, until that bug is mended."""
+    try:
+        line = jvm_golden_encode.line("drawn", format_name, options, jvm_golden.event_json(event))
+    except ValueError:
+        reject()
     assert java.stdin is not None and java.stdout is not None
     java.stdin.write(jvm_golden.golden_line(line) + "\n")
     assert java.stdout.readline().rstrip("\n") == "ok"
+
+
+@pytest.mark.xfail(raises=ValueError, strict=True, reason="connect_schema.as_read_back asks json_value of a value "
+                   "that holds a decimal no Connect Decimal holds, which fails; when mended, _writes_as_python need "
+                   "reject nothing")
+@pytest.mark.parametrize(("format_name", "options"), [("connect-json", {}), ("debezium-json", {"schemas": True})])
+def test_python_fails_on_a_decimal_connect_cannot_hold_in_a_typed_nested_value(format_name: str,
+                                                                              options: dict[str, Any]) -> None:
+    from decimal import Decimal
+
+    event = cf.ChangeEvent(cf.Op.UPSERT, None, (), None, (
+        Cell("id", 1), Cell("v", ((Decimal("NaN"),),), '{"type":"int32","optional":true}')))
+    cf.codec(format_name, **options).encode_messages(event)
 
 
 @given(_debezium_cases())
@@ -247,4 +267,50 @@ def test_the_java_text_format_encoders_write_any_event_as_python_does(
         java_text_encoder: tuple[str, subprocess.Popen[str]], data: st.DataObject) -> None:
     format_name, java = java_text_encoder
     options, event = data.draw(_text_format_cases(format_name))
+    _writes_as_python(java, format_name, options, event)
+
+
+
+# The formats whose messages are Kafka records: their options, and their own attributes (connect-json's struct
+# schemas, as texts that are one or not; paimon-log's values' debezium-json attributes), drawn beside the event's own
+# with Connect-typed cells and positions of Debezium's source fields.
+_STRUCT_TEXTS = st.sampled_from([
+    '{"type":"struct","fields":[],"optional":true,"name":"pg.public.orders.Value"}',
+    '{"type":"struct","fields":[],"optional":false}', '{"type":"struct","fields":[{"field":"a"}]}', "x"])
+_RECORD_FORMATS = {
+    "connect-json": (
+        st.sampled_from([{}, {"schemas": False}, {"key_columns": ["id"]}, {"key_columns": {"orders": ["id"]}},
+                         {"key_schema_name": "k", "value_schema_name": "v"}]),
+        st.tuples(st.sampled_from(["connect-json.schema.key", "connect-json.schema.value"]),
+                  _STRUCT_TEXTS | strategies.values())),
+    "paimon-log": (st.sampled_from([{}, {"changelog_mode": "upsert"}]), _DEBEZIUM_ATTRIBUTE),
+}
+
+
+@st.composite
+def _record_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any], Any]:
+    options, attributes = _RECORD_FORMATS[format_name]
+    options = draw(options)
+    event = draw(strategies.events() | strategies.events_for(cf.codec(format_name, **options)))
+    if event.after is not None and draw(st.booleans()):
+        event = replace(event, after=(*event.after, *draw(_CONNECT_CELLS)))
+    if draw(st.booleans()):
+        event = replace(event, key=(*event.key, *draw(_CONNECT_CELLS)))
+    source = replace(event.source, position=(*event.source.position, *draw(_POSITIONS)))
+    return options, replace(event, source=source, attributes=(*event.attributes, *draw(st.lists(attributes,
+                                                                                                max_size=4))))
+
+
+@pytest.fixture(scope="module", params=sorted(_RECORD_FORMATS))
+def java_record_encoder(classes: Path, request: pytest.FixtureRequest
+                        ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    for process in _java_encoder(classes, request.param):
+        yield request.param, process
+
+
+@given(data=st.data())
+def test_the_java_record_encoders_write_any_event_as_python_does(
+        java_record_encoder: tuple[str, subprocess.Popen[str]], data: st.DataObject) -> None:
+    format_name, java = java_record_encoder
+    options, event = data.draw(_record_format_cases(format_name))
     _writes_as_python(java, format_name, options, event)

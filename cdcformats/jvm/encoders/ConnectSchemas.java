@@ -7,6 +7,7 @@ import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -39,8 +40,7 @@ public final class ConnectSchemas {
             return Base64.getEncoder().encodeToString((byte[]) value);
         }
         if (value instanceof TypedText.DecimalText) {
-            byte[] unscaled = new BigDecimal(((TypedText.DecimalText) value).text).unscaledValue().toByteArray();
-            return Base64.getEncoder().encodeToString(unscaled);
+            return Base64.getEncoder().encodeToString(unscaled(((TypedText.DecimalText) value).text).toByteArray());
         }
         if (Values.isNonFinite(value)) {
             return Values.render(value);
@@ -60,6 +60,29 @@ public final class ConnectSchemas {
             return fields;
         }
         return Json.isNull(value) ? null : value;
+    }
+
+    /**
+     * The unscaled value of a decimal's text as {@code json_value} makes it from Python's {@code Decimal.as_tuple()}:
+     * its digits with its sign; an infinity's digits are 0, a NaN's its payload. A NaN without a payload has no digits
+     * (where Python's {@code int("")} fails): {@link IllegalArgumentException}.
+     */
+    private static BigInteger unscaled(String text) {
+        boolean negative = text.startsWith("-");
+        String unsigned = negative ? text.substring(1) : text;
+        BigInteger digits;
+        if (unsigned.equals("Infinity")) {
+            digits = BigInteger.ZERO;
+        } else if (unsigned.startsWith("NaN") || unsigned.startsWith("sNaN")) {
+            String payload = unsigned.replaceFirst("^s?NaN", "");
+            if (payload.isEmpty()) {
+                throw new IllegalArgumentException(text + " has no digits, and no Connect Decimal holds it");
+            }
+            digits = new BigInteger(payload);
+        } else {
+            digits = new BigDecimal(unsigned).unscaledValue();
+        }
+        return negative ? digits.negate() : digits;
     }
 
     /**
@@ -158,7 +181,9 @@ public final class ConnectSchemas {
             ConnectSchema.Read read;
             try {
                 read = ConnectSchema.readValue(jsonValue(value), schema, "");
-            } catch (DecodeException refused) {
+            } catch (DecodeException | IllegalArgumentException refused) {
+                // IllegalArgumentException: a NaN in a nested value, which no schema reads back (where Python's
+                // json_value fails, which this does not follow: its value is written as its JSON text below)
                 read = null;
             }
             if (read != null && read.typeName != null && Values.same(read.value, value)) {
