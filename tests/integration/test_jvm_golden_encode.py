@@ -256,20 +256,6 @@ def _text_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, Any
     return draw(options), replace(event, source=source, attributes=(*event.attributes, *attributes))
 
 
-@pytest.fixture(scope="module", params=sorted(_TEXT_FORMATS))
-def java_text_encoder(classes: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    for process in _java_encoder(classes, request.param):
-        yield request.param, process
-
-
-@given(data=st.data())
-def test_the_java_text_format_encoders_write_any_event_as_python_does(
-        java_text_encoder: tuple[str, subprocess.Popen[str]], data: st.DataObject) -> None:
-    format_name, java = java_text_encoder
-    options, event = data.draw(_text_format_cases(format_name))
-    _writes_as_python(java, format_name, options, event)
-
-
 
 # The formats whose messages are Kafka records: their options, and their own attributes (connect-json's struct
 # schemas, as texts that are one or not; paimon-log's values' debezium-json attributes), drawn beside the event's own
@@ -301,16 +287,16 @@ def _record_format_cases(draw: st.DrawFn, format_name: str) -> tuple[dict[str, A
                                                                                                 max_size=4))))
 
 
-@pytest.fixture(scope="module", params=sorted(_RECORD_FORMATS))
-def java_record_encoder(classes: Path, request: pytest.FixtureRequest
-                        ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+@pytest.fixture(scope="module", params=sorted([*_TEXT_FORMATS, *_RECORD_FORMATS]))
+def java_format_encoder(classes: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     for process in _java_encoder(classes, request.param):
         yield request.param, process
 
 
 @given(data=st.data())
-def test_the_java_record_encoders_write_any_event_as_python_does(
-        java_record_encoder: tuple[str, subprocess.Popen[str]], data: st.DataObject) -> None:
-    format_name, java = java_record_encoder
-    options, event = data.draw(_record_format_cases(format_name))
+def test_the_java_encoders_of_text_formats_and_records_write_any_event_as_python_does(
+        java_format_encoder: tuple[str, subprocess.Popen[str]], data: st.DataObject) -> None:
+    format_name, java = java_format_encoder
+    cases = _text_format_cases if format_name in _TEXT_FORMATS else _record_format_cases
+    options, event = data.draw(cases(format_name))
     _writes_as_python(java, format_name, options, event)

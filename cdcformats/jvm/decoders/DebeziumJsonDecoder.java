@@ -290,13 +290,7 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
     /** {@code struct_schema}, then the version and field name where given. */
     private static Map<Object, Object> struct(List<Object> fields, boolean optional, String name, String field,
                                               boolean versioned) {
-        Map<Object, Object> schema = new LinkedHashMap<>();
-        schema.put("type", "struct");
-        schema.put("fields", fields);
-        schema.put("optional", optional);
-        if (name != null) {
-            schema.put("name", name);
-        }
+        Map<Object, Object> schema = ConnectSchema.structSchema(fields, optional, name);
         if (versioned) {
             schema.put("version", 1L);
         }

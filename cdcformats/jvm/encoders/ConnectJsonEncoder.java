@@ -1,14 +1,10 @@
 package cdcformats.jvm.encoders;
 
-import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
-import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Python;
 import cdcformats.jvm.encoders.KeptFields.Kept;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,19 +46,13 @@ public final class ConnectJsonEncoder extends NormalForm implements RecordEncode
     }
 
     private ConnectJsonEncoder(Map<String, String> settings, boolean schemas) {
-        super(NAME, schemas ? CARRIES : without(CARRIES, ConnectSchemas.TYPED_FEATURES),
+        super(NAME, schemas ? CARRIES : changed(CARRIES, List.of(), ConnectSchemas.TYPED_FEATURES),
             schemas ? Set.of(SCHEMA_ATTRIBUTE) : Set.of());
         this.schemas = schemas;
         this.keyColumns = new KeyColumns(settings);
         for (String part : PARTS) {
             schemaNames.put(part, settings.get(part + "_schema_name"));
         }
-    }
-
-    private static Set<String> without(Set<String> features, Set<String> left) {
-        Set<String> carried = new HashSet<>(features);
-        carried.removeAll(left);
-        return carried;
     }
 
     @Override
@@ -199,17 +189,7 @@ public final class ConnectJsonEncoder extends NormalForm implements RecordEncode
      * JSON text of a struct schema whose fields are left out ({@code "fields": []}).
      */
     private static Map<Object, Object> keptStruct(Object text) {
-        Object struct;
-        try {
-            struct = text instanceof String ? Json.parse(((String) text).getBytes(StandardCharsets.UTF_8)) : null;
-        } catch (DecodeException notJson) {
-            return null;
-        }
-        if (!(struct instanceof Map) || !"struct".equals(((Map<?, ?>) struct).get("type"))
-                || !(((Map<?, ?>) struct).get("fields") instanceof List)
-                || !((List<?>) ((Map<?, ?>) struct).get("fields")).isEmpty()) {
-            return null;
-        }
-        return new LinkedHashMap<>((Map<?, ?>) struct);
+        Map<Object, Object> struct = ConnectSchemas.structText(text);
+        return struct == null || !((List<?>) struct.get("fields")).isEmpty() ? null : struct;
     }
 }

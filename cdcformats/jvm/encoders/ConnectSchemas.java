@@ -36,6 +36,10 @@ public final class ConnectSchemas {
      * values member by member.
      */
     public static Object jsonValue(Object value) {
+        return Values.membersMapped(value, ConnectSchemas::jsonValueOfScalar);
+    }
+
+    private static Object jsonValueOfScalar(Object value) {
         if (value instanceof byte[]) {
             return Base64.getEncoder().encodeToString((byte[]) value);
         }
@@ -44,20 +48,6 @@ public final class ConnectSchemas {
         }
         if (Values.isNonFinite(value)) {
             return Values.render(value);
-        }
-        if (value instanceof List) {
-            List<Object> items = new ArrayList<>();
-            for (Object item : (List<?>) value) {
-                items.add(jsonValue(item));
-            }
-            return items;
-        }
-        if (value instanceof Map) {
-            Map<String, Object> fields = new LinkedHashMap<>();
-            for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
-                fields.put((String) field.getKey(), jsonValue(field.getValue()));
-            }
-            return fields;
         }
         return Json.isNull(value) ? null : value;
     }
@@ -113,6 +103,24 @@ public final class ConnectSchemas {
             return null;
         }
         return (Map<?, ?>) schema;
+    }
+
+    /**
+     * A struct schema an attribute keeps as JSON text (an envelope's, a record's key or value): the schema, when the
+     * text is JSON of an object whose {@code type} is struct and whose {@code fields} are a list; else null.
+     */
+    public static Map<Object, Object> structText(Object text) {
+        Object schema;
+        try {
+            schema = text instanceof String ? Json.parse(((String) text).getBytes(StandardCharsets.UTF_8)) : null;
+        } catch (DecodeException notJson) {
+            return null;
+        }
+        if (!(schema instanceof Map) || !"struct".equals(((Map<?, ?>) schema).get("type"))
+                || !(((Map<?, ?>) schema).get("fields") instanceof List)) {
+            return null;
+        }
+        return new LinkedHashMap<>((Map<?, ?>) schema);
     }
 
     /**

@@ -75,16 +75,10 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     }
 
     private DebeziumJsonEncoder(Map<String, String> settings, boolean schemas) {
-        super(NAME, schemas ? union(CARRIES, ConnectSchemas.TYPED_FEATURES) : CARRIES,
-            schemas ? union(OWN_ATTRIBUTES, Set.of(SCHEMA_ATTRIBUTE)) : OWN_ATTRIBUTES, settings, true);
+        super(NAME, schemas ? changed(CARRIES, ConnectSchemas.TYPED_FEATURES, List.of()) : CARRIES,
+            schemas ? changed(OWN_ATTRIBUTES, List.of(SCHEMA_ATTRIBUTE), List.of()) : OWN_ATTRIBUTES, settings, true);
         this.schemas = schemas;
         this.schemaless = schemas ? new DebeziumJsonEncoder(settings, false) : this;
-    }
-
-    private static Set<String> union(Set<String> left, Set<String> right) {
-        Set<String> both = new HashSet<>(left);
-        both.addAll(right);
-        return both;
     }
 
     @Override
@@ -530,25 +524,18 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
      * it is one: a struct whose fields each have a name of their own.
      */
     private static Map<?, ?> keptSchema(Events.Event event) {
-        Object text = attribute(event, ENVELOPE_SCHEMA);
-        Object schema;
-        try {
-            schema = text instanceof String ? Json.parse(((String) text).getBytes(StandardCharsets.UTF_8)) : null;
-        } catch (DecodeException notJson) {
-            return null;
-        }
-        if (!(schema instanceof Map) || !"struct".equals(((Map<?, ?>) schema).get("type"))
-                || !(((Map<?, ?>) schema).get("fields") instanceof List)) {
+        Map<Object, Object> schema = ConnectSchemas.structText(attribute(event, ENVELOPE_SCHEMA));
+        if (schema == null) {
             return null;
         }
         Set<Object> names = new HashSet<>();
-        for (Object field : (List<?>) ((Map<?, ?>) schema).get("fields")) {
+        for (Object field : (List<?>) schema.get("fields")) {
             Object name = field instanceof Map ? ((Map<?, ?>) field).get("field") : null;
             if (!(name instanceof String) || !names.add(name)) {
                 return null;
             }
         }
-        return (Map<?, ?>) schema;
+        return schema;
     }
 
     /**

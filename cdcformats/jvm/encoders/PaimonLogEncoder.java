@@ -3,11 +3,9 @@ package cdcformats.jvm.encoders;
 import cdcformats.jvm.decoders.Events;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code codecs/paimon.py}'s encoder in Java: the Kafka log of a Paimon table, each event as one record, the key its
@@ -34,7 +32,10 @@ public final class PaimonLogEncoder extends NormalForm implements RecordEncoder 
     }
 
     private PaimonLogEncoder(boolean upsert) {
-        super(NAME, upsert ? upsertCarries() : DebeziumJsonEncoder.CARRIES, DebeziumJsonEncoder.OWN_ATTRIBUTES);
+        // In upsert mode: the row as it now is, or a delete of the key alone.
+        super(NAME, upsert ? changed(DebeziumJsonEncoder.CARRIES, List.of("op.UPSERT"),
+            List.of("op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE")) : DebeziumJsonEncoder.CARRIES,
+            DebeziumJsonEncoder.OWN_ATTRIBUTES);
         this.upsert = upsert;
     }
 
@@ -43,14 +44,6 @@ public final class PaimonLogEncoder extends NormalForm implements RecordEncoder 
             throw new IllegalArgumentException("changelog_mode: expected all or upsert, got " + mode);
         }
         return mode.equals("upsert");
-    }
-
-    /** In upsert mode: the row as it now is, or a delete of the key alone. */
-    private static Set<String> upsertCarries() {
-        Set<String> carries = new HashSet<>(DebeziumJsonEncoder.CARRIES);
-        carries.removeAll(List.of("op.INSERT", "op.UPDATE", "op.READ", "op.TRUNCATE"));
-        carries.add("op.UPSERT");
-        return carries;
     }
 
     @Override
