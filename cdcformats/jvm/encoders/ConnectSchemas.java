@@ -6,7 +6,6 @@ import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 
-import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -69,8 +68,9 @@ public final class ConnectSchemas {
                 throw new IllegalArgumentException(text + " has no digits, and no Connect Decimal holds it");
             }
             digits = new BigInteger(payload);
-        } else {
-            digits = new BigDecimal(unsigned).unscaledValue();
+        } else { // the coefficient's digits, read off the text: BigDecimal refuses an exponent near the 32-bit limit
+            int exponentAt = unsigned.indexOf('E');
+            digits = new BigInteger((exponentAt < 0 ? unsigned : unsigned.substring(0, exponentAt)).replace(".", ""));
         }
         return negative ? digits.negate() : digits;
     }
