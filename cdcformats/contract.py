@@ -200,8 +200,11 @@ class JvmDecoder:
 @dataclass(frozen=True)
 class JvmEncoder:
     """An encoder of events into a codec's messages that runs inside Spark's JVM (``Codec.jvm_encoder``): a Java class
-    of the package's jar that implements ``cdcformats.jvm.encoders.MessageEncoder``, and the settings its constructor
-    takes. It writes each event exactly as ``encode_messages`` does (one message), and refuses what it refuses."""
+    of the package's jar, and the settings its constructor takes. It writes each event exactly as ``encode_messages``
+    does (one message), and refuses what it refuses. The class implements one of two interfaces, by which Spark tells
+    what it writes: ``cdcformats.jvm.encoders.MessageEncoder`` for a format whose messages are bytes (a binary
+    value), ``cdcformats.jvm.encoders.RecordEncoder`` for one whose messages are Kafka records (``KafkaRecord``, the
+    codec's ``message_type``: a key and a value, each bytes or null)."""
 
     class_name: str
     settings: dict[str, str] = field(default_factory=dict)

@@ -4,7 +4,8 @@ A line is one JSON object: ``where`` the event came from (a line of a decoder go
 or the case written by hand), ``options`` the codec's options, ``encoder`` what its ``jvm_encoder()`` gives
 (``class``, ``settings``), ``event`` the event in the JSON form of ``tests/jvm_golden.py``, and then either
 ``message``, the text of the one message ``encode_messages`` writes for it (``message_base64``, its bytes in base64,
-where they are not UTF-8 text), or ``error``, the one-line error that
+where they are not UTF-8 text), or, for a format whose messages are Kafka records, ``key`` and ``value``, the text
+of each part of the one record (null for no key, or a tombstone), or ``error``, the one-line error that
 refuses it (as ``EncodeError`` renders it with no position and no input: ``<format>: field <field>: <reason>``);
 last ``strict``, the one-line error the option ``strict`` refuses it with (``convert.refusal``: the first thing the
 target would drop), or null where it drops nothing.
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import cdcformats as cf
-from cdcformats import ChangeEvent, EncodeError
+from cdcformats import ChangeEvent, EncodeError, KafkaRecord
 from cdcformats.convert import refusal
 from cdcformats.envelopes import arrow
 from cdcformats.model import Cell, CellKind, Op, Source, Table, Value
@@ -78,12 +79,15 @@ def event_from_json(event: dict[str, Any]) -> ChangeEvent:
 
 
 def encoded(format_name: str, options: dict[str, Any], event: ChangeEvent) -> dict[str, Any]:
-    """``{"message": ...}`` or ``{"error": ...}``: what the Python codec writes for one event."""
+    """``{"message": ...}``, ``{"key": ..., "value": ...}`` or ``{"error": ...}``: what the Python codec writes for
+    one event."""
     try:
         messages = cf.codec(format_name, **options).encode_messages(event)
     except EncodeError as error:
         return {"error": str(EncodeError(error.format, error.reason, field=error.field))}
     assert len(messages) == 1, f"{format_name} wrote {len(messages)} messages for one event"
+    if isinstance(messages[0], KafkaRecord):
+        return {part: None if data is None else data.decode("utf-8") for part, data in messages[0]._asdict().items()}
     try:
         return {"message": messages[0].decode("utf-8")}
     except UnicodeDecodeError:  # a binary message (an envelope's)

@@ -63,7 +63,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..contract import PRESENT, KafkaRecord, Option, Shape, flag
+from ..contract import PRESENT, JvmEncoder, KafkaRecord, Option, Shape, flag
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
@@ -293,6 +293,14 @@ class ConnectJsonCodec(KafkaRecordCodec):
         struct = _kept_struct(kept) or _UNNAMED_STRUCT
         name = self.config[f"{part}_schema_name"]
         return struct if name is None else {**struct, "name": name}
+
+    def jvm_encoder(self) -> JvmEncoder:
+        """``cdcformats/jvm/encoders/ConnectJsonEncoder.java``, this encoder in Java (a ``RecordEncoder``: its messages
+        are records), the schema names only where the options give them."""
+        names = {option: name for option in ("key_schema_name", "value_schema_name")
+                 if (name := self.config[option]) is not None}
+        return JvmEncoder("cdcformats.jvm.encoders.ConnectJsonEncoder", {
+            "schemas": "true" if self.schemas else "false", **self.key_columns.settings(), **names})
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

@@ -309,12 +309,10 @@ class DebeziumJsonCodec(KeyedByColumns):
             "max_message_bytes": str(self.config["max_message_bytes"]),
             "skip_control": "true" if self.config["skip_control"] else "false", **self.key_columns.settings()})
 
-    def jvm_encoder(self) -> JvmEncoder | None:
-        """``cdcformats/jvm/encoders/DebeziumJsonEncoder.java``, this encoder in Java, without ``schemas`` only (the
-        schema wrapper's envelope schema is not ported: None, so that Spark writes it with the Arrow UDF)."""
-        if self.schemas:
-            return None
-        return JvmEncoder("cdcformats.jvm.encoders.DebeziumJsonEncoder", self.key_columns.settings())
+    def jvm_encoder(self) -> JvmEncoder:
+        """``cdcformats/jvm/encoders/DebeziumJsonEncoder.java``, this encoder in Java, with or without ``schemas``."""
+        return JvmEncoder("cdcformats.jvm.encoders.DebeziumJsonEncoder", {
+            "schemas": "true" if self.schemas else "false", **self.key_columns.settings()})
 
     # -- encode ---------------------------------------------------------------------------------------------------
 

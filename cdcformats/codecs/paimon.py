@@ -42,7 +42,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ..contract import ABSENT, PRESENT, KafkaRecord, Option, Shape, one_of
+from ..contract import ABSENT, PRESENT, JvmEncoder, KafkaRecord, Option, Shape, one_of
 from ..core.typed_text import json_form
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
@@ -161,6 +161,11 @@ class PaimonLogCodec(KafkaRecordCodec):
         value = envelope_written_whole(event)
         # KafkaRecord(key, value), made in C: a NamedTuple's constructor is a Python function.
         return None if value is None else [tuple.__new__(KafkaRecord, (encode(columns) if key else None, value))]
+
+    def jvm_encoder(self) -> JvmEncoder:
+        """``cdcformats/jvm/encoders/PaimonLogEncoder.java``, this encoder in Java (a ``RecordEncoder``: its messages
+        are records)."""
+        return JvmEncoder("cdcformats.jvm.encoders.PaimonLogEncoder", {"changelog_mode": self.config["changelog_mode"]})
 
     # -- what is lost ---------------------------------------------------------------------------------------------
 

@@ -27,6 +27,8 @@ from tests.property.configurations import CONFIGURATIONS  # noqa: E402
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:Generating overly large repr")]
 
 TARGETS = sorted(jvm_encoders())
+# Targets with options of their own, which a literal options map gives: labelled "<format> (<options>)".
+OPTIONS_OF_TARGET = {"debezium-json (schemas)": ("debezium-json", "'schemas', 'true'")}
 
 
 @pytest.fixture(scope="module")
@@ -137,6 +139,7 @@ def _as_python_shows(text: str) -> str:
 def _comparable(row: dict[str, Any] | None, target: str) -> dict[str, Any] | None:
     if row is None or row["error"] is None:
         return row
+    target = target.split(" (")[0]  # a target with options of its own: its format
     error = dict(row["error"])
     for name in ("reason", "message"):
         error[name] = _as_python_shows(error[name])
@@ -152,9 +155,15 @@ def assert_same_rows(target: str, inputs: list, jvm: list, python: list) -> None
         assert _comparable(jvm_row, target) == python_row, f"{row!r}:\nJVM    {jvm_row!r}\nPython {python_row!r}"
 
 
-def _each_target(*arguments: str) -> dict[str, str]:
-    """The arguments of a call to each JVM target: ``arguments`` with the target's name in place of ``{target}``."""
-    return {target: ", ".join(argument.format(target=f"'{target}'") for argument in arguments) for target in TARGETS}
+def _each_target(*arguments: str, options: str = "") -> dict[str, str]:
+    """The arguments of a call to each JVM target: ``arguments`` with the target's name in place of ``{target}``, and
+    an options map of ``options`` (the entries of ``map(...)``) and the target's own (``OPTIONS_OF_TARGET``)."""
+    calls = {}
+    for target, (format_name, own) in {**{target: (target, "") for target in TARGETS}, **OPTIONS_OF_TARGET}.items():
+        entries = ", ".join(entry for entry in (options, own) if entry)
+        calls[target] = ", ".join([*(argument.format(target=f"'{format_name}'") for argument in arguments),
+                                   *([f"map({entries})"] if entries else [])])
+    return calls
 
 
 def test_the_jvm_encoders_write_and_refuse_as_the_arrow_udf(spark) -> None:
@@ -170,7 +179,7 @@ def test_under_strict_the_jvm_refuses_what_the_arrow_udf_refuses(spark) -> None:
     feature, field and what the target writes instead."""
     rows = drawn_rows()
     for target, (jvm, python) in both_paths(events_frame(spark, rows), "cdc_encode_or_error",
-                                            _each_target("{target}", "event", "map('strict', 'true')")).items():
+                                            _each_target("{target}", "event", options="'strict', 'true'")).items():
         if target not in ("avro", "protobuf"):  # an envelope drops nothing
             assert any(row is not None and row["error"] is not None and " cannot carry " in row["error"]["reason"]
                        for row in python), target
@@ -219,8 +228,7 @@ def test_a_call_with_a_literal_options_map_runs_in_the_jvm_as_the_arrow_udf_does
     envelope's bare body (framing none)."""
     messages = drawn_messages(mixed_messages(CONFIGURATIONS["lindorm"]))
     frame = spark.createDataFrame(list(enumerate(messages)), "n long, value binary")
-    options = "map('key_columns', '[\"id\"]', 'framing', 'none')"
-    calls = _each_target("value", "'lindorm'", "{target}", options)
+    calls = _each_target("value", "'lindorm'", "{target}", options="'key_columns', '[\"id\"]', 'framing', 'none'")
     for call in calls.values():
         assert "in the JVM" in _plan(frame, f"cdc_convert_or_error({call})")
     assert_same_conversions("lindorm", messages, both_paths(frame, "cdc_convert_or_error", calls))
@@ -271,6 +279,10 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
                 call = f"cdc_convert_or_error(value, '{source}', '{target}'{options})"
                 plan = _plan(messages, call)
                 assert "EvalPython" not in plan and f"{source} to {target} in the JVM" in plan, (call, plan)
+    for target, call in _each_target("{target}", "event").items():
+        plan = _plan(events, f"cdc_encode({call})")
+        assert "EvalPython" not in plan, (call, plan)
+        assert f"({target.split(' (')[0]} in the JVM" in plan, plan
     # A format given by a column, a source or target without a JVM codec, an option no codec declares (for the Arrow
     # UDF to refuse), a dead-letter mode the binary form refuses, and the Arrow UDF by name: the Arrow UDF.
     for frame, call in ((events, "cdc_encode(cast(n AS string), event)"),

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -17,8 +18,10 @@ import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 import cdcformats.jvm.encoders.EncodeException;
+import cdcformats.jvm.encoders.EventEncoder;
 import cdcformats.jvm.encoders.MessageEncoder;
 import cdcformats.jvm.encoders.Strict;
+import cdcformats.jvm.encoders.RecordEncoder;
 import cdcformats.jvm.encoders.TaggedValues;
 
 /**
@@ -27,8 +30,8 @@ import cdcformats.jvm.encoders.TaggedValues;
  * framework.
  *
  * <p>{@code java EncodeGoldenCheck <file>...} reads each line's event back from its golden JSON form, encodes it with
- * the line's encoder and compares the message's text with the line's {@code message}, or the one-line error with its
- * {@code error}. Each difference is printed as {@code <file>:<line> (<where>): differs at character <n>: expected
+ * the line's encoder and compares the message's text with the line's {@code message} (a record's key and value with
+ * its {@code key} and {@code value}), or the one-line error with its {@code error}. Each difference is printed as {@code <file>:<line> (<where>): differs at character <n>: expected
  * ..., got ...}; the exit code is 1 when there is one, 0 otherwise. The file {@code -} is the standard input, read
  * as {@link #serve} says.
  */
@@ -37,7 +40,7 @@ public final class EncodeGoldenCheck {
     }
 
     public static void main(String[] files) throws IOException, DecodeException {
-        Map<String, MessageEncoder> encoders = new HashMap<>();
+        Map<String, Object> encoders = new HashMap<>();
         int checked = 0;
         int differences = 0;
         for (String file : files) {
@@ -64,7 +67,7 @@ public final class EncodeGoldenCheck {
      * answered as soon as it is read with one line, {@code ok} or the difference (for a property test that draws
      * events, without a JVM started for each).
      */
-    private static void serve(Map<String, MessageEncoder> encoders) throws IOException, DecodeException {
+    private static void serve(Map<String, Object> encoders) throws IOException, DecodeException {
         BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintStream output = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         String format = input.readLine();
@@ -83,19 +86,29 @@ public final class EncodeGoldenCheck {
         return Path.of(file).getFileName().toString().replaceFirst("\\.jsonl$", "");
     }
 
-    /** How the Java encoder's message or error differs from one golden line's, or null where it does not. */
-    private static String difference(Map<String, MessageEncoder> encoders, String format, String text)
+    /**
+     * How the Java encoder's message (a record's key and value, as {@code {"key":...,"value":...}}) or error differs
+     * from one golden line's, or null where it does not.
+     */
+    private static String difference(Map<String, Object> encoders, String format, String text)
             throws DecodeException {
         Map<?, ?> line = (Map<?, ?>) Json.parse(text.getBytes(StandardCharsets.UTF_8));
         boolean binary = line.containsKey("message_base64");
+        boolean record = line.containsKey("value");
         String expected = (String) (line.containsKey("message") ? line.get("message")
-            : binary ? line.get("message_base64") : line.get("error"));
-        MessageEncoder encoder = encoder(encoders, (Map<?, ?>) line.get("encoder"));
+            : binary ? line.get("message_base64") : record ? record(line.get("key"), line.get("value"))
+            : line.get("error"));
+        EventEncoder encoder = (EventEncoder) encoder(encoders, (Map<?, ?>) line.get("encoder"));
         Events.Event event = event((Map<?, ?>) line.get("event"));
         String actual;
         try {
-            byte[] message = encoder.encode(event);
-            actual = binary ? Base64.getEncoder().encodeToString(message) : new String(message, StandardCharsets.UTF_8);
+            if (encoder instanceof RecordEncoder) {
+                RecordEncoder.KafkaRecord written = ((RecordEncoder) encoder).encode(event);
+                actual = record(text(written.key()), text(written.value()));
+            } else {
+                byte[] message = ((MessageEncoder) encoder).encode(event);
+                actual = binary ? Base64.getEncoder().encodeToString(message) : text(message);
+            }
         } catch (EncodeException error) {
             actual = error.render(format);
         }
@@ -115,6 +128,18 @@ public final class EncodeGoldenCheck {
             + firstDifference(expectedStrict, actualStrict) + ": expected " + expectedStrict + ", got " + actualStrict;
     }
 
+    private static String text(byte[] data) {
+        return data == null ? null : new String(data, StandardCharsets.UTF_8);
+    }
+
+    /** A record's key and value (text or null) as one line's JSON, to compare and show. */
+    private static String record(Object key, Object value) {
+        Map<String, Object> record = new LinkedHashMap<>();
+        record.put("key", Json.isNull(key) ? null : key);
+        record.put("value", Json.isNull(value) ? null : value);
+        return Json.write(record);
+    }
+
     private static int firstDifference(String expected, String actual) {
         int at = 0;
         while (at < expected.length() && at < actual.length() && expected.charAt(at) == actual.charAt(at)) {
@@ -123,15 +148,14 @@ public final class EncodeGoldenCheck {
         return at;
     }
 
-    /** The line's encoder, built once for each class and settings. */
-    private static MessageEncoder encoder(Map<String, MessageEncoder> encoders, Map<?, ?> encoder) {
+    /** The line's encoder (a MessageEncoder or a RecordEncoder), built once for each class and settings. */
+    private static Object encoder(Map<String, Object> encoders, Map<?, ?> encoder) {
         return encoders.computeIfAbsent(Json.write(encoder), key -> {
             Map<String, String> settings = new HashMap<>();
             ((Map<?, ?>) encoder.get("settings")).forEach((name, value) -> settings.put((String) name,
                 (String) value));
             try {
-                return (MessageEncoder) Class.forName((String) encoder.get("class")).getConstructor(Map.class)
-                    .newInstance(settings);
+                return Class.forName((String) encoder.get("class")).getConstructor(Map.class).newInstance(settings);
             } catch (InvocationTargetException error) {
                 throw new IllegalStateException("bad settings " + settings, error.getCause());
             } catch (ReflectiveOperationException error) {

@@ -22,18 +22,38 @@ def test_every_format_with_a_jvm_encoder_has_a_golden_file() -> None:
     assert "debezium-json" in FORMATS
 
 
-def test_debezium_json_has_a_jvm_encoder_only_without_schemas() -> None:
+def test_debezium_json_has_a_jvm_encoder_with_and_without_schemas() -> None:
     encoder = cf.codec("debezium-json", key_columns={"shop.orders": ["id"]}).jvm_encoder()
     assert encoder is not None and encoder.class_name == "cdcformats.jvm.encoders.DebeziumJsonEncoder"
-    assert encoder.settings == {"key_columns": "[]", "key_columns_per_table": '{"shop.orders":["id"]}'}
-    assert cf.codec("debezium-json", schemas=True).jvm_encoder() is None
+    assert encoder.settings == {"schemas": "false", "key_columns": "[]",
+                                "key_columns_per_table": '{"shop.orders":["id"]}'}
+    with_schemas = cf.codec("debezium-json", schemas=True).jvm_encoder()
+    assert with_schemas is not None and with_schemas.class_name == encoder.class_name
+    assert with_schemas.settings["schemas"] == "true"
+    lines = [line for _, line in jvm_golden_encode.read("debezium-json")]
+    assert sum(line["options"].get("schemas") is True for line in lines) > len(lines) / 3
+
+
+def test_the_formats_of_kafka_records_write_a_key_and_a_value() -> None:
+    """A format whose messages are Kafka records has golden lines of a key and a value (its Java class a
+    RecordEncoder), every other one of a message."""
+    assert {"connect-json", "paimon-log"} <= set(FORMATS)
+    for format_name in FORMATS:
+        records = cf.codec(format_name).message_type is cf.KafkaRecord
+        for _, line in jvm_golden_encode.read(format_name):
+            if "error" not in line:
+                assert ("key" in line and "value" in line) is records, line["where"]
+                assert ("message" in line or "message_base64" in line) is not records, line["where"]
+    tombstones = [line for _, line in jvm_golden_encode.read("paimon-log") if "value" in line and line["value"] is None]
+    assert tombstones and all(line["key"] is not None for line in tombstones)
 
 
 @pytest.mark.parametrize("format_name", FORMATS)
 def test_the_python_codec_writes_each_golden_event_as_the_file_says(format_name: str) -> None:
     differences = []
     for number, line in jvm_golden_encode.read(format_name):
-        expected: dict[str, Any] = {name: line[name] for name in ("message", "message_base64", "error") if name in line}
+        expected: dict[str, Any] = {name: line[name] for name in ("message", "message_base64", "key", "value", "error")
+                                    if name in line}
         event = jvm_golden_encode.event_from_json(line["event"])
         actual = jvm_golden_encode.encoded(format_name, line["options"], event)
         expected["strict"] = line["strict"]

@@ -16,14 +16,16 @@ import java.util.regex.Pattern;
 
 /**
  * {@code _kit/connect_schema.py}'s reading half for the JVM decoders: a JSON value read through its Kafka Connect
- * field schema, and the type name its cell gets (see that module for the rules). Values are as {@link Events} takes
- * them.
+ * field schema, and the type name its cell gets (see that module for the rules), whether a JSON value agrees with a
+ * schema ({@link #holds}), and the schemas generated for values that both halves compare with what a message has
+ * (the writing half, for the encoders, is {@code cdcformats.jvm.encoders.ConnectSchemas}). Values are as
+ * {@link Events} takes them.
  */
 public final class ConnectSchema {
     private ConnectSchema() {
     }
 
-    static final String DECIMAL = "org.apache.kafka.connect.data.Decimal";
+    public static final String DECIMAL = "org.apache.kafka.connect.data.Decimal";
     private static final String SOURCE_TYPE = "__debezium.source.column.type";
     private static final Map<String, String> PRIMITIVE_OF = Map.ofEntries(
         Map.entry("boolean", "boolean"), Map.entry("int8", "int8"), Map.entry("int16", "int16"),
@@ -122,6 +124,106 @@ public final class ConnectSchema {
 
     static boolean isNested(Object value) {
         return value instanceof List || value instanceof Map;
+    }
+
+    /**
+     * {@code holds}: whether a JSON value agrees with a field schema, so that a Connect reader reads it through that
+     * schema: null only in an optional field; a value of the field's type; a struct's members exactly the fields its
+     * schema names, each agreeing with its own; an array's items, a map's keys and values with theirs.
+     */
+    public static boolean holds(Object schema, Object value) {
+        if (!(schema instanceof Map)) {
+            return false;
+        }
+        Map<?, ?> field = (Map<?, ?>) schema;
+        if (Json.isNull(value)) {
+            return Boolean.TRUE.equals(field.get("optional"));
+        }
+        Object primitive = field.get("type");
+        Object name = field.get("name");
+        Object parameters = Python.isTruthy(field.get("parameters")) ? field.get("parameters") : Map.of();
+        if (!(primitive instanceof String) || (!Json.isNull(name) && !(name instanceof String))
+                || !(parameters instanceof Map)) {
+            return false;
+        }
+        String kind = name instanceof String && primitive.equals(PRIMITIVE_OF.get(name)) ? (String) name : (String) primitive;
+        if (kind.equals("string")) {
+            return value instanceof String;
+        }
+        if (INT_BITS.containsKey(kind)) {
+            return fits(value, kind);
+        }
+        if (kind.equals("struct")) {
+            Object fields = field.get("fields");
+            if (!(value instanceof Map) || !(fields instanceof List)) {
+                return false;
+            }
+            Map<Object, Object> byName = new java.util.HashMap<>();
+            for (Object member : (List<?>) fields) {
+                if (!(member instanceof Map)) {
+                    return false;
+                }
+                Object memberName = ((Map<?, ?>) member).get("field");
+                byName.put(Json.isNull(memberName) ? null : memberName, member);
+            }
+            Map<?, ?> members = (Map<?, ?>) value;
+            if (byName.size() != ((List<?>) fields).size() || !byName.keySet().equals(members.keySet())) {
+                return false;
+            }
+            for (Map.Entry<?, ?> member : members.entrySet()) {
+                if (!holds(byName.get(member.getKey()), member.getValue())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (kind.equals("array")) {
+            if (!(value instanceof List)) {
+                return false;
+            }
+            for (Object item : (List<?>) value) {
+                if (!holds(field.get("items"), item)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (kind.equals("map")) {
+            List<List<?>> pairs = new ArrayList<>();
+            if (value instanceof Map) {
+                for (Map.Entry<?, ?> pair : ((Map<?, ?>) value).entrySet()) {
+                    pairs.add(Arrays.asList(pair.getKey(), pair.getValue()));
+                }
+            } else if (value instanceof List) {
+                for (Object pair : (List<?>) value) {
+                    if (!(pair instanceof List) || ((List<?>) pair).size() != 2) {
+                        return false;
+                    }
+                    pairs.add((List<?>) pair);
+                }
+            } else {
+                return false;
+            }
+            for (List<?> pair : pairs) {
+                if (!holds(field.get("keys"), pair.get(0)) || !holds(field.get("values"), pair.get(1))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        for (Object text : ((Map<?, ?>) parameters).values()) {
+            if (!(text instanceof String)) {
+                return false;
+            }
+        }
+        try {
+            typed(value, kind, field, (Map<?, ?>) parameters, "", 0);
+        } catch (OffType offType) {
+            return false;
+        } catch (DecodeException nestedTooDeeply) { // only nested kinds raise it, told apart above
+            throw new IllegalStateException(nestedTooDeeply);
+        }
+        return true;
     }
 
     /** {@code _member}: a member of a nested value read through its schema. */
@@ -369,8 +471,11 @@ public final class ConnectSchema {
             .toUpperCase(Locale.ROOT));
     }
 
-    /** {@code generated_schema} of a cell named "": the field schema generated from its value and type name. */
-    private static Map<Object, Object> generatedSchema(Object value, String typeName) {
+    /**
+     * {@code generated_schema} of a cell named "": the field schema generated from its value and type name, for a
+     * value that is not nested or whose nested value has a schema ({@link #nestedSchema}).
+     */
+    public static Map<Object, Object> generatedSchema(Object value, String typeName) {
         if (isNested(value)) {
             Map<Object, Object> schema = nestedSchema(value); // readValue: only for a nested value that has one
             if (typeName != null) {
@@ -410,7 +515,7 @@ public final class ConnectSchema {
      * fields, an array an array of its items' one schema (optional when one is null; an optional string when there is
      * none); null when Connect has none, for an array whose items differ in schema.
      */
-    static Map<Object, Object> nestedSchema(Object value) {
+    public static Map<Object, Object> nestedSchema(Object value) {
         if (value instanceof Map) {
             List<Object> fields = new ArrayList<>();
             for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
@@ -473,8 +578,41 @@ public final class ConnectSchema {
         return schema;
     }
 
+    /**
+     * {@code json_field_schema}: the schema of a field holding a JSON value that is no cell (Debezium's
+     * {@code source} and {@code transaction}), typed from the value.
+     */
+    public static Map<Object, Object> jsonFieldSchema(String name, Object value) {
+        if (value instanceof List || value instanceof Map) {
+            Map<Object, Object> schema = nestedSchema(value);
+            if (schema != null) {
+                schema.put("field", name);
+                return schema;
+            }
+        }
+        String kind = value instanceof Boolean ? "boolean" : value instanceof Long ? "int64"
+            : value instanceof Double ? "double" : "string";
+        Map<Object, Object> schema = new LinkedHashMap<>();
+        schema.put("type", kind);
+        schema.put("optional", Json.isNull(value));
+        schema.put("field", name);
+        return schema;
+    }
+
+    /** {@code struct_schema}: a struct of {@code fields}, named where {@code name} is not null. */
+    public static Map<Object, Object> structSchema(List<?> fields, boolean optional, String name) {
+        Map<Object, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "struct");
+        schema.put("fields", fields);
+        schema.put("optional", optional);
+        if (name != null) {
+            schema.put("name", name);
+        }
+        return schema;
+    }
+
     /** {@code carries_decimal}: finite, not negative zero, a scale within 32 bits. */
-    private static boolean carriesDecimal(String text) {
+    public static boolean carriesDecimal(String text) {
         if (text.contains("N") || text.contains("I")) {
             return false;
         }
@@ -490,7 +628,7 @@ public final class ConnectSchema {
      * {@code -_exponent}: the scale of a finite decimal's text, read off the text, since BigDecimal refuses the text
      * of a scale near the 32-bit limit with more than one digit ("1.23E+2147483649").
      */
-    private static long scale(String text) {
+    public static long scale(String text) {
         int exponentAt = text.indexOf('E');
         String digits = exponentAt < 0 ? text : text.substring(0, exponentAt);
         long exponent = exponentAt < 0 ? 0 : Long.parseLong(text.substring(exponentAt + 1));

@@ -236,7 +236,7 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
                 List<Object> members = new ArrayList<>();
                 if (value instanceof Map && !((Map<?, ?>) value).isEmpty()) {
                     for (Map.Entry<?, ?> member : ((Map<?, ?>) value).entrySet()) {
-                        members.add(jsonFieldSchema((String) member.getKey(), member.getValue()));
+                        members.add(ConnectSchema.jsonFieldSchema((String) member.getKey(), member.getValue()));
                     }
                 } else {
                     members.add(primitive("id", "string", false));
@@ -272,25 +272,11 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
                 if (name.equals("connector")) {
                     connector = written;
                 }
-                members.add(jsonFieldSchema(name, written));
+                members.add(ConnectSchema.jsonFieldSchema(name, written));
             }
         }
         String structName = connector instanceof String ? "io.debezium.connector." + connector + ".Source" : null;
         return struct(members, false, structName, "source", false);
-    }
-
-    /** {@code json_field_schema}: the schema of a field holding a JSON value, typed from the value. */
-    private static Map<Object, Object> jsonFieldSchema(String name, Object value) {
-        if (value instanceof List || value instanceof Map) {
-            Map<Object, Object> schema = ConnectSchema.nestedSchema(value);
-            if (schema != null) {
-                schema.put("field", name);
-                return schema;
-            }
-        }
-        String kind = value instanceof Boolean ? "boolean" : value instanceof Long ? "int64"
-            : value instanceof Double ? "double" : "string";
-        return primitive(name, kind, Json.isNull(value));
     }
 
     private static Map<Object, Object> primitive(String name, String kind, boolean optional) {
@@ -304,13 +290,7 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
     /** {@code struct_schema}, then the version and field name where given. */
     private static Map<Object, Object> struct(List<Object> fields, boolean optional, String name, String field,
                                               boolean versioned) {
-        Map<Object, Object> schema = new LinkedHashMap<>();
-        schema.put("type", "struct");
-        schema.put("fields", fields);
-        schema.put("optional", optional);
-        if (name != null) {
-            schema.put("name", name);
-        }
+        Map<Object, Object> schema = ConnectSchema.structSchema(fields, optional, name);
         if (versioned) {
             schema.put("version", 1L);
         }

@@ -10,7 +10,6 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,14 +57,9 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
     }
 
     private CanalJsonEncoder(boolean readAsInit) {
-        super(NAME, readAsInit ? withRead() : CARRIES, OWN_ATTRIBUTES, readAsInit ? SHAPES_WITH_INIT : SHAPES);
+        super(NAME, readAsInit ? changed(CARRIES, List.of("op.READ"), List.of()) : CARRIES, OWN_ATTRIBUTES,
+            readAsInit ? SHAPES_WITH_INIT : SHAPES);
         this.readAsInit = readAsInit;
-    }
-
-    private static Set<String> withRead() {
-        Set<String> carries = new HashSet<>(CARRIES);
-        carries.add("op.READ");
-        return carries;
     }
 
     @Override

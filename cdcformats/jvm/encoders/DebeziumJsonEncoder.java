@@ -1,8 +1,12 @@
 package cdcformats.jvm.encoders;
 
+import cdcformats.jvm.decoders.ConnectSchema;
+import cdcformats.jvm.decoders.DecodeException;
+import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.encoders.KeptFields.Kept;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,15 +19,21 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * {@code codecs/debezium.py}'s encoder without the schema wrapper ({@code schemas=False}), in Java: each event as
- * {@code encode_exact(written(event))} writes it. The normal form is {@code envelope_form(with_op_code(
- * _carried_form(keyed_by_row(event))))}: the key cells the event keeps outside its row put in front of the row, the
- * event as far as debezium-json carries it ({@link NormalForm}), an UPSERT as a create, then the source position and
- * the kept attributes as a message gives them back. The envelope is written in the order the event keeps
- * ({@code debezium-json.fields.envelope} / {@code .source}) where it fits, else in the default one, spelt as
- * JsonConverter's Jackson writes JSON ({@link JsonOut#jackson}).
+ * {@code codecs/debezium.py}'s encoder in Java: each event as {@code encode_exact(written(event))} writes it. The
+ * normal form is {@code envelope_form(with_op_code(_carried_form(keyed_by_row(event))))}: the key cells the event
+ * keeps outside its row put in front of the row, the event as far as debezium-json carries it ({@link NormalForm}),
+ * an UPSERT as a create, then the source position and the kept attributes as a message gives them back. The envelope
+ * is written in the order the event keeps ({@code debezium-json.fields.envelope} / {@code .source}) where it fits,
+ * else in the default one, spelt as JsonConverter's Jackson writes JSON ({@link JsonOut#jackson}).
  *
- * <p>Settings: {@code key_columns} and {@code key_columns_per_table} ({@code KeyColumns.settings()}).
+ * <p>With {@code schemas}, the envelope goes inside JsonConverter's wrapper {@code {"schema", "payload"}}: each cell
+ * as its Connect schema gives it back ({@link ConnectSchemas#asReadBack}), row values as Connect types them (bytes and
+ * decimals in base64), and the envelope schema the event keeps ({@code debezium-json.schema.envelope}), merged with
+ * what the payload holds, or else the one generated for it ({@link #envelopeSchema}). An event that came in a wrapper
+ * whose schema is null is written as without {@code schemas}, in that wrapper.
+ *
+ * <p>Settings: {@code schemas} ("true" or "false"), {@code key_columns} and {@code key_columns_per_table}
+ * ({@code KeyColumns.settings()}).
  */
 public final class DebeziumJsonEncoder extends KeyedByColumns implements MessageEncoder {
     private static final String NAME = "debezium-json";
@@ -33,25 +43,34 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     private static final String ENVELOPE_FIELDS = FIELDS_ATTRIBUTE + "envelope";
     private static final String SOURCE_FIELD_NAMES = FIELDS_ATTRIBUTE + "source";
     private static final String SCHEMA_ATTRIBUTE = "debezium-json.schema.";
+    private static final String ENVELOPE_SCHEMA = SCHEMA_ATTRIBUTE + "envelope";
     private static final String SCHEMALESS_WRAPPER = "debezium-json.schemaless_wrapper";
     // debezium._OWN: the attributes that say how a message was written.
     private static final List<String> OWN = List.of(FIELDS_ATTRIBUTE, SCHEMA_ATTRIBUTE, SCHEMALESS_WRAPPER);
     private static final List<String> ENVELOPE_FIELD_NAMES =
         List.of("before", "after", "source", "op", "ts_ms", "ts_us", "transaction");
+    private static final Set<String> ROWS = Set.of("before", "after");
     private static final Set<String> TIMES = Set.of("ts_ms", "ts_us");
     // The source fields decoding reads as something other than the position, with a table and without one.
     private static final Set<String> RESERVED = Set.of("connector", "ts_ms", "ts_us", "db", "schema", "table");
     private static final Set<String> RESERVED_WITHOUT_TABLE = Set.of("connector", "ts_ms", "ts_us", "table");
     private static final Map<String, String> CODE_OF_OP = Map.of("INSERT", "c", "UPDATE", "u", "DELETE", "d",
         "READ", "r", "TRUNCATE", "t", "UPSERT", "c");
-    private static final Set<String> CARRIES = Set.of(
+    static final Set<String> CARRIES = Set.of(
         "op.INSERT", "op.UPDATE", "op.DELETE", "op.READ", "op.TRUNCATE", "table", "table.schema", "table.catalog",
         "key", "before", "after", "image.columns",
         "value.null", "value.bool", "value.int", "value.float", "value.str", "value.off_type",
         "value.nested", "source.system", "source.position", "source.commit_time", "source.capture_time",
         "source.time.sub_ms");
-    private static final Set<String> OWN_ATTRIBUTES =
+    static final Set<String> OWN_ATTRIBUTES =
         Set.of(TRANSACTION_ATTRIBUTE, FIELD_ATTRIBUTE, FIELDS_ATTRIBUTE, SCHEMALESS_WRAPPER);
+    // The fields of Debezium's transaction block (event.block): the schema of a null transaction.
+    private static final List<Object> TRANSACTION_BLOCK = List.of(
+        blockField("string", "id"), blockField("int64", "total_order"), blockField("int64", "data_collection_order"));
+
+    private final boolean schemas;
+    // What writes an event that came in a wrapper whose schema is null: it goes back in one, as without schemas.
+    private final DebeziumJsonEncoder schemaless;
 
     // The names of the debezium-json.fields.* texts seen (a cache, kept small: a stream has a few orders, not many).
     private static final int NAMES_KEPT = 256;
@@ -59,43 +78,77 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     private final Map<List<String>, String> textOfNames = new IdentityHashMap<>();
 
     public DebeziumJsonEncoder(Map<String, String> settings) {
-        super(NAME, CARRIES, OWN_ATTRIBUTES, null, settings, true);
+        this(settings, Boolean.parseBoolean(settings.get("schemas")));
+    }
+
+    private DebeziumJsonEncoder(Map<String, String> settings, boolean schemas) {
+        super(NAME, schemas ? changed(CARRIES, ConnectSchemas.TYPED_FEATURES, List.of()) : CARRIES,
+            schemas ? changed(OWN_ATTRIBUTES, List.of(SCHEMA_ATTRIBUTE), List.of()) : OWN_ATTRIBUTES, null, settings,
+            true);
+        this.schemas = schemas;
+        this.schemaless = schemas ? new DebeziumJsonEncoder(settings, false) : this;
     }
 
     @Override
     public byte[] encode(Events.Event event) throws EncodeException {
-        Events.Event written = normalForm(event);
-        Map<String, Object> payload = payload(written);
+        return write(normalForm(event));
+    }
+
+    /** {@code DebeziumJsonCodec.encode_event}: the message of an event that is its own normal form. */
+    byte[] write(Events.Event written) throws EncodeException {
         if (Boolean.TRUE.equals(attribute(written, SCHEMALESS_WRAPPER))) {
             Map<String, Object> wrapper = new LinkedHashMap<>();
             wrapper.put("schema", null);
-            wrapper.put("payload", payload);
+            wrapper.put("payload", payload(written, false));
             return JsonOut.jackson(wrapper);
         }
-        return JsonOut.jackson(payload);
+        Map<String, Object> payload = payload(written, schemas);
+        if (!schemas) {
+            return JsonOut.jackson(payload);
+        }
+        Map<String, Object> wrapper = new LinkedHashMap<>();
+        // Written as msgspec writes it, then spelt as Jackson (encode_as_jackson): only the payload's floats are
+        // Java's.
+        wrapper.put("schema", new JsonOut.Raw(JsonOut.msgspec(envelopeSchema(written, payload, keptSchema(written),
+            true))));
+        wrapper.put("payload", payload);
+        return JsonOut.jackson(wrapper);
     }
 
     // -- the normal form ----------------------------------------------------------------------------------------------
 
-    /** {@code DebeziumJsonCodec.normal_form}. */
+    /**
+     * {@code DebeziumJsonCodec.normal_form}; with {@code schemas}, an event that came in a wrapper whose schema is
+     * null is written as without them, in that wrapper.
+     */
     @Override
     public Events.Event normalForm(Events.Event event) throws EncodeException {
-        Events.Event written = carriedForm(event);
+        if (schemas && Boolean.TRUE.equals(attribute(event, SCHEMALESS_WRAPPER))) {
+            return schemaless.normalForm(event);
+        }
+        Events.Event written = super.normalForm(event);
         if (written.op().equals("UPSERT")) { // with_op_code: the row as it now is, read back as an INSERT
             written = withOp(written, "INSERT");
         }
         return envelopeForm(written);
     }
 
+    /** {@code DebeziumJsonCodec.carried_cell}: with {@code schemas}, as its Connect schema gives it back. */
+    @Override
+    public Events.Cell carriedCell(Events.Cell cell) {
+        Events.Cell carried = super.carriedCell(cell);
+        return schemas ? ConnectSchemas.asReadBack(carried) : carried;
+    }
+
     /**
      * {@code DebeziumJsonCodec.envelope_form}: the key read out of the row, the source position and the kept
      * attributes as a message gives them back.
      */
-    private Events.Event envelopeForm(Events.Event event) {
+    Events.Event envelopeForm(Events.Event event) throws EncodeException {
         Events.Event keyed = withKeyAsRead(event, rowImage(event));
         Events.Source source = event.source();
         Events.Event written = new Events.Event(keyed.op(), keyed.table(), keyed.key(), keyed.before(), keyed.after(),
-            new Events.Source(source.system(), positionAsWritten(source.position(), event.table() != null),
+            new Events.Source(source.system(), positionAsWritten(source.position(), event.table() != null, schemas),
                 source.commitTimeUs(), source.captureTimeUs()),
             keyed.keyOnly(), keyed.attributes());
         Map<String, Kept> own = new HashMap<>();
@@ -122,15 +175,24 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     }
 
     /**
-     * {@code debezium_envelope.position_as_written} without a schema: a name that repeats keeps its first entry, one
-     * that decoding reads as another source field is left out.
+     * {@code debezium_envelope.position_as_written}: a name that repeats keeps its first entry, one that decoding
+     * reads as another source field is left out; with {@code schemas}, a value that only a column schema types
+     * ({@code source} is plain JSON) is written as its JSON form, and a nested value no Connect schema holds as its
+     * JSON text.
      */
-    private static List<Events.Entry> positionAsWritten(List<Events.Entry> position, boolean hasTable) {
+    private static List<Events.Entry> positionAsWritten(List<Events.Entry> position, boolean hasTable,
+                                                        boolean schemas) {
         Set<String> reserved = hasTable ? RESERVED : RESERVED_WITHOUT_TABLE;
         Set<String> seen = new HashSet<>();
         List<Events.Entry> written = new ArrayList<>(position.size());
         for (Events.Entry entry : position) {
             if (!reserved.contains(entry.name()) && seen.add(entry.name())) {
+                if (schemas) {
+                    Object value = entry.value();
+                    value = ConnectSchemas.nestedAsReadBack(ConnectSchemas.schemaOnly(value) ? Values.jsonForm(value)
+                        : value);
+                    entry = value == entry.value() ? entry : new Events.Entry(entry.name(), value);
+                }
                 written.add(entry);
             }
         }
@@ -162,9 +224,9 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
      * of the event gives back (those that fit what the event writes, and say something writing would not generate),
      * and the schemaless wrapper's mark.
      */
-    private Map<String, Kept> ownAttributesWritten(Events.Event event) {
+    private Map<String, Kept> ownAttributesWritten(Events.Event event) throws EncodeException {
         List<Events.Entry> attributes = KeptFields.asDecoded(event.attributes(), DebeziumJsonEncoder::attributeGroup);
-        Map<String, Kept> own = new HashMap<>();
+        Map<String, Kept> own = new LinkedHashMap<>();
         List<String> envelopeNames = names(attribute(event, ENVELOPE_FIELDS));
         Layout envelope = envelopeLayout(envelopeShape(event, attributes), envelopeNames);
         // An envelope's default order is the same whatever names the event keeps (not so its source's).
@@ -180,8 +242,22 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         if (!envelope.order(envelopeNames).contains("source")) {
             own.remove(SOURCE_FIELD_NAMES); // an empty source that is not written: nor is the order of its fields
         }
+        Map<?, ?> kept = keptSchema(event);
         if (Boolean.TRUE.equals(attribute(event, SCHEMALESS_WRAPPER))) {
             own.put(SCHEMALESS_WRAPPER, new Kept(4, Boolean.TRUE));
+        } else if (schemas && kept != null) {
+            // The kept schema as the message gives it back: merged with what the payload written holds, kept where
+            // that is not the schema generated.
+            List<Events.Entry> writtenAttributes = new ArrayList<>(attributes);
+            own.forEach((name, text) -> writtenAttributes.add(new Events.Entry(name, text.value())));
+            Events.Event written = new Events.Event(event.op(), event.table(), event.key(), event.before(),
+                event.after(), event.source(), event.keyOnly(), writtenAttributes);
+            Map<String, Object> payload = payload(written, true);
+            String generated = JsonOut.msgspec(envelopeSchema(written, payload, null, false));
+            String merged = JsonOut.msgspec(envelopeSchema(written, payload, kept, false));
+            if (!merged.equals(generated)) {
+                own.put(ENVELOPE_SCHEMA, new Kept(4, merged));
+            }
         }
         return own;
     }
@@ -362,8 +438,11 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
 
     // -- writing ------------------------------------------------------------------------------------------------------
 
-    /** {@code debezium._payload}: the envelope, in the order the event keeps where it fits. */
-    private Map<String, Object> payload(Events.Event event) throws EncodeException {
+    /**
+     * {@code debezium._payload}: the envelope, in the order the event keeps where it fits; with {@code schemas}, row
+     * values as their Connect schemas type them.
+     */
+    private Map<String, Object> payload(Events.Event event, boolean schemas) throws EncodeException {
         List<String> names = names(attribute(event, ENVELOPE_FIELDS));
         List<String> order = envelopeLayout(envelopeShape(event, event.attributes()), names).order(names);
         Map<String, Object> document = new LinkedHashMap<>();
@@ -371,8 +450,8 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         Long capture = event.source().captureTimeUs();
         for (String name : order) {
             switch (name) {
-                case "before": document.put(name, imageFields(event.before())); break;
-                case "after": document.put(name, imageFields(event.after())); break;
+                case "before": document.put(name, imageFields(event.before(), schemas)); break;
+                case "after": document.put(name, imageFields(event.after(), schemas)); break;
                 case "source": document.put(name, sourceFields(event)); break;
                 case "op": document.put(name, CODE_OF_OP.get(event.op())); break;
                 case "ts_ms": document.put(name, capture == null ? null : Math.floorDiv(capture, 1000L)); break;
@@ -399,14 +478,17 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         return transaction.isEmpty() ? null : transaction;
     }
 
-    /** {@code debezium_envelope.image_fields} without a schema: an image as its JSON object. */
-    private static Map<String, Object> imageFields(List<Events.Cell> cells) {
+    /**
+     * {@code debezium_envelope.image_fields}: an image as its JSON object; with {@code schemas}, values as its Connect
+     * schema types them.
+     */
+    private static Map<String, Object> imageFields(List<Events.Cell> cells, boolean schemas) {
         if (cells == null) {
             return null;
         }
         Map<String, Object> fields = new LinkedHashMap<>();
         for (Events.Cell cell : cells) {
-            fields.put(cell.name(), Values.jsonForm(cell.value()));
+            fields.put(cell.name(), schemas ? ConnectSchemas.jsonValue(cell.value()) : Values.jsonForm(cell.value()));
         }
         return fields;
     }
@@ -452,6 +534,208 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
             }
         }
         throw new IllegalStateException("no source field " + name); // the layout names only fields the event has
+    }
+
+    // -- the envelope's schema ----------------------------------------------------------------------------------------
+
+    /**
+     * {@code debezium._kept_schema}: the envelope schema the event's {@code debezium-json.schema.envelope} keeps, when
+     * it is one: a struct whose fields each have a name of their own.
+     */
+    private static Map<?, ?> keptSchema(Events.Event event) {
+        Map<Object, Object> schema = ConnectSchemas.structText(attribute(event, ENVELOPE_SCHEMA));
+        if (schema == null) {
+            return null;
+        }
+        Set<Object> names = new HashSet<>();
+        for (Object field : (List<?>) schema.get("fields")) {
+            Object name = field instanceof Map ? ((Map<?, ?>) field).get("field") : null;
+            if (!(name instanceof String) || !names.add(name)) {
+                return null;
+            }
+        }
+        return schema;
+    }
+
+    /**
+     * {@code debezium._envelope_schema}: Debezium's envelope schema for {@code document}, the payload written for
+     * {@code event}: the one {@code kept}, its rows given the columns of the cells, and each of its other fields
+     * that does not hold the payload's value (null where the payload lacks it) replaced by the one generated, or
+     * left out, then the generated struct of a row it does not describe whose cells need one; else the generated
+     * one, which describes every field of the payload but the kept ones ({@code debezium.field.*}). Without
+     * {@code columns}, the rows' structs have {@code "fields": []}.
+     */
+    private static Map<Object, Object> envelopeSchema(Events.Event event, Map<String, Object> document,
+                                                      Map<?, ?> kept, boolean columns) {
+        String prefix = schemaPrefix(event);
+        List<Object> fields = new ArrayList<>();
+        if (kept == null) {
+            for (String name : document.keySet()) {
+                Map<?, ?> field = generatedField(event, document, name, prefix, columns);
+                if (field != null) {
+                    fields.add(field);
+                }
+            }
+            return ConnectSchema.structSchema(fields, false, prefix + "Envelope");
+        }
+        Set<Object> described = new HashSet<>();
+        for (Object item : (List<?>) kept.get("fields")) {
+            Map<?, ?> keptField = (Map<?, ?>) item;
+            String name = (String) keptField.get("field");
+            Object value = document.containsKey(name) ? parsed(document.get(name)) : null; // a field it lacks: null
+            Map<?, ?> field;
+            if (!ROWS.contains(name)) {
+                field = ConnectSchema.holds(keptField, value) ? keptField
+                    : generatedField(event, document, name, prefix, columns);
+            } else if ("struct".equals(keptField.get("type")) && keptField.get("fields") instanceof List
+                    && ((List<?>) keptField.get("fields")).isEmpty()) {
+                field = !Json.isNull(value) || Boolean.TRUE.equals(keptField.get("optional"))
+                    ? row(event, keptField, name, columns) : generatedField(event, document, name, prefix, columns);
+            } else if (event.before() == null && event.after() == null) {
+                // A change without rows (TRUNCATE) keeps its table's row struct whole: no cell holds its columns.
+                field = ConnectSchema.holds(keptField, value) ? keptField
+                    : generatedField(event, document, name, prefix, columns);
+            } else {
+                field = generatedField(event, document, name, prefix, columns);
+            }
+            if (field != null) {
+                fields.add(field);
+                described.add(field.get("field"));
+            }
+        }
+        for (String name : List.of("before", "after")) {
+            if (document.containsKey(name) && !described.contains(name)
+                    && !readWithoutSchema(name.equals("before") ? event.before() : event.after())) {
+                fields.add(row(event, rowHeader(prefix, name), name, columns));
+            }
+        }
+        Map<Object, Object> schema = new LinkedHashMap<>(kept);
+        schema.put("fields", fields);
+        return schema;
+    }
+
+    /** The names of the envelope's structs start with the server (the position's {@code name}), schema and table. */
+    private static String schemaPrefix(Events.Event event) {
+        Object server = null;
+        for (Events.Entry entry : event.source().position()) {
+            if (entry.name().equals("name")) {
+                server = entry.value(); // dict(position): the last of the name
+            }
+        }
+        StringBuilder prefix = new StringBuilder();
+        if (server instanceof String) {
+            prefix.append(server).append('.');
+        }
+        Events.Table table = event.table();
+        if (table != null) {
+            if (table.schema() != null) {
+                prefix.append(table.schema()).append('.');
+            }
+            prefix.append(table.name()).append('.');
+        }
+        return prefix.toString();
+    }
+
+    /** The field of the envelope schema generated for {@code document}'s field {@code name}; null for a kept one. */
+    private static Map<Object, Object> generatedField(Events.Event event, Map<String, Object> document, String name,
+                                                      String prefix, boolean columns) {
+        if (!document.containsKey(name)) {
+            return null;
+        }
+        Object value = document.get(name);
+        Map<Object, Object> field;
+        switch (name) {
+            case "before":
+            case "after":
+                return row(event, rowHeader(prefix, name), name, columns);
+            case "source": {
+                Map<?, ?> fields = value instanceof Map ? (Map<?, ?>) value : Map.of();
+                Object connector = fields.get("connector");
+                field = jsonStructSchema(fields, false,
+                    connector instanceof String ? "io.debezium.connector." + connector + ".Source" : null);
+                break;
+            }
+            case "transaction":
+                field = value instanceof Map && !((Map<?, ?>) value).isEmpty()
+                    ? jsonStructSchema((Map<?, ?>) value, true, "event.block")
+                    : ConnectSchema.structSchema(TRANSACTION_BLOCK, true, "event.block");
+                field.put("version", 1L);
+                break;
+            case "op":
+                field = primitiveSchema("string", false);
+                break;
+            case "ts_ms":
+            case "ts_us":
+                field = primitiveSchema("int64", true);
+                break;
+            default:
+                return null; // a kept field (debezium.field.*): JSON of any shape
+        }
+        field.put("field", name);
+        return field;
+    }
+
+    private static Map<Object, Object> blockField(String type, String name) {
+        Map<Object, Object> field = primitiveSchema(type, false);
+        field.put("field", name);
+        return field;
+    }
+
+    private static Map<Object, Object> primitiveSchema(String type, boolean optional) {
+        Map<Object, Object> schema = new LinkedHashMap<>();
+        schema.put("type", type);
+        schema.put("optional", optional);
+        return schema;
+    }
+
+    /** {@code debezium_envelope.json_struct_schema}: the struct schema of an object of JSON values. */
+    private static Map<Object, Object> jsonStructSchema(Map<?, ?> values, boolean optional, String name) {
+        List<Object> fields = new ArrayList<>();
+        for (Map.Entry<?, ?> value : values.entrySet()) {
+            fields.add(ConnectSchema.jsonFieldSchema((String) value.getKey(), value.getValue()));
+        }
+        return ConnectSchema.structSchema(fields, optional, name);
+    }
+
+    /** The header of a row's struct as generated: an optional struct named {@code <prefix>Value}. */
+    private static Map<Object, Object> rowHeader(String prefix, String name) {
+        Map<Object, Object> header = ConnectSchema.structSchema(List.of(), true, prefix + "Value");
+        header.put("field", name);
+        return header;
+    }
+
+    /** A row's struct, {@code header} with the columns of the cells ({@code image_struct_schema}), or none. */
+    private static Map<Object, Object> row(Events.Event event, Map<?, ?> header, String name, boolean columns) {
+        Map<Object, Object> row = new LinkedHashMap<>(header);
+        row.put("fields", columns ? ConnectSchemas.imageStructSchema(event, name, null).get("fields") : List.of());
+        return row;
+    }
+
+    /**
+     * {@code debezium._read_without_schema}: whether an image reads back as it is without a schema: no cell has a
+     * type or a value only a schema types.
+     */
+    private static boolean readWithoutSchema(List<Events.Cell> image) {
+        if (image != null) {
+            for (Events.Cell cell : image) {
+                if (cell.type() != null || ConnectSchemas.schemaOnly(cell.value())) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** {@code debezium._parsed}: a payload value as JSON: a kept field's raw text parsed. */
+    private static Object parsed(Object value) {
+        if (!(value instanceof JsonOut.Raw)) {
+            return value;
+        }
+        try {
+            return Json.parse(((JsonOut.Raw) value).text().getBytes(StandardCharsets.UTF_8));
+        } catch (DecodeException notJson) {
+            throw new IllegalStateException("a kept field is checked JSON text", notJson);
+        }
     }
 
     // -- events -------------------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@ package cdcformats.jvm.encoders;
 import cdcformats.jvm.decoders.Events;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,15 +24,10 @@ public class KeyedByColumns extends NormalForm {
 
     private KeyedByColumns(String format, Set<String> carries, Set<String> ownAttributes, List<Shape> shapes,
                            KeyColumns keyColumns, boolean keyInRow) {
-        super(format, keyColumns.any() ? carries : without(carries, "key"), ownAttributes, shapes);
+        super(format, keyColumns.any() ? carries : changed(carries, List.of(), List.of("key")), ownAttributes,
+            shapes);
         this.keyColumns = keyColumns;
         this.keyInRow = keyInRow;
-    }
-
-    private static Set<String> without(Set<String> features, String feature) {
-        Set<String> left = new HashSet<>(features);
-        left.remove(feature);
-        return left;
     }
 
     /** {@code KeyedByColumns.normal_form}: {@link #keyedByRow} first where the format puts the key in the row. */

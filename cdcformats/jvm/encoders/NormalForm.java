@@ -4,6 +4,7 @@ import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.TypedText;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -56,6 +57,14 @@ public class NormalForm {
                 cellKinds.add(kind);
             }
         }
+    }
+
+    /** A set of features (or attributes): {@code features} with {@code added} and without {@code removed}. */
+    protected static Set<String> changed(Set<String> features, Collection<String> added, Collection<String> removed) {
+        Set<String> changed = new HashSet<>(features);
+        changed.addAll(added);
+        changed.removeAll(removed);
+        return changed;
     }
 
     public final boolean carries(String feature) {

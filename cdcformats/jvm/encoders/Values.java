@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * What the encoders ask of a value of an {@link cdcformats.jvm.decoders.Events} event, as {@code core/typed_text.py}
@@ -60,20 +61,32 @@ public final class Values {
      * and a Struct as an object; bytes as base64 text; a decimal, NaN or an infinity as its text.
      */
     public static Object jsonForm(Object value) {
+        return membersMapped(value, Values::jsonFormOfScalar);
+    }
+
+    /**
+     * A nested value with each of its members that is no nested value, at any depth, as {@code scalar} writes it (an
+     * array as a {@code List}, a Struct as a {@code Map}, in order); a value that is not nested as it writes it.
+     */
+    public static Object membersMapped(Object value, UnaryOperator<Object> scalar) {
         if (value instanceof List) {
             List<Object> items = new ArrayList<>();
             for (Object item : (List<?>) value) {
-                items.add(jsonForm(item));
+                items.add(membersMapped(item, scalar));
             }
             return items;
         }
         if (value instanceof Map) {
             Map<String, Object> fields = new LinkedHashMap<>();
             for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
-                fields.put((String) field.getKey(), jsonForm(field.getValue()));
+                fields.put((String) field.getKey(), membersMapped(field.getValue(), scalar));
             }
             return fields;
         }
+        return scalar.apply(value);
+    }
+
+    private static Object jsonFormOfScalar(Object value) {
         if (value instanceof byte[]) {
             return Base64.getEncoder().encodeToString((byte[]) value);
         }
