@@ -230,8 +230,8 @@ final class AvroResolution {
         private byte[] sized() throws IOException {
             long size = readLong();
             long left = data.length - pos;
-            if (size < 0 || size > left) {
-                throw new Failure("EOFError", "Expected " + size + " bytes, read " + Math.min(Math.max(size, 0), left));
+            if (size < 0 || size > left) { // Python's read(size) reads what is left, all of it for a negative size
+                throw new Failure("EOFError", "Expected " + size + " bytes, read " + left);
             }
             pos += (int) size;
             return Arrays.copyOfRange(data, pos - (int) size, pos);

@@ -95,6 +95,9 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
                     skip(number, wireType, end, depth);
                 }
             }
+            if (pos != end) { // a string ran past the message (text() reads it to say first whether it is UTF-8)
+                throw new Corrupt(MALFORMED);
+            }
         }
 
         /** An unknown field, skipped; a group to its end group, which only closes a group. */
@@ -177,9 +180,13 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
             return Arrays.copyOfRange(data, pos - size, pos);
         }
 
-        /** A {@code string} field: proto3 requires UTF-8. */
+        /**
+         * A {@code string} field: proto3 requires UTF-8. upb checks its length against the data alone, not against
+         * the message that holds it, and its bytes before that: one that runs past its message is refused as bad
+         * UTF-8 where it is not UTF-8, and as corrupt where it is, when the message ends.
+         */
         String text(int end) throws Corrupt {
-            int size = size(end);
+            int size = size(data.length);
             pos += size;
             try {
                 return Python.utf8(data, pos - size, pos);
