@@ -127,6 +127,20 @@ def line(where: str, format_name: str, options: dict[str, Any], message: str | b
             **decoded(format_name, options, message)}
 
 
+def spark_jars() -> str:
+    """PySpark's jars, which the JVM has wherever the Java codecs run (the Avro envelope's decoder resolves bodies
+    written with other versions of its schema with Apache Avro's): the class path the golden checks compile and run
+    with."""
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent / "jars" / "*")
+
+
+def classpath(classes: Path) -> str:
+    """The class path of a golden check: its compiled classes and PySpark's jars."""
+    return f"{classes}{os.pathsep}{spark_jars()}"
+
+
 # -- the registry of the framed envelopes' lines ----------------------------------------------------------------------
 
 # An embedded registry at a path of its own, the same wherever the tests run, since errors name it: the lines of

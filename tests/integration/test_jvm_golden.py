@@ -5,7 +5,6 @@ codecs."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,23 +20,16 @@ CHECK = ROOT / "tests" / "jvm" / "GoldenCheck.java"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK (javac)")]
 
 
-def spark_jars() -> str:
-    """PySpark's jars, which the JVM has wherever the decoders run: the Avro envelope's decoder resolves the
-    schemas of bodies written with other versions with Apache Avro's."""
-    pyspark = pytest.importorskip("pyspark")
-    return str(Path(pyspark.__file__).parent / "jars" / "*")
-
-
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = tmp_path_factory.mktemp("golden-classes")
-    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", spark_jars(), "-d",
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.spark_jars(), "-d",
                     str(built), *sorted(str(path) for path in DECODERS.glob("*.java")), str(CHECK)], check=True)
     return built
 
 
 def check(classes: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["java", "-cp", f"{classes}{os.pathsep}{spark_jars()}", "GoldenCheck", *map(str, files)],
+    return subprocess.run(["java", "-cp", jvm_golden.classpath(classes), "GoldenCheck", *map(str, files)],
                           capture_output=True, text=True, timeout=120)
 
 
