@@ -156,9 +156,10 @@ def golden_registry() -> Path:
     """The registry file of the framed lines, made (or made again) with its schemas, each under its id."""
     from cdcformats.schema_registry.store import SchemaStore
 
+    avro, protobuf = cf.codec("avro").writer_schema(), cf.codec("protobuf").writer_schema()
+    assert avro is not None and protobuf is not None  # the envelopes' schemas
     wanted = {AVRO_VERSION_1: ("AVRO", (_FIRST_VERSIONS / "change_event.v1.avsc").read_text(encoding="utf-8")),
-              AVRO_CANONICAL: ("AVRO", cf.codec("avro").writer_schema().text),  # type: ignore[union-attr]
-              PROTOBUF_CANONICAL: ("PROTOBUF", cf.codec("protobuf").writer_schema().text)}  # type: ignore[union-attr]
+              AVRO_CANONICAL: ("AVRO", avro.text), PROTOBUF_CANONICAL: ("PROTOBUF", protobuf.text)}
     if GOLDEN_REGISTRY.exists():
         store = SchemaStore(GOLDEN_REGISTRY)
         held = {schema_id: (schema.get("schemaType", "AVRO"), schema["schema"])

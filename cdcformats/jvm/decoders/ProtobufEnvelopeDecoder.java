@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import cdcformats.jvm.decoders.EnvelopeSchema.Proto;
 
@@ -212,8 +213,8 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
         long op;
         TableMessage table;
         final List<CellMessage> key = new ArrayList<>();
-        ImageMessage before;
-        ImageMessage after;
+        Repeated<CellMessage> before;
+        Repeated<CellMessage> after;
         SourceMessage source;
         boolean keyOnly;
         final List<EntryMessage> attributes = new ArrayList<>();
@@ -241,10 +242,10 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
                     key.add(wire.message(new CellMessage(), end, depth));
                     return true;
                 case Proto.EVENT_BEFORE:
-                    before = wire.message(before == null ? new ImageMessage() : before, end, depth);
+                    before = wire.message(before == null ? image() : before, end, depth);
                     return true;
                 case Proto.EVENT_AFTER:
-                    after = wire.message(after == null ? new ImageMessage() : after, end, depth);
+                    after = wire.message(after == null ? image() : after, end, depth);
                     return true;
                 case Proto.EVENT_SOURCE:
                     source = wire.message(source == null ? new SourceMessage() : source, end, depth);
@@ -264,8 +265,8 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
                 throw new DecodeException("unknown or missing op " + number, "op");
             }
             List<Events.Cell> keyCells = cells(key, "key");
-            List<Events.Cell> beforeCells = before == null ? null : cells(before.cells, "before");
-            List<Events.Cell> afterCells = after == null ? null : cells(after.cells, "after");
+            List<Events.Cell> beforeCells = before == null ? null : cells(before.items, "before");
+            List<Events.Cell> afterCells = after == null ? null : cells(after.items, "after");
             SourceMessage from = source == null ? new SourceMessage() : source;
             List<Map.Entry<String, Object>> position = entries(from.position, "source.position");
             ModelValues.checkEntries(position, "source position");
@@ -300,19 +301,6 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
                 default:
                     return false;
             }
-        }
-    }
-
-    private static final class ImageMessage implements Message {
-        final List<CellMessage> cells = new ArrayList<>();
-
-        @Override
-        public boolean field(int number, int wireType, Wire wire, int end, int depth) throws Corrupt {
-            if (number != Proto.IMAGE_CELLS || wireType != Proto.DELIMITED) {
-                return false;
-            }
-            cells.add(wire.message(new CellMessage(), end, depth));
-            return true;
         }
     }
 
@@ -410,8 +398,8 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
     private static final class ValueMessage implements Message {
         int member;
         Object scalar;
-        ArrayMessage array;
-        StructMessage struct;
+        Repeated<ValueMessage> array;
+        Repeated<EntryMessage> struct;
 
         @Override
         public boolean field(int number, int wireType, Wire wire, int end, int depth) throws Corrupt {
@@ -430,11 +418,13 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
                 read = wire.bytes(end);
             } else if (number == Proto.VALUE_ARRAY && wireType == Proto.DELIMITED) {
                 // a message member set again merges into it; any other member is replaced
-                array = wire.message(member == number ? array : new ArrayMessage(), end, depth);
+                array = wire.message(member == number ? array
+                    : new Repeated<>(Proto.ARRAY_ITEMS, ValueMessage::new), end, depth);
                 set(number, null);
                 return true;
             } else if (number == Proto.VALUE_STRUCT && wireType == Proto.DELIMITED) {
-                struct = wire.message(member == number ? struct : new StructMessage(), end, depth);
+                struct = wire.message(member == number ? struct
+                    : new Repeated<>(Proto.STRUCT_FIELDS, EntryMessage::new), end, depth);
                 set(number, null);
                 return true;
             } else {
@@ -456,30 +446,29 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
         }
     }
 
-    private static final class ArrayMessage implements Message {
-        final List<ValueMessage> items = new ArrayList<>();
+    /** A message of one repeated message field: an Image's cells, an Array's items, a Struct's fields. */
+    private static final class Repeated<M extends Message> implements Message {
+        private final int number;
+        private final Supplier<M> made;
+        final List<M> items = new ArrayList<>();
+
+        Repeated(int number, Supplier<M> made) {
+            this.number = number;
+            this.made = made;
+        }
 
         @Override
         public boolean field(int number, int wireType, Wire wire, int end, int depth) throws Corrupt {
-            if (number != Proto.ARRAY_ITEMS || wireType != Proto.DELIMITED) {
+            if (number != this.number || wireType != Proto.DELIMITED) {
                 return false;
             }
-            items.add(wire.message(new ValueMessage(), end, depth));
+            items.add(wire.message(made.get(), end, depth));
             return true;
         }
     }
 
-    private static final class StructMessage implements Message {
-        final List<EntryMessage> fields = new ArrayList<>();
-
-        @Override
-        public boolean field(int number, int wireType, Wire wire, int end, int depth) throws Corrupt {
-            if (number != Proto.STRUCT_FIELDS || wireType != Proto.DELIMITED) {
-                return false;
-            }
-            fields.add(wire.message(new EntryMessage(), end, depth));
-            return true;
-        }
+    private static Repeated<CellMessage> image() {
+        return new Repeated<>(Proto.IMAGE_CELLS, CellMessage::new);
     }
 
     // -- event_from_proto's mapping --------------------------------------------------------------------------------
@@ -531,7 +520,7 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
                 }
                 return items;
             case Proto.VALUE_STRUCT:
-                return ModelValues.struct(entries(value.struct.fields, path + ".fields"));
+                return ModelValues.struct(entries(value.struct.items, path + ".fields"));
             default:
                 return value.scalar;
         }
