@@ -3,10 +3,12 @@ the JSON form of the canonical event that both the Python test and the plain Jav
 compare with.
 
 A line is one JSON object: ``where`` the message came from (a fixture file and line, or the case written by hand),
-``options`` the codec's options, ``decoder`` what its ``jvm_decoder()`` gives (``class``, ``settings``), ``message``
-the message as text (``message_base64``: a binary message, the canonical envelopes', in base64), and then either
-``event``, the one event it decodes to, or ``error``, the one-line error that
-refuses it (as ``DecodeError`` renders it with no position: ``<format>: field <field>: <reason> (input: <excerpt>)``).
+``options`` the codec's options (and the deserializer's: ``framing``, ``schema_registry``), ``decoder`` what its
+``ChangeEventDeserializer.jvm_decoder()`` gives for them (``class``, ``settings``), ``message`` the message as text
+(``message_base64``: a binary message, the canonical envelopes', in base64), and then either ``event``, the one event
+it decodes to, or ``error``, the one-line error that refuses it (as ``DecodeError`` renders it with no position:
+``<format>: field <field>: <reason> (input: <excerpt>)``). The lines of Confluent-framed envelopes name the
+registry of ``golden_registry()``, and their decoders hold the schemas it holds, so that no registry is asked.
 A message that gives no event or several is refused: the JVM decoders decode a message to exactly one event, as
 Spark's Arrow path (``ChangeEventDeserializer``) does.
 
