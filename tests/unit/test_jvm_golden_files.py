@@ -1,8 +1,8 @@
 """The golden files of the JVM decoders (``tests/fixtures/jvm-golden``, described in ``tests/jvm_golden.py``) read
 through the Python codecs: each message decodes to the line's event, or is refused with the line's error, and each
 line names the decoder Spark runs for it (``ChangeEventDeserializer.jvm_decoder()``: its codec's ``jvm_decoder()``,
-with Confluent's framing and the registry's writer schemas for a framed envelope). ``tests/integration/test_jvm_golden.py`` checks the Java
-decoders against the same lines."""
+with Confluent's framing and the registry's writer schemas for a framed envelope).
+``tests/integration/test_jvm_golden.py`` checks the Java decoders against the same lines."""
 
 from __future__ import annotations
 
