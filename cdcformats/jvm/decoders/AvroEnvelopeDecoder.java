@@ -293,6 +293,11 @@ public final class AvroEnvelopeDecoder implements MessageDecoder {
                 for (long i = 0; i < count; i++) {
                     String name = string();
                     Object value = value(0);
+                    if (data[pos] != 0 && pos + 1 >= data.length) {
+                        // Python's reader looks at the byte after a type's branch before it reads the branch (for the
+                        // length of a short string): a body that ends there ends inside the event, whatever the branch
+                        throw new ArrayIndexOutOfBoundsException(pos + 1);
+                    }
                     String type = optionalString();
                     Long version = optionalLong();
                     String kind = EnvelopeSchema.KINDS.get(index(EnvelopeSchema.KINDS.size(), "CellKind symbol"));
