@@ -126,7 +126,7 @@ public final class ProtobufEnvelopeDecoder implements MessageDecoder {
                             throw new Corrupt(MALFORMED);
                         }
                         long tag = varint(end);
-                        if (tag > 0xffffffffL || tag == 0) { // within a group, upb takes field number 0 (not tag 0)
+                        if (tag > 0xffffffffL) { // within a group, upb skips field number 0 too
                             throw new Corrupt(MALFORMED);
                         }
                         if ((tag & 7) == Proto.END_GROUP) {
