@@ -1,4 +1,5 @@
-"""cdc_decode against Spark's own from_json on Lindorm, Arcion, Debezium JSON and Aliyun DTS messages, in one run.
+"""cdc_decode against Spark's own from_json on Lindorm, Arcion, Debezium JSON and Aliyun DTS messages, and on
+Confluent-framed Avro envelopes, in one run.
 
 For each format, the messages ``sample_streams`` generates are written once to a Parquet file (a binary ``value``
 column); every line reads that file and writes to the ``noop`` sink, so the figure is the cost of decoding alone:
@@ -10,12 +11,17 @@ column); every line reads that file and writes to the ``noop`` sink, so the figu
   the Arrow UDF; the line says which ("jvm" or "arrow").
 * ``cdc_decode_arrow('<format>', value)``: the Arrow UDF, whatever the format.
 
+``avro`` is the changes of the Debezium messages as the Avro envelope in Confluent's wire format, as
+``ChangeEventSerializer`` writes them with a registry file of the run: its floor is ``from_json`` of the same changes
+as Debezium's JSON, beside them in the file (``json``), and ``cdc_decode('avro', value)`` fetches the writer schema of
+each message by its id.
+
 Each time is the median of ``--repeat`` runs after one warm-up run; ``ratio`` is that time over from_json's. The
 target: cdc_decode on the JVM at most 1.25 x from_json on two cores (the default master, local[2]). The last lines
 give the verdict per format.
 
     .venv/bin/python benchmarks/spark_decode.py [--messages 1000000] [--master local[2]] [--repeat 3]
-                                                [--formats lindorm,arcion,debezium-json,aliyun-json]
+                                                [--formats lindorm,arcion,debezium-json,aliyun-json,avro]
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from sample_streams import aliyun_messages, arcion_messages, debezium_messages, lindorm_messages
 
+import cdcformats as cf
+from cdcformats.kafka import ChangeEventSerializer
 from cdcformats.spark import JAR, arrow_name, jvm_formats, register, session
 
 TARGET_RATIO = 1.25
@@ -41,6 +49,8 @@ ARROW_DECODE = arrow_name("cdc_decode")  # the Arrow UDF, forced
 GENERATORS: dict[str, Callable[[int, int], list[bytes]]] = {
     "lindorm": lindorm_messages, "arcion": arcion_messages, "debezium-json": debezium_messages,
     "aliyun-json": aliyun_messages}
+# Formats whose messages are the changes of another's, beside them in the file as ``json``: that format's name.
+FLOORS = {"avro": "debezium-json"}
 
 # The row images of the generated messages: Arcion sends every value as a string, Debezium as the JSON value it is.
 _ARCION_ROW = "struct<o_orderkey: string, o_custkey: string, o_orderstatus: string, o_totalprice: string>"
@@ -67,15 +77,24 @@ LAYOUTS = {
 }
 
 
-def write_messages(path: Path, generate: Callable[[int, int], list[bytes]], count: int) -> int:
-    """Write ``count`` generated messages to ``path``; the number of bytes they hold."""
+def write_messages(path: Path, generate: Callable[[int, int], list[bytes]], count: int,
+                   envelope: ChangeEventSerializer | None = None) -> int:
+    """Write ``count`` generated messages to ``path``; the number of bytes they hold. With ``envelope``, the
+    messages are the generated ones' changes in the envelope it writes, and the generated ones go beside them as
+    ``json``."""
     batch = 100_000  # generated and written a batch at a time, so a million messages never sit in memory at once
     total_bytes = 0
-    with pq.ParquetWriter(path, pa.schema([("value", pa.binary())])) as writer:
+    columns = [("value", pa.binary())] + ([("json", pa.binary())] if envelope else [])
+    with pq.ParquetWriter(path, pa.schema(columns)) as writer:
         for start in range(0, count, batch):
             messages = generate(min(batch, count - start), start)
-            total_bytes += sum(map(len, messages))
-            writer.write_table(pa.table({"value": pa.array(messages, pa.binary())}))
+            table = {"value": pa.array(messages, pa.binary())}
+            if envelope is not None:
+                reader = cf.codec(FLOORS[envelope.codec.name])
+                table = {"value": pa.array([envelope(reader.decode_message(message)) for message in messages],
+                                           pa.binary()), "json": table["value"]}
+            total_bytes += sum(map(len, table["value"].to_pylist()))
+            writer.write_table(pa.table(table))
     return total_bytes
 
 
@@ -106,15 +125,24 @@ def to_noop(frame: DataFrame) -> Callable[[], None]:
     return lambda: frame.write.format("noop").mode("overwrite").save()
 
 
-def benchmark(spark: SparkSession, format: str, directory: Path, count: int, repeat: int, on_jvm: bool) -> float:
-    """Time the three lines of ``format`` and print them; the ratio of cdc_decode over from_json."""
+def prepare(format: str, directory: Path, count: int, registry: Path) -> tuple[Path, int]:
+    """The Parquet file of ``format``'s messages, and the number of bytes they hold."""
     path = directory / f"{format}.parquet"
-    total_bytes = write_messages(path, GENERATORS[format], count)
+    floor = FLOORS.get(format)
+    envelope = ChangeEventSerializer(format, str(registry), subject_name_strategy="record") if floor else None
+    return path, write_messages(path, GENERATORS[floor or format], count, envelope)
+
+
+def benchmark(spark: SparkSession, format: str, path: Path, total_bytes: int, count: int, repeat: int,
+              on_jvm: bool) -> float:
+    """Time the three lines of ``format`` and print them; the ratio of cdc_decode over from_json."""
+    floor = FLOORS.get(format)
     frame = spark.read.parquet(str(path))
     check_decodes(frame, format)
     path_of_decode = "jvm" if on_jvm else "arrow"
     lines = {
-        "from_json (documented layout)": F.from_json(F.col("value").cast("string"), LAYOUTS[format]),
+        f"from_json ({floor or 'documented'} layout)": F.from_json(F.col("json" if floor else "value").cast("string"),
+                                                                    LAYOUTS[floor or format]),
         f"cdc_decode('{format}') {path_of_decode}": F.expr(f"cdc_decode('{format}', value)"),
         f"{ARROW_DECODE}('{format}') arrow": F.expr(f"{ARROW_DECODE}('{format}', value)"),
     }
@@ -146,23 +174,27 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=1_000_000, help="messages per format")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--formats", default=",".join(GENERATORS), help="comma-separated, of " + ", ".join(GENERATORS))
+    known = [*GENERATORS, *FLOORS]
+    parser.add_argument("--formats", default=",".join(known), help="comma-separated, of " + ", ".join(known))
     arguments = parser.parse_args()
     formats = arguments.formats.split(",")
-    unknown = [name for name in formats if name not in GENERATORS]
+    unknown = [name for name in formats if name not in known]
     if unknown:
-        parser.error(f"no generated messages for {', '.join(unknown)}: choose among {', '.join(GENERATORS)}")
+        parser.error(f"no generated messages for {', '.join(unknown)}: choose among {', '.join(known)}")
     spark = session(arguments.master, "cdcformats-benchmark")
     spark.sparkContext.setLogLevel("ERROR")
-    register(spark)
-    # register() makes cdc_decode the JVM function only where the jar was built; without it every call is Arrow.
-    on_jvm = set(jvm_formats()) if JAR.exists() else set()
-    print(f"{arguments.messages:,} messages per format on {arguments.master}, median of {arguments.repeat} "
-          f"after a warm-up; ratio: time over from_json's", flush=True)
-    ratios = {}
     with tempfile.TemporaryDirectory() as directory:
+        registry = Path(directory) / "registry.sqlite"  # the envelopes' schemas, for this run alone
+        # Every file is written first: the registry then holds the schemas the functions read the envelopes with.
+        files = {format: prepare(format, Path(directory), arguments.messages, registry) for format in formats}
+        register(spark, schema_registry=str(registry))
+        # register() makes cdc_decode the JVM function only where the jar was built; without it every call is Arrow.
+        on_jvm = set(jvm_formats(schema_registry=str(registry))) if JAR.exists() else set()
+        print(f"{arguments.messages:,} messages per format on {arguments.master}, median of {arguments.repeat} "
+              f"after a warm-up; ratio: time over from_json's", flush=True)
+        ratios = {}
         for format in formats:
-            ratios[format] = benchmark(spark, format, Path(directory), arguments.messages, arguments.repeat,
+            ratios[format] = benchmark(spark, format, *files[format], arguments.messages, arguments.repeat,
                                        format in on_jvm)
     spark.stop()
     print(f"target: cdc_decode on the JVM at most {TARGET_RATIO} x from_json")

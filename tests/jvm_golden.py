@@ -3,9 +3,12 @@ the JSON form of the canonical event that both the Python test and the plain Jav
 compare with.
 
 A line is one JSON object: ``where`` the message came from (a fixture file and line, or the case written by hand),
-``options`` the codec's options, ``decoder`` what its ``jvm_decoder()`` gives (``class``, ``settings``), ``message``
-the message as text, and then either ``event``, the one event it decodes to, or ``error``, the one-line error that
-refuses it (as ``DecodeError`` renders it with no position: ``<format>: field <field>: <reason> (input: <excerpt>)``).
+``options`` the codec's options (and the deserializer's: ``framing``, ``schema_registry``), ``decoder`` what its
+``ChangeEventDeserializer.jvm_decoder()`` gives for them (``class``, ``settings``), ``message`` the message as text
+(``message_base64``: a binary message, the canonical envelopes', in base64), and then either ``event``, the one event
+it decodes to, or ``error``, the one-line error that refuses it (as ``DecodeError`` renders it with no position:
+``<format>: field <field>: <reason> (input: <excerpt>)``). The lines of Confluent-framed envelopes name the
+registry of ``golden_registry()``, and their decoders hold the schemas it holds, so that no registry is asked.
 A message that gives no event or several is refused: the JVM decoders decode a message to exactly one event, as
 Spark's Arrow path (``ChangeEventDeserializer``) does.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,11 @@ from cdcformats.kafka import ChangeEventDeserializer
 from cdcformats.model import Cell, Value
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "jvm-golden"
+
+
+# The formats whose golden files read back what the encoders' golden files hold (the canonical envelopes: each event
+# of those files, written by Python, then cases of their own): their events are no new events for the encoders.
+READ_BACK = ("avro", "protobuf")
 
 
 def jvm_formats() -> list[str]:
@@ -93,23 +102,88 @@ def event_json(event: ChangeEvent) -> dict[str, Any]:
         "key_only": event.key_only, "attributes": _entries(event.attributes)}
 
 
-def decoded(format_name: str, options: dict[str, Any], message: str) -> dict[str, Any]:
-    """``{"event": ...}`` or ``{"error": ...}``: what the Python codec makes of one message."""
-    data = message.encode("utf-8")
+def decoded(format_name: str, options: dict[str, Any], message: str | bytes) -> dict[str, Any]:
+    """``{"event": ...}`` or ``{"error": ...}``: what the Python codec makes of one message (read as Spark reads it,
+    by ``ChangeEventDeserializer``, whose options ``framing`` and ``schema_registry`` the options may hold)."""
+    data = message.encode("utf-8") if isinstance(message, str) else message
     try:
         event = ChangeEventDeserializer(format_name, **options)(data)
     except DecodeError as error:
         return {"error": str(DecodeError(error.format, error.reason, field=error.field, raw=data))}
-    assert event is not None  # only a null message (a tombstone) gives None, and a line holds text
+    assert event is not None  # only a null message (a tombstone) gives None, and a line holds a message
     return {"event": event_json(event)}
 
 
-def line(where: str, format_name: str, options: dict[str, Any], message: str) -> dict[str, Any]:
-    """One golden line: the message, where it came from, and what it decodes to."""
-    decoder = cf.codec(format_name, **options).jvm_decoder()
+def jvm_decoder(format_name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """What the line's ``decoder`` holds: the JVM decoder Spark runs for the deserializer of these options."""
+    decoder = ChangeEventDeserializer(format_name, **options).jvm_decoder()
     assert decoder is not None, f"{format_name} {options}: no JVM decoder"
-    return {"where": where, "options": options, "decoder": {"class": decoder.class_name, "settings": decoder.settings},
-            "message": message, **decoded(format_name, options, message)}
+    return {"class": decoder.class_name, "settings": decoder.settings}
+
+
+def message_of(line: dict[str, Any]) -> str | bytes:
+    """The message of a line: its text, or its bytes."""
+    return line["message"] if "message" in line else base64.b64decode(line["message_base64"])
+
+
+def line(where: str, format_name: str, options: dict[str, Any], message: str | bytes) -> dict[str, Any]:
+    """One golden line: the message, where it came from, and what it decodes to."""
+    held = {"message": message} if isinstance(message, str) else {
+        "message_base64": base64.b64encode(message).decode("ascii")}
+    return {"where": where, "options": options, "decoder": jvm_decoder(format_name, options), **held,
+            **decoded(format_name, options, message)}
+
+
+def spark_jars() -> str:
+    """PySpark's jars, which the JVM has wherever the Java codecs run (the Avro envelope's decoder resolves bodies
+    written with other versions of its schema with Apache Avro's): the class path the golden checks compile and run
+    with."""
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent / "jars" / "*")
+
+
+def classpath(classes: Path) -> str:
+    """The class path of a golden check: its compiled classes and PySpark's jars."""
+    return f"{classes}{os.pathsep}{spark_jars()}"
+
+
+# -- the registry of the framed envelopes' lines ----------------------------------------------------------------------
+
+# An embedded registry at a path of its own, the same wherever the tests run, since errors name it: the lines of
+# Confluent-framed messages name it as their schema_registry, and their decoders hold the schemas it gives them.
+GOLDEN_REGISTRY = Path("/tmp/cdcformats-jvm-golden/registry.sqlite")
+# Its schemas, registered in this order, so that each has this id.
+AVRO_VERSION_1, AVRO_CANONICAL, PROTOBUF_CANONICAL = 1, 2, 3
+UNKNOWN_ID = 99
+_FIRST_VERSIONS = Path(__file__).resolve().parent / "fixtures" / "envelopes"
+
+
+def golden_registry() -> Path:
+    """The registry file of the framed lines, made (or made again) with its schemas, each under its id."""
+    from cdcformats.schema_registry.store import SchemaStore
+
+    avro, protobuf = cf.codec("avro").writer_schema(), cf.codec("protobuf").writer_schema()
+    assert avro is not None and protobuf is not None  # the envelopes' schemas
+    wanted = {AVRO_VERSION_1: ("AVRO", (_FIRST_VERSIONS / "change_event.v1.avsc").read_text(encoding="utf-8")),
+              AVRO_CANONICAL: ("AVRO", avro.text), PROTOBUF_CANONICAL: ("PROTOBUF", protobuf.text)}
+    if GOLDEN_REGISTRY.exists():
+        store = SchemaStore(GOLDEN_REGISTRY)
+        held = {schema_id: (schema.get("schemaType", "AVRO"), schema["schema"])
+                for schema_id, schema in store.schemas().items()}
+        store.close()
+        if held == wanted:
+            return GOLDEN_REGISTRY
+    GOLDEN_REGISTRY.parent.mkdir(parents=True, exist_ok=True)
+    partial = GOLDEN_REGISTRY.with_name(f"partial-{os.getpid()}.sqlite")
+    partial.unlink(missing_ok=True)
+    store = SchemaStore(partial)
+    for schema_id, (schema_type, text) in sorted(wanted.items()):
+        subject = "golden-protobuf-value" if schema_type == "PROTOBUF" else "golden-avro-value"
+        assert store.register(subject, text, schema_type)["id"] == schema_id
+    store.close()
+    partial.replace(GOLDEN_REGISTRY)  # never a half-made registry for another process to read
+    return GOLDEN_REGISTRY
 
 
 def golden_line(line: dict[str, Any]) -> str:

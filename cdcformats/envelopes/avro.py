@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 import fastavro
 
-from ..contract import Codec, DecodedUnit, FileWriter, JvmEncoder, WriterSchema
+from ..contract import Codec, DecodedUnit, FileWriter, JvmDecoder, JvmEncoder, WriterSchema
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import avro_schema, avro_schema_text
@@ -82,6 +82,11 @@ class AvroCodec(Codec):
             return event_from_record(record)
         except (TypeError, ValueError, InvalidOperation, RecursionError) as error:  # RecursionError: deep values
             raise DecodeError(self.name, str(error) or type(error).__name__) from None
+
+    def jvm_decoder(self) -> JvmDecoder:
+        """The bare body, read as ``decode_message`` reads it (``ChangeEventDeserializer.jvm_decoder`` adds the
+        framing)."""
+        return JvmDecoder("cdcformats.jvm.decoders.AvroEnvelopeDecoder")
 
     def jvm_encoder(self) -> JvmEncoder:
         return JvmEncoder("cdcformats.jvm.encoders.AvroEnvelopeEncoder")

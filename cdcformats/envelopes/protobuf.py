@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 from google.protobuf.message import DecodeError as ProtobufDecodeError
 from google.protobuf.message import EncodeError as ProtobufEncodeError
 
-from ..contract import Codec, DecodedUnit, FileWriter, JvmEncoder, WriterSchema, in_file
+from ..contract import Codec, DecodedUnit, FileWriter, JvmDecoder, JvmEncoder, WriterSchema, in_file
 from ..errors import DecodeError, EncodeError
 from ..model import Cell, CellKind, ChangeEvent, Image, Op, Source, Struct, Table, Value
 from ..schemas import change_event_pb2 as pb
@@ -65,6 +65,11 @@ class ProtobufCodec(Codec):
             return read_event(message)
         except Unhandled:  # laid out otherwise, or refused: the reference decides, and says why
             return parse_event(message)
+
+    def jvm_decoder(self) -> JvmDecoder:
+        """The bare message, read as ``decode_message`` reads it (``ChangeEventDeserializer.jvm_decoder`` adds the
+        framing)."""
+        return JvmDecoder("cdcformats.jvm.decoders.ProtobufEnvelopeDecoder")
 
     def jvm_encoder(self) -> JvmEncoder:
         return JvmEncoder("cdcformats.jvm.encoders.ProtobufEnvelopeEncoder")

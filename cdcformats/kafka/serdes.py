@@ -48,7 +48,7 @@ from ..envelopes.varint import read_varint, unzigzag
 from ..errors import ConfigurationError, DecodeError, EncodeError
 from ..model import Cell, ChangeEvent
 from ..registry import codec, codec_class
-from ..schema_registry.client import address, connect
+from ..schema_registry.client import address, connect, jvm_settings
 from ..schema_registry.subjects import ENVELOPE_RECORD_NAME, STRATEGIES, envelope_schema, subject_name
 
 # The options of a format that registers schemas itself, which the serializers set as Confluent's would name them.
@@ -244,8 +244,22 @@ class ChangeEventDeserializer:
 
     def jvm_decoder(self) -> JvmDecoder | None:
         """The JVM decoder that reads what this deserializer reads (``Codec.jvm_decoder``), or None where there is
-        none: framed messages are read by the Python path alone for now."""
-        return self.codec.jvm_decoder() if self.framing is None else None
+        none. Framed messages are read by the codec's decoder with the setting ``framing=confluent``; where the
+        format reads a body through the schema it was written with (``resolves_writer_schemas``), the decoder also
+        takes how to find the writer schemas in the registry (``schema_registry.client.jvm_settings``; None where the
+        JVM cannot ask the registry as this deserializer does) and the codec's own schema, ``reader_schema``, which
+        the others are resolved into."""
+        decoder = self.codec.jvm_decoder()
+        if decoder is None or self.framing is None:
+            return decoder
+        framed = {"framing": "confluent"}
+        if self.codec.resolves_writer_schemas:
+            registry = jvm_settings(self.framing.registry)
+            own_schema = self.codec.writer_schema()
+            if registry is None or own_schema is None:
+                return None
+            framed |= {**registry, "reader_schema": own_schema.text}
+        return JvmDecoder(decoder.class_name, {**decoder.settings, **framed})
 
     def _writer_schema(self, framing: _Framing, schema_id: int) -> WriterSchema:
         """The registered schema ``schema_id``, fetched once."""

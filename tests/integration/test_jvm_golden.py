@@ -23,14 +23,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = tmp_path_factory.mktemp("golden-classes")
-    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(built),
-                    *sorted(str(path) for path in DECODERS.glob("*.java")), str(CHECK)], check=True)
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.spark_jars(), "-d",
+                    str(built), *sorted(str(path) for path in DECODERS.glob("*.java")), str(CHECK)], check=True)
     return built
 
 
 def check(classes: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["java", "-cp", str(classes), "GoldenCheck", *map(str, files)], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(["java", "-cp", jvm_golden.classpath(classes), "GoldenCheck", *map(str, files)],
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_the_decoders_need_no_spark_class() -> None:

@@ -34,14 +34,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None
 def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = tmp_path_factory.mktemp("golden-encode-classes")
     sources = sorted(str(path) for folder in ("decoders", "encoders") for path in (JVM / folder).glob("*.java"))
-    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(built), *sources,
-                    str(CHECK)], check=True)
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.spark_jars(),
+                    "-d", str(built), *sources, str(CHECK)], check=True)
     return built
 
 
 def check(classes: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["java", "-cp", str(classes), "EncodeGoldenCheck", *map(str, files)], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(["java", "-cp", jvm_golden.classpath(classes), "EncodeGoldenCheck", *map(str, files)],
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_the_encoders_need_no_spark_class() -> None:
@@ -173,8 +173,8 @@ def _debezium_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
 
 def _java_encoder(classes: Path, format_name: str) -> Iterator[subprocess.Popen[str]]:
     """EncodeGoldenCheck reading golden lines of one format from its standard input, one answer a line."""
-    process = subprocess.Popen(["java", "-cp", str(classes), "EncodeGoldenCheck", "-"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+    process = subprocess.Popen(["java", "-cp", jvm_golden.classpath(classes), "EncodeGoldenCheck", "-"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
     assert process.stdin is not None
     process.stdin.write(format_name + "\n")
     yield process

@@ -313,7 +313,7 @@ def test_a_literal_format_plans_no_python(spark) -> None:
         assert "EvalPython" not in plan and "in the JVM" in plan, (call, plan)
     # A format given by a column, a format without a JVM decoder, options no codec declares (for the Arrow UDF to
     # refuse as it does without the JVM), and the Arrow UDF by name: the Arrow UDF.
-    for call in ("cdc_decode(cast(value AS string), value)", "cdc_decode('avro', value)",
+    for call in ("cdc_decode(cast(value AS string), value)", "cdc_decode('aliyun-json', value)",
                  "cdc_decode('lindorm', value, map('nope', '1'))", "cdc_decode_arrow('lindorm', value)"):
         plan = frame.selectExpr(call)._jdf.queryExecution().executedPlan().toString()
         assert "ArrowEvalPython" in plan, (call, plan)

@@ -288,7 +288,7 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
     for frame, call in ((events, "cdc_encode(cast(n AS string), event)"),
                         (events, "cdc_encode('maxwell-json', event)") if "maxwell-json" not in TARGETS else
                         (events, "cdc_encode('ots', event)"),
-                        (messages, "cdc_convert(value, 'avro', 'avro')"),
+                        (messages, "cdc_convert(value, 'aliyun-json', 'avro')"),
                         (events, "cdc_encode('avro', event, map('nope', '1'))"),
                         (events, "cdc_encode('avro', event, map('errors', 'dead-letter'))"),
                         (events, "cdc_encode_arrow('avro', event)")):

@@ -38,7 +38,9 @@ public final class GoldenCheck {
             List<String> lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
             for (int number = 1; number <= lines.size(); number++) {
                 Map<?, ?> line = (Map<?, ?>) Json.parse(lines.get(number - 1).getBytes(StandardCharsets.UTF_8));
-                byte[] message = ((String) line.get("message")).getBytes(StandardCharsets.UTF_8);
+                byte[] message = line.containsKey("message")
+                    ? ((String) line.get("message")).getBytes(StandardCharsets.UTF_8)
+                    : Base64.getDecoder().decode((String) line.get("message_base64")); // a binary message
                 String expected = line.containsKey("event") ? Json.write(line.get("event"))
                     : (String) line.get("error");
                 String actual;

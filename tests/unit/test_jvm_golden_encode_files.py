@@ -71,7 +71,8 @@ def test_each_golden_file_holds_every_op_every_decoder_file_and_refusals(format_
     lines = [line for _, line in jvm_golden_encode.read(format_name)]
     assert {line["event"]["op"] for line in lines} == {"INSERT", "UPDATE", "DELETE", "UPSERT", "READ", "TRUNCATE"}
     decoded = {line["where"].split(":")[0] for line in lines if not line["where"].startswith("by hand")}
-    assert decoded == {f"tests/fixtures/jvm-golden/{path.name}" for path in jvm_golden.GOLDEN.glob("*.jsonl")}
+    assert decoded == {f"tests/fixtures/jvm-golden/{path.name}" for path in jvm_golden.GOLDEN.glob("*.jsonl")
+                       if path.stem not in jvm_golden.READ_BACK}
     errors = [line["error"] for line in lines if "error" in line]
     assert all("\n" not in error and error.startswith(f"{format_name}: ") for error in errors)
     # strict refuses what a target drops (none of what an envelope writes, which is every event exactly)

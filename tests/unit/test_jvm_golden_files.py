@@ -1,7 +1,8 @@
 """The golden files of the JVM decoders (``tests/fixtures/jvm-golden``, described in ``tests/jvm_golden.py``) read
 through the Python codecs: each message decodes to the line's event, or is refused with the line's error, and each
-line names the decoder its codec's ``jvm_decoder()`` gives. ``tests/integration/test_jvm_golden.py`` checks the Java
-decoders against the same lines."""
+line names the decoder Spark runs for it (``ChangeEventDeserializer.jvm_decoder()``: its codec's ``jvm_decoder()``,
+with Confluent's framing and the registry's writer schemas for a framed envelope).
+``tests/integration/test_jvm_golden.py`` checks the Java decoders against the same lines."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import Any
 
 import pytest
 
-import cdcformats as cf
 from tests import jvm_golden
 
 FORMATS = jvm_golden.jvm_formats()
@@ -23,13 +23,12 @@ def test_every_format_with_a_jvm_decoder_has_a_golden_file() -> None:
 
 @pytest.mark.parametrize("format_name", FORMATS)
 def test_the_python_codec_decodes_each_golden_message_as_the_file_says(format_name: str) -> None:
+    jvm_golden.golden_registry()  # the registry the lines of Confluent-framed messages name
     differences = []
     for number, line in jvm_golden.read(format_name):
         expected: dict[str, Any] = {name: line[name] for name in ("event", "error") if name in line}
-        actual = jvm_golden.decoded(format_name, line["options"], line["message"])
-        decoder = cf.codec(format_name, **line["options"]).jvm_decoder()
-        assert decoder is not None
-        if actual != expected or line["decoder"] != {"class": decoder.class_name, "settings": decoder.settings}:
+        actual = jvm_golden.decoded(format_name, line["options"], jvm_golden.message_of(line))
+        if actual != expected or line["decoder"] != jvm_golden.jvm_decoder(format_name, line["options"]):
             differences.append(f"{format_name}.jsonl:{number} ({line['where']}): expected {expected}, got {actual}")
     assert not differences, "\n".join(differences)
 

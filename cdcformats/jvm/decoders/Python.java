@@ -132,9 +132,7 @@ public final class Python {
             String text = (String) value;
             char quote = text.indexOf('\'') >= 0 && text.indexOf('"') < 0 ? '"' : '\'';
             StringBuilder out = new StringBuilder().append(quote);
-            for (int i = 0; i < text.length(); i++) {
-                escaped(text.charAt(i), quote, out);
-            }
+            text.codePoints().forEach(point -> escaped(point, quote, out));
             return out.append(quote).toString();
         }
         if (value instanceof Map || value instanceof List) {
@@ -147,23 +145,39 @@ public final class Python {
     private static void escaped(int c, char quote, StringBuilder out) {
         if (c == quote || c == '\\') {
             out.append('\\').append((char) c);
-        } else if (c < 0x20 || c == 0x7f) {
+        } else if (!isPrintable(c)) {
             appendEscape(c, out);
         } else {
-            out.append((char) c);
+            out.appendCodePoint(c);
+        }
+    }
+
+    /**
+     * Python's {@code str.isprintable} of one character, which {@code repr} writes as it is: all but the control,
+     * format, surrogate, private-use and unassigned characters and the separators, the space aside.
+     */
+    private static boolean isPrintable(int c) {
+        switch (Character.getType(c)) {
+            case Character.CONTROL: case Character.FORMAT: case Character.SURROGATE: case Character.PRIVATE_USE:
+            case Character.UNASSIGNED: case Character.LINE_SEPARATOR: case Character.PARAGRAPH_SEPARATOR:
+                return false;
+            case Character.SPACE_SEPARATOR:
+                return c == ' ';
+            default:
+                return true;
         }
     }
 
     /**
      * A character as Python's {@code repr} escapes it: {@code \\n}, {@code \\r}, {@code \\t}, else its number,
-     * {@code \\xNN} or {@code \\uNNNN}.
+     * {@code \\xNN}, {@code \\uNNNN} or {@code \\UNNNNNNNN}.
      */
     private static void appendEscape(int c, StringBuilder out) {
         switch (c) {
             case '\n': out.append("\\n"); break;
             case '\r': out.append("\\r"); break;
             case '\t': out.append("\\t"); break;
-            default: out.append(String.format(c < 0x100 ? "\\x%02x" : "\\u%04x", c));
+            default: out.append(String.format(c < 0x100 ? "\\x%02x" : c < 0x10000 ? "\\u%04x" : "\\U%08x", c));
         }
     }
 
@@ -203,5 +217,68 @@ public final class Python {
         } else {
             out.appendCodePoint(point);
         }
+    }
+
+    /** Bytes that are not UTF-8, as Python's {@code bytes.decode()} refuses them: its UnicodeDecodeError's text. */
+    public static final class Utf8Error extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Utf8Error(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * {@code data[start:end].decode()}: the text of UTF-8 bytes, or a {@link Utf8Error} saying what CPython's decoder
+     * says of the first bytes it refuses (its {@code utf8_decode}: the longest start of a sequence that could still be
+     * valid is one error, so that the positions and reasons are Python's).
+     */
+    public static String utf8(byte[] data, int start, int end) throws Utf8Error {
+        int at = start;
+        while (at < end) {
+            int lead = data[at] & 0xff;
+            if (lead < 0x80) {
+                at++;
+                continue;
+            }
+            int left = end - at;
+            int second = left > 1 ? data[at + 1] & 0xff : -1;
+            int third = left > 2 ? data[at + 2] & 0xff : -1;
+            int fourth = left > 3 ? data[at + 3] & 0xff : -1;
+            // 0: the data ends inside the sequence; 1: not a first byte; n: its n-th byte is no continuation
+            int problem;
+            if (lead < 0xc2) {
+                problem = 1; // a continuation byte, or an overlong form of 0000-007F
+            } else if (lead < 0xe0) {
+                problem = left < 2 ? 0 : !continuation(second) ? 2 : -1;
+            } else if (lead < 0xf0) {
+                boolean badSecond = second >= 0 && (!continuation(second) || (lead == 0xe0 && second < 0xa0)
+                    || (lead == 0xed && second >= 0xa0)); // overlong, or a surrogate
+                problem = left < 2 ? 0 : badSecond ? 2 : left < 3 ? 0 : !continuation(third) ? 3 : -1;
+            } else if (lead < 0xf5) {
+                boolean badSecond = second >= 0 && (!continuation(second) || (lead == 0xf0 && second < 0x90)
+                    || (lead == 0xf4 && second >= 0x90)); // overlong, or beyond U+10FFFF
+                problem = left < 2 ? 0 : badSecond ? 2 : left < 3 ? 0 : !continuation(third) ? 3
+                    : left < 4 ? 0 : !continuation(fourth) ? 4 : -1;
+            } else {
+                problem = 1;
+            }
+            if (problem < 0) {
+                at += lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+                continue;
+            }
+            int from = at - start;
+            int to = problem == 0 ? end - start : problem == 1 ? from + 1 : from + problem - 1;
+            String reason = problem == 0 ? "unexpected end of data" : problem == 1 ? "invalid start byte"
+                : "invalid continuation byte";
+            throw new Utf8Error(to == from + 1
+                ? String.format("'utf-8' codec can't decode byte 0x%02x in position %d: %s", lead, from, reason)
+                : String.format("'utf-8' codec can't decode bytes in position %d-%d: %s", from, to - 1, reason));
+        }
+        return new String(data, start, end - start, StandardCharsets.UTF_8);
+    }
+
+    private static boolean continuation(int octet) {
+        return octet >= 0x80 && octet < 0xc0;
     }
 }

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import cdcformats.jvm.decoders.EnvelopeSchema;
+import cdcformats.jvm.decoders.EnvelopeSchema.AvroValue;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
@@ -19,20 +21,6 @@ import cdcformats.jvm.decoders.TypedText;
  * index, arrays as one block and a zero. Confluent's framing (magic byte and schema id) is the caller's.
  */
 public final class AvroEnvelopeEncoder implements MessageEncoder {
-    // The symbols of the enums Op and CellKind, in the schema's order.
-    private static final List<String> OPS = List.of("INSERT", "UPDATE", "DELETE", "UPSERT", "READ", "TRUNCATE");
-    private static final List<String> KINDS = List.of(Events.PUT, Events.DELETE_VERSION, Events.DELETE_ALL_VERSIONS);
-    // The branches of every value union of the schema (a cell's, an entry's, an array item's), in order.
-    private static final int NULL = 0;
-    private static final int BOOLEAN = 1;
-    private static final int LONG = 2;
-    private static final int DOUBLE = 3;
-    private static final int STRING = 4;
-    private static final int BYTES = 5;
-    private static final int DECIMAL = 6;
-    private static final int ARRAY = 7;
-    private static final int STRUCT = 8;
-
     public AvroEnvelopeEncoder(Map<String, String> settings) {
         if (!settings.isEmpty()) {
             throw new IllegalArgumentException("the Avro envelope takes no settings: " + settings);
@@ -52,7 +40,7 @@ public final class AvroEnvelopeEncoder implements MessageEncoder {
     @Override
     public byte[] encode(Events.Event event) {
         Body out = new Body();
-        out.index(OPS.indexOf(event.op()));
+        out.index(EnvelopeSchema.OPS.indexOf(event.op()));
         Events.Table table = event.table();
         if (table == null) {
             out.index(0);
@@ -126,27 +114,27 @@ public final class AvroEnvelopeEncoder implements MessageEncoder {
 
         void value(Object value) {
             if (Json.isNull(value)) {
-                index(NULL);
+                index(AvroValue.NULL);
             } else if (value instanceof String) {
-                index(STRING);
+                index(AvroValue.STRING);
                 string((String) value);
             } else if (value instanceof Long) {
-                index(LONG);
+                index(AvroValue.LONG);
                 longValue((Long) value);
             } else if (value instanceof Boolean) {
-                index(BOOLEAN);
+                index(AvroValue.BOOLEAN);
                 write((Boolean) value ? 1 : 0);
             } else if (value instanceof Double) {
-                index(DOUBLE);
+                index(AvroValue.DOUBLE);
                 write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putDouble((Double) value).array(), 0, 8);
             } else if (value instanceof byte[]) {
-                index(BYTES);
+                index(AvroValue.BYTES);
                 bytes((byte[]) value);
             } else if (value instanceof TypedText.DecimalText) {
-                index(DECIMAL);
+                index(AvroValue.DECIMAL);
                 string(((TypedText.DecimalText) value).text);
             } else if (value instanceof List) {
-                index(ARRAY);
+                index(AvroValue.ARRAY);
                 List<?> items = (List<?>) value;
                 if (!items.isEmpty()) {
                     longValue(items.size());
@@ -156,7 +144,7 @@ public final class AvroEnvelopeEncoder implements MessageEncoder {
                 }
                 write(0);
             } else { // a Map, its names in order: Events refuses every other value as it is built
-                index(STRUCT);
+                index(AvroValue.STRUCT);
                 Map<?, ?> fields = (Map<?, ?>) value;
                 if (!fields.isEmpty()) {
                     longValue(fields.size());
@@ -177,7 +165,7 @@ public final class AvroEnvelopeEncoder implements MessageEncoder {
                     value(cell.value());
                     optionalString(cell.type());
                     optionalLong(cell.version());
-                    index(KINDS.indexOf(cell.kind()));
+                    index(EnvelopeSchema.KINDS.indexOf(cell.kind()));
                 }
             }
             write(0);

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import cdcformats.jvm.decoders.EnvelopeSchema;
+import cdcformats.jvm.decoders.EnvelopeSchema.Proto;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
@@ -20,9 +22,8 @@ import cdcformats.jvm.decoders.TypedText;
  * Confluent's framing (magic byte, schema id and message index) is the caller's.
  */
 public final class ProtobufEnvelopeEncoder implements MessageEncoder {
-    // Op's numbers, from 1 in this order; CellKind's from 0.
-    private static final List<String> OPS = List.of("INSERT", "UPDATE", "DELETE", "UPSERT", "READ", "TRUNCATE");
-    private static final List<String> KINDS = List.of(Events.PUT, Events.DELETE_VERSION, Events.DELETE_ALL_VERSIONS);
+    private static final int DELIMITED = Proto.DELIMITED;
+    private static final int VARINT = Proto.VARINT;
 
     public ProtobufEnvelopeEncoder(Map<String, String> settings) {
         if (!settings.isEmpty()) {
@@ -43,44 +44,48 @@ public final class ProtobufEnvelopeEncoder implements MessageEncoder {
     @Override
     public byte[] encode(Events.Event event) {
         Message out = new Message();
-        out.varintField(0x08, OPS.indexOf(event.op()) + 1); // ChangeEvent.op = 1
+        out.varintField(tag(Proto.EVENT_OP, VARINT), EnvelopeSchema.OPS.indexOf(event.op()) + 1); // from 1
         Events.Table table = event.table();
-        if (table != null) { // ChangeEvent.table = 2
+        if (table != null) {
             Message body = new Message();
-            body.optionalText(0x0A, table.catalog()); // Table.catalog = 1, optional
-            body.optionalText(0x12, table.schema()); // Table.schema = 2, optional
+            body.optionalText(tag(Proto.TABLE_CATALOG, DELIMITED), table.catalog()); // optional
+            body.optionalText(tag(Proto.TABLE_SCHEMA, DELIMITED), table.schema()); // optional
             if (!table.name().isEmpty()) {
-                body.text(0x1A, table.name()); // Table.name = 3
+                body.text(tag(Proto.TABLE_NAME, DELIMITED), table.name());
             }
-            out.field(0x12, body);
+            out.field(tag(Proto.EVENT_TABLE, DELIMITED), body);
         }
-        out.cells(event.key(), 0x1A); // ChangeEvent.key = 3
-        if (event.before() != null) { // ChangeEvent.before = 4, an Image
+        out.cells(event.key(), tag(Proto.EVENT_KEY, DELIMITED));
+        if (event.before() != null) { // an Image
             Message image = new Message();
-            image.cells(event.before(), 0x0A); // Image.cells = 1
-            out.field(0x22, image);
+            image.cells(event.before(), tag(Proto.IMAGE_CELLS, DELIMITED));
+            out.field(tag(Proto.EVENT_BEFORE, DELIMITED), image);
         }
-        if (event.after() != null) { // ChangeEvent.after = 5, an Image
+        if (event.after() != null) {
             Message image = new Message();
-            image.cells(event.after(), 0x0A);
-            out.field(0x2A, image);
+            image.cells(event.after(), tag(Proto.IMAGE_CELLS, DELIMITED));
+            out.field(tag(Proto.EVENT_AFTER, DELIMITED), image);
         }
         Events.Source source = event.source();
-        Message body = new Message(); // ChangeEvent.source = 6: always set, so always written
-        body.optionalText(0x0A, source.system()); // Source.system = 1, optional
-        body.entries(source.position(), 0x12); // Source.position = 2
-        if (source.commitTimeUs() != null) {
-            body.varintField(0x18, source.commitTimeUs()); // Source.commit_time_us = 3, optional int64
+        Message body = new Message(); // always set, so always written
+        body.optionalText(tag(Proto.SOURCE_SYSTEM, DELIMITED), source.system()); // optional
+        body.entries(source.position(), tag(Proto.SOURCE_POSITION, DELIMITED));
+        if (source.commitTimeUs() != null) { // optional int64
+            body.varintField(tag(Proto.SOURCE_COMMIT_TIME, VARINT), source.commitTimeUs());
         }
-        if (source.captureTimeUs() != null) {
-            body.varintField(0x20, source.captureTimeUs()); // Source.capture_time_us = 4, optional int64
+        if (source.captureTimeUs() != null) { // optional int64
+            body.varintField(tag(Proto.SOURCE_CAPTURE_TIME, VARINT), source.captureTimeUs());
         }
-        out.field(0x32, body);
+        out.field(tag(Proto.EVENT_SOURCE, DELIMITED), body);
         if (event.keyOnly()) {
-            out.varintField(0x38, 1); // ChangeEvent.key_only = 7
+            out.varintField(tag(Proto.EVENT_KEY_ONLY, VARINT), 1);
         }
-        out.entries(event.attributes(), 0x42); // ChangeEvent.attributes = 8
+        out.entries(event.attributes(), tag(Proto.EVENT_ATTRIBUTES, DELIMITED));
         return out.toByteArray();
+    }
+
+    private static int tag(int field, int wireType) {
+        return Proto.tag(field, wireType);
     }
 
     /** A message's bytes as its fields are written; a tag is one byte, every field number being below 16. */
@@ -123,47 +128,47 @@ public final class ProtobufEnvelopeEncoder implements MessageEncoder {
         /** The fields of the {@code Value} message of a value that is not null. */
         void value(Object value) {
             if (value instanceof String) {
-                text(0x22, (String) value); // Value.string_value = 4
+                text(tag(Proto.VALUE_STRING, DELIMITED), (String) value);
             } else if (value instanceof Long) {
                 long number = (Long) value;
-                varintField(0x10, (number << 1) ^ (number >> 63)); // Value.long_value = 2, sint64
+                varintField(tag(Proto.VALUE_INT, VARINT), (number << 1) ^ (number >> 63)); // sint64
             } else if (value instanceof Boolean) {
-                varintField(0x08, (Boolean) value ? 1 : 0); // Value.bool_value = 1
+                varintField(tag(Proto.VALUE_BOOL, VARINT), (Boolean) value ? 1 : 0);
             } else if (value instanceof Double) {
-                write(0x19); // Value.double_value = 3, fixed64
+                write(tag(Proto.VALUE_DOUBLE, Proto.FIXED64));
                 write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putDouble((Double) value).array(), 0, 8);
             } else if (value instanceof TypedText.DecimalText) {
-                text(0x32, ((TypedText.DecimalText) value).text); // Value.decimal_value = 6
+                text(tag(Proto.VALUE_DECIMAL, DELIMITED), ((TypedText.DecimalText) value).text);
             } else if (value instanceof byte[]) {
-                field(0x2A, (byte[]) value); // Value.bytes_value = 5
+                field(tag(Proto.VALUE_BYTES, DELIMITED), (byte[]) value);
             } else if (value instanceof List) {
-                Message items = new Message(); // Value.array_value = 7, its Array.items = 1
+                Message items = new Message();
                 for (Object item : (List<?>) value) {
                     Message itemValue = new Message();
                     if (!Json.isNull(item)) {
                         itemValue.value(item);
                     }
-                    items.field(0x0A, itemValue);
+                    items.field(tag(Proto.ARRAY_ITEMS, DELIMITED), itemValue);
                 }
-                field(0x3A, items);
-            } else { // a Map, its names in order: Value.struct_value = 8, its Struct.fields = 1
+                field(tag(Proto.VALUE_ARRAY, DELIMITED), items);
+            } else { // a Map, its names in order
                 Message fields = new Message();
                 for (Map.Entry<?, ?> field : ((Map<?, ?>) value).entrySet()) {
-                    fields.entry((String) field.getKey(), field.getValue(), 0x0A);
+                    fields.entry((String) field.getKey(), field.getValue(), tag(Proto.STRUCT_FIELDS, DELIMITED));
                 }
-                field(0x42, fields);
+                field(tag(Proto.VALUE_STRUCT, DELIMITED), fields);
             }
         }
 
         void entry(String name, Object value, int tag) {
             Message entry = new Message();
             if (!name.isEmpty()) {
-                entry.text(0x0A, name); // Entry.name = 1
+                entry.text(tag(Proto.ENTRY_NAME, DELIMITED), name);
             }
             if (!Json.isNull(value)) {
                 Message body = new Message();
                 body.value(value);
-                entry.field(0x12, body); // Entry.value = 2
+                entry.field(tag(Proto.ENTRY_VALUE, DELIMITED), body);
             }
             field(tag, entry);
         }
@@ -178,20 +183,20 @@ public final class ProtobufEnvelopeEncoder implements MessageEncoder {
             for (Events.Cell cell : cells) {
                 Message body = new Message();
                 if (!cell.name().isEmpty()) {
-                    body.text(0x0A, cell.name()); // Cell.name = 1
+                    body.text(tag(Proto.CELL_NAME, DELIMITED), cell.name());
                 }
                 if (!Json.isNull(cell.value())) {
                     Message value = new Message();
                     value.value(cell.value());
-                    body.field(0x12, value); // Cell.value = 2
+                    body.field(tag(Proto.CELL_VALUE, DELIMITED), value);
                 }
-                body.optionalText(0x1A, cell.type()); // Cell.type = 3, optional: written even when empty
+                body.optionalText(tag(Proto.CELL_TYPE, DELIMITED), cell.type()); // optional: written even when empty
                 if (cell.version() != null) {
-                    body.varintField(0x20, cell.version()); // Cell.version = 4, optional int64
+                    body.varintField(tag(Proto.CELL_VERSION, VARINT), cell.version()); // optional int64
                 }
-                int kind = KINDS.indexOf(cell.kind());
-                if (kind != 0) {
-                    body.varintField(0x28, kind); // Cell.kind = 5; PUT, the enum's zero, is not written
+                int kind = EnvelopeSchema.KINDS.indexOf(cell.kind());
+                if (kind != 0) { // PUT, the enum's zero, is not written
+                    body.varintField(tag(Proto.CELL_KIND, VARINT), kind);
                 }
                 field(tag, body);
             }

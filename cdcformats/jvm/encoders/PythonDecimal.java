@@ -1,69 +1,14 @@
 package cdcformats.jvm.encoders;
 
-import java.math.BigInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 /**
- * Python's {@code str(Decimal(text))}: what is written of a decimal given as text, which Python reads with
- * {@code Decimal(text)} (a decimal member of an event row, a {@code $decimal} of nested text). Text that Python does
- * not take for a decimal gives null.
+ * {@link cdcformats.jvm.decoders.PythonDecimal}, where {@code cdcformats.spark.jvm.EventRows} still imports it from:
+ * the decoders of the envelopes read decimals with it too, and the decoders compile without the encoders.
  */
 public final class PythonDecimal {
     private PythonDecimal() {
     }
 
-    // The decimal module's numeric strings, underscores allowed between digits as in Python's numbers.
-    private static final String DIGITS = "\\d+(?:_\\d+)*";
-    private static final Pattern NUMBER = Pattern.compile("([+-]?)(?:(" + DIGITS + ")?(?:\\.(" + DIGITS + ")?)?)"
-        + "(?:[eE]([+-]?" + DIGITS + "))?");
-    private static final Pattern SPECIAL = Pattern.compile("([+-]?)(?:(inf|infinity)|(s?nan)(" + DIGITS + ")?)",
-        Pattern.CASE_INSENSITIVE);
-
     public static String str(String text) {
-        String stripped = text.strip();
-        Matcher special = SPECIAL.matcher(stripped);
-        if (special.matches()) {
-            String sign = special.group(1).equals("-") ? "-" : "";
-            if (special.group(2) != null) {
-                return sign + "Infinity";
-            }
-            String payload = special.group(4) == null ? "" : special.group(4).replace("_", "")
-                .replaceFirst("^0+", "");
-            return sign + (special.group(3).length() == 4 ? "sNaN" : "NaN") + payload;
-        }
-        Matcher number = NUMBER.matcher(stripped);
-        if (!number.matches() || number.group(2) == null && number.group(3) == null) {
-            return null;
-        }
-        String whole = number.group(2) == null ? "" : number.group(2).replace("_", "");
-        String fraction = number.group(3) == null ? "" : number.group(3).replace("_", "");
-        String coefficient = (whole + fraction).replaceFirst("^0+(?=.)", "");
-        BigInteger exponent = (number.group(4) == null ? BigInteger.ZERO
-            : new BigInteger(number.group(4).replace("_", ""))).subtract(BigInteger.valueOf(fraction.length()));
-        return (number.group(1).equals("-") ? "-" : "") + scientific(coefficient, exponent);
-    }
-
-    /** {@code Decimal.__str__} of a finite number: plain where its exponent is at most 0 and it is not tiny. */
-    private static String scientific(String coefficient, BigInteger exponent) {
-        BigInteger leftDigits = exponent.add(BigInteger.valueOf(coefficient.length()));
-        BigInteger dotPlace = exponent.signum() <= 0 && leftDigits.compareTo(BigInteger.valueOf(-6)) > 0
-            ? leftDigits : BigInteger.ONE;
-        int dot = dotPlace.intValueExact();
-        String integral;
-        String fractional;
-        if (dot <= 0) {
-            integral = "0";
-            fractional = "." + "0".repeat(-dot) + coefficient;
-        } else if (dot >= coefficient.length()) {
-            integral = coefficient + "0".repeat(dot - coefficient.length());
-            fractional = "";
-        } else {
-            integral = coefficient.substring(0, dot);
-            fractional = "." + coefficient.substring(dot);
-        }
-        BigInteger shown = leftDigits.subtract(dotPlace);
-        String suffix = leftDigits.equals(dotPlace) ? "" : "E" + (shown.signum() >= 0 ? "+" : "") + shown;
-        return integral + fractional + suffix;
+        return cdcformats.jvm.decoders.PythonDecimal.str(text);
     }
 }

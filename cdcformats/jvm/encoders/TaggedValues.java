@@ -11,6 +11,7 @@ import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Messages;
+import cdcformats.jvm.decoders.PythonDecimal;
 import cdcformats.jvm.decoders.TypedText;
 
 /**
