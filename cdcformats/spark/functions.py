@@ -133,12 +133,14 @@ class _Call:
     writes_records: bool = False
     strict: bool = False
     # The bytes every message of the call starts with (Confluent's framing of an envelope: the magic byte and the
-    # schema id, which asks the registry), or None where the registry gives no id; and the formats' JVM codecs.
+    # schema id, which asks the registry), or None where the registry gives no id; and the formats' JVM codecs. Both
+    # are asked each time a query is planned, not once per call: the registry (the writer schemas of framed messages,
+    # which a file registry gives whole) changes as others write to it.
     prefix: Callable[[], bytes | None] = lambda: b""
     framed: bool = False
     reads_framed: bool = False
     jvm_encoder: JvmEncoder | None = None
-    jvm_decoder: JvmDecoder | None = None
+    jvm_decoder: Callable[[], JvmDecoder | None] = lambda: None
 
 
 @lru_cache(maxsize=64)
@@ -173,7 +175,7 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
         record_codec = codec(source, **registry_options(source, schema_registry, source_options))
         read_all = _record_reader(record_codec)
         call = replace(call, read=_one_change(read_all, record_codec.name), read_all=read_all,
-                       jvm_decoder=record_codec.jvm_decoder())
+                       jvm_decoder=record_codec.jvm_decoder)
     elif source is not None:
         reader = ChangeEventDeserializer(source, schema_registry, framing=framing == "confluent", **source_options)
 
@@ -186,7 +188,7 @@ def _call(source: str | None, target: str | None, given: Options, defaults: Opti
             return reader.events(message.encode("utf-8") if isinstance(message, str) else message, context)
         # The batch decoder reads a codec's own bytes, not Confluent's framing.
         read_batch = reader.codec.batch_decoder() if reader.framing is None else None
-        call = replace(call, read=read, read_all=read_all, read_batch=read_batch, jvm_decoder=reader.jvm_decoder(),
+        call = replace(call, read=read, read_all=read_all, read_batch=read_batch, jvm_decoder=reader.jvm_decoder,
                        reads_framed=reader.framing is not None)
     if target is not None:
         if strategy is None and codec_class(target).writer_schema() is not None:
@@ -421,8 +423,8 @@ JAR = Path(__file__).parent / "jvm" / "cdcformats.jar"
 def jvm_formats(**defaults: Any) -> dict[str, JvmDecoder]:
     """The formats whose messages ``cdc_decode`` decodes inside the JVM when ``register`` is given these defaults,
     with their decoders (``Codec.jvm_decoder``)."""
-    return {name: call.jvm_decoder for name, call in _format_calls(_as_options(defaults), reading=True)
-            if call.jvm_decoder is not None}
+    return {name: decoder for name, call in _format_calls(_as_options(defaults), reading=True)
+            if (decoder := call.jvm_decoder()) is not None}
 
 
 def _as_options(defaults: dict[str, Any]) -> Options:
@@ -481,7 +483,7 @@ class _CallSettings:
             call = _call(source, target, tuple(json.loads(options).items()), self.registered, "null")
         except Exception:  # noqa: BLE001 - whatever the options do, the Arrow UDF reports it as it does without the JVM
             return None
-        decoder = call.jvm_decoder
+        decoder = call.jvm_decoder()
         return json.dumps({"decoder": None if decoder is None else {"class": decoder.class_name, **decoder.settings},
                            "encoder": _encoder_settings(call) if target is not None else None})
 
@@ -503,9 +505,9 @@ def _register_jvm_functions(spark: SparkSession, registered: Options) -> bool:
     errors = error_mode(defaults["errors"], arrow.COLUMN_ERROR_MODES) if "errors" in defaults else None
     # An envelope's framing asks the registry (a schema id to write with, the schemas to read with): left to each
     # query that reads or writes it, not done here.
-    decoders = {name: {"class": call.jvm_decoder.class_name, **call.jvm_decoder.settings}
+    decoders = {name: {"class": decoder.class_name, **decoder.settings}
                 for name, call in _format_calls(registered, reading=True)
-                if call.jvm_decoder is not None and not call.reads_framed}
+                if not call.reads_framed and (decoder := call.jvm_decoder()) is not None}
     encoders = {name: encoder for name, call in _format_calls(registered, reading=False)
                 if not call.framed and (encoder := _encoder_settings(call)) is not None}
     jvm = spark._jvm
