@@ -57,7 +57,7 @@ public final class AvroEnvelopeDecoder implements MessageDecoder {
             return body(message);
         }
         int id = ConfluentFraming.schemaId(message);
-        WriterSchemas.Schema writer = writerSchemas.byId(id, "avro");
+        WriterSchemas.Schema writer = writerSchemas.byId(id);
         byte[] body = Arrays.copyOfRange(message, ConfluentFraming.HEADER, message.length);
         AvroResolution resolution = resolution(writer.text());
         return resolution == null ? body(body) : resolution.event(body);

@@ -34,7 +34,7 @@ public abstract class WriterSchemas {
 
     /** The schema registered under {@code id}; a {@link DecodeException} on field {@code schema id} where there is
      * none, as Python's: {@code schema id <id> cannot be fetched from <registry>: <the registry's error>}. */
-    public final Schema byId(int id, String format) throws DecodeException {
+    public final Schema byId(int id) throws DecodeException {
         try {
             return fetched(id);
         } catch (RegistryException error) {

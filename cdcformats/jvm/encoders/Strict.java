@@ -9,6 +9,7 @@ import java.util.Set;
 
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Numbers;
+import cdcformats.jvm.decoders.PythonDecimal;
 import cdcformats.jvm.decoders.TypedText;
 
 /**

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import cdcformats.jvm.decoders.Events;
+import cdcformats.jvm.decoders.PythonDecimal;
 import cdcformats.jvm.decoders.TypedText;
 import cdcformats.jvm.encoders.EncodeException;
-import cdcformats.jvm.encoders.PythonDecimal;
 import cdcformats.jvm.encoders.TaggedValues;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
