@@ -244,8 +244,10 @@ class ChangeEventDeserializer:
 
     def jvm_decoder(self) -> JvmDecoder | None:
         """The JVM decoder that reads what this deserializer reads (``Codec.jvm_decoder``), or None where there is
-        none: framed messages are read by the Python path alone for now."""
-        return self.codec.jvm_decoder() if self.framing is None else None
+        none: framed messages are read by the Python path alone for now, and so are the values of a format whose
+        messages are Kafka records, whose JVM decoder reads a record's key and value together."""
+        return self.codec.jvm_decoder() if self.framing is None and self.codec.message_type is not KafkaRecord \
+            else None
 
     def _writer_schema(self, framing: _Framing, schema_id: int) -> WriterSchema:
         """The registered schema ``schema_id``, fetched once."""

@@ -14,6 +14,7 @@ import cdcformats.jvm.decoders.DecodeException;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.MessageDecoder;
+import cdcformats.jvm.decoders.RecordDecoder;
 import cdcformats.jvm.decoders.TypedText;
 
 /**
@@ -31,6 +32,7 @@ public final class GoldenCheck {
 
     public static void main(String[] files) throws IOException, DecodeException {
         Map<String, MessageDecoder> decoders = new HashMap<>();
+        Map<String, RecordDecoder> recordDecoders = new HashMap<>();
         int checked = 0;
         int differences = 0;
         for (String file : files) {
@@ -38,14 +40,18 @@ public final class GoldenCheck {
             List<String> lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
             for (int number = 1; number <= lines.size(); number++) {
                 Map<?, ?> line = (Map<?, ?>) Json.parse(lines.get(number - 1).getBytes(StandardCharsets.UTF_8));
-                byte[] message = ((String) line.get("message")).getBytes(StandardCharsets.UTF_8);
                 String expected = line.containsKey("event") ? Json.write(line.get("event"))
                     : (String) line.get("error");
                 String actual;
-                try {
-                    actual = Json.write(event(decoder(decoders, (Map<?, ?>) line.get("decoder")).decode(message)));
-                } catch (DecodeException error) {
-                    actual = error.render(format, message);
+                if (line.containsKey("value_base64")) {
+                    actual = recordDecoded(recordDecoders, format, line);
+                } else {
+                    byte[] message = ((String) line.get("message")).getBytes(StandardCharsets.UTF_8);
+                    try {
+                        actual = Json.write(event(decoder(decoders, (Map<?, ?>) line.get("decoder")).decode(message)));
+                    } catch (DecodeException error) {
+                        actual = error.render(format, message);
+                    }
                 }
                 checked++;
                 if (!actual.equals(expected)) {
@@ -69,19 +75,41 @@ public final class GoldenCheck {
 
     /** The line's decoder, built once for each class and settings. */
     private static MessageDecoder decoder(Map<String, MessageDecoder> decoders, Map<?, ?> decoder) {
-        return decoders.computeIfAbsent(Json.write(decoder), key -> {
-            Map<String, String> settings = new HashMap<>();
-            ((Map<?, ?>) decoder.get("settings")).forEach((name, value) -> settings.put((String) name,
-                (String) value));
-            try {
-                return (MessageDecoder) Class.forName((String) decoder.get("class")).getConstructor(Map.class)
-                    .newInstance(settings);
-            } catch (InvocationTargetException error) {
-                throw new IllegalStateException("bad settings " + settings, error.getCause());
-            } catch (ReflectiveOperationException error) {
-                throw new IllegalStateException("no decoder " + decoder.get("class"), error);
-            }
-        });
+        return decoders.computeIfAbsent(Json.write(decoder), key -> construct(decoder));
+    }
+
+    /** A decoder of the class a line names, built with its settings. */
+    @SuppressWarnings("unchecked")
+    private static <T> T construct(Map<?, ?> decoder) {
+        Map<String, String> settings = new HashMap<>();
+        ((Map<?, ?>) decoder.get("settings")).forEach((name, value) -> settings.put((String) name, (String) value));
+        try {
+            return (T) Class.forName((String) decoder.get("class")).getConstructor(Map.class).newInstance(settings);
+        } catch (InvocationTargetException error) {
+            throw new IllegalStateException("bad settings " + settings, error.getCause());
+        } catch (ReflectiveOperationException error) {
+            throw new IllegalStateException("no decoder " + decoder.get("class"), error);
+        }
+    }
+
+    // -- records (RecordDecoder): a line's key_base64 and value_base64 -------------------------------------------
+
+    /** The golden JSON of the event a line's record decodes to (null for none), or its error's line. */
+    private static String recordDecoded(Map<String, RecordDecoder> decoders, String format, Map<?, ?> line) {
+        Map<?, ?> decoder = (Map<?, ?>) line.get("decoder");
+        RecordDecoder reader = decoders.computeIfAbsent(Json.write(decoder), key -> construct(decoder));
+        byte[] recordKey = part(line.get("key_base64"));
+        byte[] value = part(line.get("value_base64"));
+        try {
+            Events.Event event = reader.decode(recordKey, value);
+            return Json.write(event == null ? Json.NULL : event(event));
+        } catch (DecodeException error) {
+            return error.render(format, reader.line(recordKey, value));
+        }
+    }
+
+    private static byte[] part(Object base64) {
+        return Json.isNull(base64) ? null : Base64.getDecoder().decode((String) base64);
     }
 
     // -- the golden JSON form of an event (tests/jvm_golden.py) ---------------------------------------------------
