@@ -26,6 +26,7 @@ than as its text, so that it is compared by value.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import math
@@ -153,8 +154,8 @@ GOLDEN_REGISTRY = "the schema registry file registry.sqlite"
 
 
 class GivenRegistry:
-    """An embedded registry, in a temporary file, holding exactly ``writer_schemas`` (id to ``{"type", "text"}``,
-    as ``jvm_settings`` gives them) under their ids."""
+    """An embedded registry, in a temporary file (removed with this object), holding exactly ``writer_schemas`` (id
+    to ``{"type", "text"}``, as ``jvm_settings`` gives them) under their ids."""
 
     def __init__(self, writer_schemas: dict[str, dict[str, str]]) -> None:
         self._directory = tempfile.TemporaryDirectory(prefix="golden-registry-")
@@ -169,10 +170,6 @@ class GivenRegistry:
         """``text`` with this registry's address as the golden files name it."""
         return text.replace(self.address, GOLDEN_REGISTRY)
 
-    def close(self) -> None:
-        self.client.close()
-        self._directory.cleanup()
-
 
 def _part(data: str | None) -> bytes | None:
     return None if data is None else base64.b64decode(data)
@@ -183,26 +180,29 @@ def record_decoded(format_name: str, options: dict[str, Any], writer_schemas: di
     """The decoder (``class``, ``settings``) that the codec's ``jvm_decoder()`` gives over a registry holding
     ``writer_schemas``, and ``{"event": ...}`` (null for no change) or ``{"error": ...}``: what the Python codec
     makes of one record, as Spark's functions read one (``decode_messages``)."""
-    registry = GivenRegistry(writer_schemas)
+    registry = _given_registry(json.dumps(writer_schemas, sort_keys=True))
+    codec = cf.codec(format_name, schema_registry=registry.client, **options)
+    decoder = codec.jvm_decoder()
+    assert decoder is not None, f"{format_name} {options}: no JVM decoder"
+    settings = {name: registry.golden(value) for name, value in decoder.settings.items()}
+    record = KafkaRecord(_part(key_base64), _part(value_base64))
     try:
-        codec = cf.codec(format_name, schema_registry=registry.client, **options)
-        decoder = codec.jvm_decoder()
-        assert decoder is not None, f"{format_name} {options}: no JVM decoder"
-        settings = {name: registry.golden(value) for name, value in decoder.settings.items()}
-        record = KafkaRecord(_part(key_base64), _part(value_base64))
-        try:
-            events = codec.decode_messages(record)
-        except DecodeError as error:
-            line = io.BytesIO()
-            codec.file_writer(line).write([record])
-            raw = line.getvalue().rstrip(b"\n")
-            return ({"class": decoder.class_name, "settings": settings},
-                    {"error": registry.golden(str(DecodeError(error.format, error.reason, field=error.field,
-                                                              raw=raw)))})
-        assert len(events) <= 1, f"{format_name}: a record of {len(events)} changes"
-        return {"class": decoder.class_name, "settings": settings}, {"event": event_json(events[0]) if events else None}
-    finally:
-        registry.close()
+        events = codec.decode_messages(record)
+    except DecodeError as error:
+        line = io.BytesIO()
+        codec.file_writer(line).write([record])
+        raw = line.getvalue().rstrip(b"\n")
+        return ({"class": decoder.class_name, "settings": settings},
+                {"error": registry.golden(str(DecodeError(error.format, error.reason, field=error.field,
+                                                          raw=raw)))})
+    assert len(events) <= 1, f"{format_name}: a record of {len(events)} changes"
+    return {"class": decoder.class_name, "settings": settings}, {"event": event_json(events[0]) if events else None}
+
+
+@functools.lru_cache(maxsize=64)
+def _given_registry(writer_schemas: str) -> GivenRegistry:
+    """One registry for each set of writer schemas (its JSON), which the lines of one change share."""
+    return GivenRegistry(json.loads(writer_schemas))
 
 
 def record_line(where: str, format_name: str, options: dict[str, Any], writer_schemas: dict[str, dict[str, str]],
