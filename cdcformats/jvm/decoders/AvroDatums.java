@@ -80,7 +80,7 @@ final class AvroDatums {
                     throw new Unreadable("EOFError", "cannot read float from <_io.BytesIO object>");
                 }
                 at += 4;
-                return (double) Float.intBitsToFloat(littleEndian(at - 4, 4).intValue());
+                return (double) Float.intBitsToFloat((int) littleEndian(at - 4, 4));
             case DOUBLE:
                 if (data.length - at < 8) {
                     throw new Unreadable("EOFError", "cannot read double from <_io.BytesIO object>");
@@ -128,7 +128,7 @@ final class AvroDatums {
         }
     }
 
-    private Long littleEndian(int from, int length) {
+    private long littleEndian(int from, int length) {
         long bits = 0;
         for (int i = length - 1; i >= 0; i--) {
             bits = (bits << 8) | (data[from + i] & 0xff);
@@ -169,7 +169,6 @@ final class AvroDatums {
     private byte[] readBytes(long size) throws Unreadable {
         int left = data.length - at;
         if (size < 0 || size > left) {
-            at = size < 0 ? data.length : at;
             throw new Unreadable("EOFError", "Expected " + size + " bytes, read " + left);
         }
         byte[] bytes = java.util.Arrays.copyOfRange(data, at, at + (int) size);
