@@ -10,7 +10,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pyspark
 import pytest
 
 from tests import jvm_golden
@@ -22,21 +21,17 @@ CHECK = ROOT / "tests" / "jvm" / "GoldenCheck.java"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK (javac)")]
 
 
-# PySpark's own jars, which the decoders are compiled against (setup.py): Apache Avro, for debezium-avro's schemas.
-PYSPARK_JARS = str(Path(pyspark.__file__).parent / "jars" / "*")
-
-
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = tmp_path_factory.mktemp("golden-classes")
-    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", PYSPARK_JARS, "-d",
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.PYSPARK_JARS, "-d",
                     str(built), *sorted(str(path) for path in DECODERS.glob("*.java")), str(CHECK)], check=True)
     return built
 
 
 def check(classes: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["java", "-cp", f"{classes}{os.pathsep}{PYSPARK_JARS}", "GoldenCheck", *map(str, files)],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(["java", "-cp", f"{classes}{os.pathsep}{jvm_golden.PYSPARK_JARS}", "GoldenCheck",
+                           *map(str, files)], capture_output=True, text=True, timeout=300)
 
 
 def test_the_decoders_need_no_spark_class() -> None:

@@ -34,8 +34,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None
 def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = tmp_path_factory.mktemp("golden-encode-classes")
     sources = sorted(str(path) for folder in ("decoders", "encoders") for path in (JVM / folder).glob("*.java"))
-    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-d", str(built), *sources,
-                    str(CHECK)], check=True)
+    # PySpark's jars for the decoders that need Apache Avro (debezium-avro's), which no encoder loads
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.PYSPARK_JARS,
+                    "-d", str(built), *sources, str(CHECK)], check=True)
     return built
 
 
