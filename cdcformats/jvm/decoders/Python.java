@@ -132,9 +132,7 @@ public final class Python {
             String text = (String) value;
             char quote = text.indexOf('\'') >= 0 && text.indexOf('"') < 0 ? '"' : '\'';
             StringBuilder out = new StringBuilder().append(quote);
-            for (int i = 0; i < text.length(); i++) {
-                escaped(text.charAt(i), quote, out);
-            }
+            text.codePoints().forEach(c -> escaped(c, quote, out));
             return out.append(quote).toString();
         }
         if (value instanceof Map || value instanceof List) {
@@ -143,27 +141,47 @@ public final class Python {
         return value.toString();
     }
 
-    /** One character of a Python string literal quoted with {@code quote}. */
+    /**
+     * One character of a Python string literal quoted with {@code quote}: escaped where Python's {@code repr} escapes
+     * it, as a character that {@code str.isprintable} refuses (controls, formats, surrogates, private use,
+     * unassigned, separators but the space).
+     */
     private static void escaped(int c, char quote, StringBuilder out) {
         if (c == quote || c == '\\') {
             out.append('\\').append((char) c);
-        } else if (c < 0x20 || c == 0x7f) {
+        } else if (c < 0x20 || c == 0x7f || c >= 0x80 && !isPrintable(c)) {
             appendEscape(c, out);
         } else {
-            out.append((char) c);
+            out.appendCodePoint(c);
+        }
+    }
+
+    private static boolean isPrintable(int c) {
+        switch (Character.getType(c)) {
+            case Character.CONTROL:
+            case Character.FORMAT:
+            case Character.SURROGATE:
+            case Character.PRIVATE_USE:
+            case Character.UNASSIGNED:
+            case Character.LINE_SEPARATOR:
+            case Character.PARAGRAPH_SEPARATOR:
+            case Character.SPACE_SEPARATOR:
+                return false;
+            default:
+                return true;
         }
     }
 
     /**
      * A character as Python's {@code repr} escapes it: {@code \\n}, {@code \\r}, {@code \\t}, else its number,
-     * {@code \\xNN} or {@code \\uNNNN}.
+     * {@code \\xNN}, {@code \\uNNNN} or {@code \\UNNNNNNNN}.
      */
     private static void appendEscape(int c, StringBuilder out) {
         switch (c) {
             case '\n': out.append("\\n"); break;
             case '\r': out.append("\\r"); break;
             case '\t': out.append("\\t"); break;
-            default: out.append(String.format(c < 0x100 ? "\\x%02x" : "\\u%04x", c));
+            default: out.append(String.format(c < 0x100 ? "\\x%02x" : c < 0x10000 ? "\\u%04x" : "\\U%08x", c));
         }
     }
 
