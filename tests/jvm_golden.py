@@ -35,8 +35,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pyspark
-
 import cdcformats as cf
 from cdcformats import ChangeEvent, DecodeError, KafkaRecord
 from cdcformats.envelopes import arrow
@@ -47,9 +45,14 @@ from cdcformats.schema_registry.client import address
 from cdcformats.schema_registry.embedded import EmbeddedSchemaRegistryClient
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "jvm-golden"
-# The class path the JVM codecs are compiled and run with outside Spark: PySpark's own jars (setup.py compiles the
-# package's jar against them), for Apache Avro, which debezium-avro's decoder reads its writer schemas with.
-PYSPARK_JARS = str(Path(pyspark.__file__).parent / "jars" / "*")
+
+
+def pyspark_jars() -> str:
+    """The class path the JVM codecs are compiled and run with outside Spark: PySpark's own jars (setup.py compiles
+    the package's jar against them), for Apache Avro, which debezium-avro's decoder reads its writer schemas with."""
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent / "jars" / "*")
 
 
 def jvm_formats() -> list[str]:

@@ -24,13 +24,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("javac") is None
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = tmp_path_factory.mktemp("golden-classes")
-    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.PYSPARK_JARS, "-d",
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.pyspark_jars(), "-d",
                     str(built), *sorted(str(path) for path in DECODERS.glob("*.java")), str(CHECK)], check=True)
     return built
 
 
 def check(classes: Path, *files: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["java", "-cp", f"{classes}{os.pathsep}{jvm_golden.PYSPARK_JARS}", "GoldenCheck",
+    return subprocess.run(["java", "-cp", f"{classes}{os.pathsep}{jvm_golden.pyspark_jars()}", "GoldenCheck",
                            *map(str, files)], capture_output=True, text=True, timeout=300)
 
 

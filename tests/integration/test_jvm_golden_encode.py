@@ -35,7 +35,7 @@ def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = tmp_path_factory.mktemp("golden-encode-classes")
     sources = sorted(str(path) for folder in ("decoders", "encoders") for path in (JVM / folder).glob("*.java"))
     # PySpark's jars for the decoders that need Apache Avro (debezium-avro's), which no encoder loads
-    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.PYSPARK_JARS,
+    subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", jvm_golden.pyspark_jars(),
                     "-d", str(built), *sources, str(CHECK)], check=True)
     return built
 
