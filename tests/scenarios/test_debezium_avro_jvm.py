@@ -1,6 +1,7 @@
 """debezium-avro read in the JVM (issue 31, "the registry-aware, Confluent-framed Avro reader that open-source Spark 4
 lacks"): records the real executable wrote into a registry file, read by the Java decoder that the codec names, with
-the writer schemas its settings carry, as plain ``java`` runs it: no Spark, no registry server."""
+the writer schemas its settings carry, as plain ``java`` runs it: no Spark, no registry server. And the JVM decoders'
+errors naming a value as the executable's do."""
 
 from __future__ import annotations
 
@@ -22,12 +23,13 @@ pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a J
 ROOT = Path(__file__).resolve().parents[2]
 JARS = str(Path(pyspark.__file__).parent / "jars" / "*")
 
-# What a Spark deployment asks of the codec: the Java class and its settings (the registry's schemas, by id).
+# What a Spark deployment asks of a codec (its format and options given): the Java class and its settings (for
+# debezium-avro, the registry's schemas by id).
 JVM_DECODER = """
 import json, sys
 import cdcformats as cf
 
-decoder = cf.codec("debezium-avro", schema_registry=sys.argv[1]).jvm_decoder()
+decoder = cf.codec(sys.argv[1], **json.loads(sys.argv[2])).jvm_decoder()
 print(json.dumps(None if decoder is None else {"class": decoder.class_name, "settings": decoder.settings}))
 """
 
@@ -85,22 +87,60 @@ public final class ReadRecords {
 }
 """
 
+# A reader of messages, one a line, with the decoder the settings name, printing each one's one-line error.
+READ_MESSAGES = """
+import cdcformats.jvm.decoders.*;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.*;
+import java.util.*;
+
+public final class ReadMessages {
+    public static void main(String[] arguments) throws Exception {
+        Map<?, ?> decoder = (Map<?, ?>) Json.parse(Files.readAllBytes(Path.of(arguments[0])));
+        Map<String, String> settings = new HashMap<>();
+        ((Map<?, ?>) decoder.get("settings")).forEach((name, value) -> settings.put((String) name, (String) value));
+        MessageDecoder reader = (MessageDecoder) Class.forName((String) decoder.get("class"))
+            .getConstructor(Map.class).newInstance(settings);
+        for (String line : Files.readAllLines(Path.of(arguments[1]), StandardCharsets.UTF_8)) {
+            byte[] message = line.getBytes(StandardCharsets.UTF_8);
+            try {
+                reader.decode(message);
+                System.out.println("decoded");
+            } catch (DecodeException error) {
+                System.out.println(error.render(arguments[2], message));
+            }
+        }
+    }
+}
+"""
+
 _SOURCE = '"source": {"version": "2.5.0.Final", "connector": "mysql", "name": "shop", "ts_ms": 1700000000000, ' \
           '"db": "shop", "table": "orders", "file": "mysql-bin.000003", "pos": 4711}'
 
 
-def java_reads(tmp_path: Path, records: Path, decoder: dict) -> list[str]:
-    """Each record of ``records`` (the file form) as the Java decoder ``decoder`` reads it."""
+def java(tmp_path: Path, program: str, *arguments: str) -> list[str]:
+    """The lines that ``program`` (Java source, its class named first) prints, compiled with the JVM decoders."""
+    name = program.split("public final class ")[1].split()[0]
     classes = tmp_path / "classes"
-    (tmp_path / "ReadRecords.java").write_text(READ_RECORDS, encoding="utf-8")
-    (tmp_path / "decoder.json").write_text(json.dumps(decoder), encoding="utf-8")
+    (tmp_path / f"{name}.java").write_text(program, encoding="utf-8")
     sources = sorted(str(path) for path in (ROOT / "cdcformats" / "jvm" / "decoders").glob("*.java"))
     subprocess.run(["javac", "--release", "17", "-nowarn", "-encoding", "UTF-8", "-cp", JARS, "-d", str(classes),
-                    *sources, str(tmp_path / "ReadRecords.java")], check=True, capture_output=True, timeout=300)
-    read = subprocess.run(["java", "-cp", f"{classes}{os.pathsep}{JARS}", "ReadRecords", "decoder.json",
-                           str(records)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                    *sources, str(tmp_path / f"{name}.java")], check=True, capture_output=True, timeout=300)
+    read = subprocess.run(["java", "-cp", f"{classes}{os.pathsep}{JARS}", name, *arguments], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
     assert read.returncode == 0, read.stderr
     return read.stdout.splitlines()
+
+
+def jvm_decoder(tmp_path: Path, format_name: str, **options: str) -> dict | None:
+    """What the codec of ``format_name`` names as its JVM decoder, asked in a Python program as Spark asks it, kept
+    in ``decoder.json`` for the Java programs."""
+    asked = subprocess.run([sys.executable, "-c", JVM_DECODER, format_name, json.dumps(options)], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert asked.returncode == 0, asked.stderr
+    (tmp_path / "decoder.json").write_text(asked.stdout, encoding="utf-8")
+    decoder: dict | None = json.loads(asked.stdout)
+    return decoder
 
 
 def test_records_the_executable_wrote_are_read_in_the_jvm_as_the_executable_reads_them(
@@ -124,10 +164,7 @@ def test_records_the_executable_wrote_are_read_in_the_jvm_as_the_executable_read
     (tmp_path / "records.jsonl").write_text("\n".join([*written, tombstone, json.dumps(cut)]) + "\n",
                                             encoding="utf-8")
 
-    asked = subprocess.run([sys.executable, "-c", JVM_DECODER, "registry.sqlite"], cwd=tmp_path, capture_output=True,
-                           text=True, timeout=120, env=dict(os.environ))
-    assert asked.returncode == 0, asked.stderr
-    decoder = json.loads(asked.stdout)
+    decoder = jvm_decoder(tmp_path, "debezium-avro", schema_registry="registry.sqlite")
     assert decoder is not None, "debezium-avro names no JVM decoder"
     assert decoder["class"] == "cdcformats.jvm.decoders.DebeziumAvroDecoder"
     assert set(json.loads(decoder["settings"]["writer_schemas"])) == {"1", "2"}  # the value's and the key's
@@ -138,7 +175,7 @@ def test_records_the_executable_wrote_are_read_in_the_jvm_as_the_executable_read
     assert back.returncode == 0, back.stderr
     rows = [json.loads(line)["after"] for line in back.stdout.decode().splitlines()]
 
-    *changes, tombstone_read, cut_read = java_reads(tmp_path, tmp_path / "records.jsonl", decoder)
+    *changes, tombstone_read, cut_read = java(tmp_path, READ_RECORDS, "decoder.json", "records.jsonl")
     assert changes == [
         json.dumps({"op": "INSERT", "table": "orders", "key": {"id": 1}, "after": rows[0]}, separators=(",", ":")),
         json.dumps({"op": "UPDATE", "table": "orders", "key": {"id": 1}, "after": rows[1]}, separators=(",", ":")),
@@ -147,3 +184,16 @@ def test_records_the_executable_wrote_are_read_in_the_jvm_as_the_executable_read
     assert cut_read.startswith("debezium-avro: field value: cannot be read with schema 1 (EOFError: Expected 4 "
                                'bytes, read 2) (input: {"key": "'), cut_read
     assert rows[1] == {"id": 1, "note": None, "weight": 2.25}
+
+
+def test_an_op_of_characters_python_escapes_is_named_alike_in_the_jvm(cdcformats: Runner, tmp_path: Path) -> None:
+    """A line separator and a C1 control in an op, as a broken producer sends them: the JVM's error names the op as
+    the executable's does. Before: the JVM wrote them raw (``op '\u2028\x85c'`` became a line break and a control
+    character), so that a dead letter from Spark's JVM path differed from one of its Python path."""
+    (tmp_path / "in.jsonl").write_bytes(jsonl('{"before": null, "after": {"id": 1}, "op": "\\u2028\\u0085c"}'))
+    ran = cdcformats("convert", "--from", "debezium-json", "--to", "debezium-json", "in.jsonl")
+    assert ran.returncode == 1
+    assert "field op: op '\\u2028\\x85c' is not a row change" in ran.error_line()
+    assert jvm_decoder(tmp_path, "debezium-json") is not None
+    (read,) = java(tmp_path, READ_MESSAGES, "decoder.json", "in.jsonl", "debezium-json")
+    assert read == ran.error_line().replace("Error: ", "").replace("line 1: ", "")
