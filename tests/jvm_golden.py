@@ -193,18 +193,25 @@ def record_decoded(format_name: str, options: dict[str, Any], writer_schemas: di
     decoder = codec.jvm_decoder()
     assert decoder is not None, f"{format_name} {options}: no JVM decoder"
     settings = {name: registry.golden(value) for name, value in decoder.settings.items()}
-    record = KafkaRecord(_part(key_base64), _part(value_base64))
+    outcome = record_outcome(codec, _part(key_base64), _part(value_base64))
+    if "error" in outcome:
+        outcome["error"] = registry.golden(outcome["error"])
+    return {"class": decoder.class_name, "settings": settings}, outcome
+
+
+def record_outcome(codec: cf.Codec, key: bytes | None, value: bytes | None) -> dict[str, Any]:
+    """``{"event": ...}`` (null for no change) or ``{"error": ...}``: what ``codec`` makes of one record, as Spark's
+    functions read one (``decode_messages``); an error names the record's line in the file form as its input."""
+    record = KafkaRecord(key, value)
     try:
         events = codec.decode_messages(record)
     except DecodeError as error:
         line = io.BytesIO()
         codec.file_writer(line).write([record])
         raw = line.getvalue().rstrip(b"\n")
-        return ({"class": decoder.class_name, "settings": settings},
-                {"error": registry.golden(str(DecodeError(error.format, error.reason, field=error.field,
-                                                          raw=raw)))})
-    assert len(events) <= 1, f"{format_name}: a record of {len(events)} changes"
-    return {"class": decoder.class_name, "settings": settings}, {"event": event_json(events[0]) if events else None}
+        return {"error": str(DecodeError(error.format, error.reason, field=error.field, raw=raw))}
+    assert len(events) <= 1, f"{codec.name}: a record of {len(events)} changes"
+    return {"event": event_json(events[0]) if events else None}
 
 
 @functools.lru_cache(maxsize=64)
