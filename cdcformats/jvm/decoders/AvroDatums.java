@@ -88,7 +88,7 @@ final class AvroDatums {
                 at += 8;
                 return Double.longBitsToDouble(littleEndian(at - 8, 8));
             case STRING: {
-                String text = text(readBytes(readLong()));
+                String text = text(readLong());
                 return "uuid".equals(schema.getProp("logicalType")) ? uuid(text) : text;
             }
             case BYTES:
@@ -112,7 +112,7 @@ final class AvroDatums {
                 Map<String, Object> entries = new LinkedHashMap<>();
                 for (long count = blockCount(); count != 0; count = blockCount()) {
                     for (long entry = 0; entry < count; entry++) {
-                        String key = text(readBytes(readLong()));
+                        String key = text(readLong());
                         entries.put(key, datum(schema.getValueType()));
                     }
                 }
@@ -167,13 +167,24 @@ final class AvroDatums {
 
     /** {@code size} bytes, as {@code stream.read(size)} gives them (all that is left for a negative size). */
     private byte[] readBytes(long size) throws Unreadable {
+        int from = skip(size);
+        return java.util.Arrays.copyOfRange(data, from, at);
+    }
+
+    /** Where {@code size} bytes start, passed over; refused as {@code stream.read(size)} gives fewer. */
+    private int skip(long size) throws Unreadable {
         int left = data.length - at;
         if (size < 0 || size > left) {
             throw new Unreadable("EOFError", "Expected " + size + " bytes, read " + left);
         }
-        byte[] bytes = java.util.Arrays.copyOfRange(data, at, at + (int) size);
         at += (int) size;
-        return bytes;
+        return at - (int) size;
+    }
+
+    /** {@code size} bytes of UTF-8 text, read in place. */
+    private String text(long size) throws Unreadable {
+        int from = skip(size);
+        return text(data, from, at);
     }
 
     /** {@code items[index]} as Python indexes a list. */
@@ -344,10 +355,10 @@ final class AvroDatums {
 
     // -- text -----------------------------------------------------------------------------------------------------
 
-    /** UTF-8 text, refused as Python's decoder refuses it, with its words and positions. */
-    static String text(byte[] bytes) throws Unreadable {
-        int i = 0;
-        int end = bytes.length;
+    /** The UTF-8 text of {@code bytes[start:end]}, refused as Python's decoder refuses it, with its words and its
+     * positions in the text. */
+    private static String text(byte[] bytes, int start, int end) throws Unreadable {
+        int i = start;
         while (i < end) {
             int b = bytes[i] & 0xff;
             if (b < 0x80) {
@@ -356,11 +367,11 @@ final class AvroDatums {
             }
             int length = b < 0xC2 ? 0 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : b < 0xF5 ? 4 : 0;
             if (length == 0) {
-                throw undecodable(bytes, i, i + 1, "invalid start byte");
+                throw undecodable(bytes, start, i, i + 1, "invalid start byte");
             }
             for (int k = 1; k < length; k++) {
                 if (i + k >= end) {
-                    throw undecodable(bytes, i, end, "unexpected end of data");
+                    throw undecodable(bytes, start, i, end, "unexpected end of data");
                 }
                 int c = bytes[i + k] & 0xff;
                 boolean valid = (c & 0xC0) == 0x80;
@@ -369,17 +380,18 @@ final class AvroDatums {
                         : b != 0xF4 || c < 0x90;
                 }
                 if (!valid) {
-                    throw undecodable(bytes, i, i + k, "invalid continuation byte");
+                    throw undecodable(bytes, start, i, i + k, "invalid continuation byte");
                 }
             }
             i += length;
         }
-        return new String(bytes, StandardCharsets.UTF_8);
+        return new String(bytes, start, end - start, StandardCharsets.UTF_8);
     }
 
-    private static Unreadable undecodable(byte[] bytes, int start, int end, String reason) {
-        return new Unreadable("UnicodeDecodeError", "'utf-8' codec can't decode " + (end - start == 1
-            ? String.format("byte 0x%02x in position %d", bytes[start] & 0xff, start)
-            : "bytes in position " + start + "-" + (end - 1)) + ": " + reason);
+    /** The error of the bytes {@code from} to {@code to} of the text that starts at {@code start}. */
+    private static Unreadable undecodable(byte[] bytes, int start, int from, int to, String reason) {
+        return new Unreadable("UnicodeDecodeError", "'utf-8' codec can't decode " + (to - from == 1
+            ? String.format("byte 0x%02x in position %d", bytes[from] & 0xff, from - start)
+            : "bytes in position " + (from - start) + "-" + (to - 1 - start)) + ": " + reason);
     }
 }

@@ -72,8 +72,11 @@ public final class DebeziumAvroDecoder implements RecordDecoder {
         List<Map.Entry<String, Object>> position = new ArrayList<>();
         for (Field field : reader.position) {
             Object entry = source.get(field.avroName);
+            if (entry instanceof Map || entry instanceof List || entry instanceof AvroDatums.Uuid) {
+                entry = valueIn(entry, "source." + field.avroName, false);
+            }
             if (entry != null) {
-                position.add(Messages.pair(field.column, valueIn(entry, "source." + field.avroName, false)));
+                position.add(Messages.pair(field.column, entry));
             }
         }
         Object connector = source.get("connector");
@@ -168,11 +171,13 @@ public final class DebeziumAvroDecoder implements RecordDecoder {
         /** {@code _Field.cell}: the cell of this field in a row or key record. */
         Events.Cell cell(Map<?, ?> record, String path) throws DecodeException {
             Object value = record.get(avroName);
-            if (cellType == null && !(value instanceof Map || value instanceof List
-                    || value instanceof AvroDatums.Uuid)) { // most cells: read as they are, without a type
+            boolean asRead = !(value instanceof Map || value instanceof List || value instanceof AvroDatums.Uuid);
+            if (cellType == null && asRead) { // most cells: read as they are, without a type
                 return Events.cell(column, value, null, null, Events.PUT);
             }
-            value = valueIn(value, path + "." + avroName, ConnectCells.connectStruct(cellType));
+            if (!asRead) {
+                value = valueIn(value, path + "." + avroName, ConnectCells.connectStruct(cellType));
+            }
             if (value instanceof Double && floatColumn && ConnectCells.isConnectFloat(cellType)) {
                 value = ConnectSchema.float32((Double) value);
             }
