@@ -179,6 +179,15 @@ class GivenRegistry:
         return text.replace(self.address, GOLDEN_REGISTRY)
 
 
+def framed_writer_schemas(registry: Any, *parts: bytes | None) -> dict[str, dict[str, str]]:
+    """The schemas of the embedded ``registry`` that the Confluent frames of ``parts`` name, by id, as
+    ``jvm_settings`` gives them (none for an id the registry lacks, or a part too short to name one)."""
+    known = registry.store.schemas()
+    ids = sorted({int.from_bytes(part[1:5], "big") for part in parts if part is not None and len(part) >= 5})
+    return {str(schema_id): {"type": known[schema_id].get("schemaType", "AVRO"), "text": known[schema_id]["schema"]}
+            for schema_id in ids if schema_id in known}
+
+
 def _part(data: str | None) -> bytes | None:
     return None if data is None else base64.b64decode(data)
 

@@ -1,4 +1,7 @@
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,7 +27,8 @@ import cdcformats.jvm.decoders.TypedText;
  * <p>{@code java GoldenCheck <file>...} decodes each line's message with the line's decoder and compares the event,
  * in the golden JSON form, with the line's {@code event}, or the one-line error with its {@code error}. Each
  * difference is printed as {@code <file>:<line> (<where>): differs at character <n>: expected ..., got ...}; the
- * exit code is 1 when there is one, 0 otherwise.
+ * exit code is 1 when there is one, 0 otherwise. {@code -} instead of a file reads lines of records from the standard
+ * input ({@link #serveRecords}).
  */
 public final class GoldenCheck {
     private GoldenCheck() {
@@ -36,6 +40,10 @@ public final class GoldenCheck {
         int checked = 0;
         int differences = 0;
         for (String file : files) {
+            if (file.equals("-")) {
+                serveRecords(recordDecoders);
+                continue;
+            }
             String format = Path.of(file).getFileName().toString().replaceFirst("\\.jsonl$", "");
             List<String> lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
             for (int number = 1; number <= lines.size(); number++) {
@@ -105,6 +113,24 @@ public final class GoldenCheck {
             return Json.write(event == null ? Json.NULL : event(event));
         } catch (DecodeException error) {
             return error.render(format, reader.line(recordKey, value));
+        }
+    }
+
+    /**
+     * {@code -}: golden lines of records read from the standard input, of the format named on the first line, each
+     * answered as soon as it is read with one line, {@code ok} or the difference (for a property test that draws
+     * records, without a JVM started for each).
+     */
+    private static void serveRecords(Map<String, RecordDecoder> decoders) throws IOException, DecodeException {
+        BufferedReader input = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream output = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        String format = input.readLine();
+        for (String text = input.readLine(); text != null; text = input.readLine()) {
+            Map<?, ?> line = (Map<?, ?>) Json.parse(text.getBytes(StandardCharsets.UTF_8));
+            String expected = line.containsKey("event") ? Json.write(line.get("event")) : (String) line.get("error");
+            String actual = recordDecoded(decoders, format, line);
+            output.println(actual.equals(expected) ? "ok" : "differs at character "
+                + firstDifference(expected, actual) + ": expected " + expected + ", got " + actual);
         }
     }
 
