@@ -33,41 +33,48 @@ decoder = cf.codec(sys.argv[1], **json.loads(sys.argv[2])).jvm_decoder()
 print(json.dumps(None if decoder is None else {"class": decoder.class_name, "settings": decoder.settings}))
 """
 
-# A reader of the file form's records with the decoder the settings name, printing each record's change (op, table,
-# key and row as JSON) or its one-line error.
-READ_RECORDS = """
+# A reader of lines with the decoder that decoder.json names, printing for each line its change (op, table, key and
+# row as JSON; "no change" for none) or its one-line error in the format named: a line is a record of the file form
+# for a decoder of records, else a message.
+READ = """
 import cdcformats.jvm.decoders.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
 import java.util.*;
 
-public final class ReadRecords {
+public final class Read {
     public static void main(String[] arguments) throws Exception {
-        Map<?, ?> decoder = (Map<?, ?>) Json.parse(Files.readAllBytes(Path.of(arguments[0])));
+        Map<?, ?> decoder = (Map<?, ?>) Json.parse(Files.readAllBytes(Path.of("decoder.json")));
         Map<String, String> settings = new HashMap<>();
         ((Map<?, ?>) decoder.get("settings")).forEach((name, value) -> settings.put((String) name, (String) value));
-        RecordDecoder reader = (RecordDecoder) Class.forName((String) decoder.get("class"))
-            .getConstructor(Map.class).newInstance(settings);
-        for (String line : Files.readAllLines(Path.of(arguments[1]), StandardCharsets.UTF_8)) {
-            Map<?, ?> record = (Map<?, ?>) Json.parse(line.getBytes(StandardCharsets.UTF_8));
-            byte[] key = part(record.get("key"));
-            byte[] value = part(record.get("value"));
+        Object reader = Class.forName((String) decoder.get("class")).getConstructor(Map.class).newInstance(settings);
+        for (String line : Files.readAllLines(Path.of(arguments[0]), StandardCharsets.UTF_8)) {
+            byte[] raw = line.getBytes(StandardCharsets.UTF_8);
             try {
-                Events.Event event = reader.decode(key, value);
-                if (event == null) {
-                    System.out.println("no change");
-                    continue;
+                Events.Event event;
+                if (reader instanceof RecordDecoder) {
+                    Map<?, ?> record = (Map<?, ?>) Json.parse(raw);
+                    byte[] key = part(record.get("key"));
+                    byte[] value = part(record.get("value"));
+                    raw = ((RecordDecoder) reader).line(key, value);
+                    event = ((RecordDecoder) reader).decode(key, value);
+                } else {
+                    event = ((MessageDecoder) reader).decode(raw);
                 }
-                Map<String, Object> change = new LinkedHashMap<>();
-                change.put("op", event.op());
-                change.put("table", event.table() == null ? null : event.table().name());
-                change.put("key", row(event.key()));
-                change.put("after", row(event.after()));
-                System.out.println(Json.write(change));
+                System.out.println(event == null ? "no change" : change(event));
             } catch (DecodeException error) {
-                System.out.println(error.render("debezium-avro", reader.line(key, value)));
+                System.out.println(error.render(arguments[1], raw));
             }
         }
+    }
+
+    private static String change(Events.Event event) {
+        Map<String, Object> change = new LinkedHashMap<>();
+        change.put("op", event.op());
+        change.put("table", event.table() == null ? null : event.table().name());
+        change.put("key", row(event.key()));
+        change.put("after", row(event.after()));
+        return Json.write(change);
     }
 
     private static byte[] part(Object base64) {
@@ -83,33 +90,6 @@ public final class ReadRecords {
             row.put(cell.name(), Events.tagged(cell.value()));
         }
         return row;
-    }
-}
-"""
-
-# A reader of messages, one a line, with the decoder the settings name, printing each one's one-line error.
-READ_MESSAGES = """
-import cdcformats.jvm.decoders.*;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.*;
-import java.util.*;
-
-public final class ReadMessages {
-    public static void main(String[] arguments) throws Exception {
-        Map<?, ?> decoder = (Map<?, ?>) Json.parse(Files.readAllBytes(Path.of(arguments[0])));
-        Map<String, String> settings = new HashMap<>();
-        ((Map<?, ?>) decoder.get("settings")).forEach((name, value) -> settings.put((String) name, (String) value));
-        MessageDecoder reader = (MessageDecoder) Class.forName((String) decoder.get("class"))
-            .getConstructor(Map.class).newInstance(settings);
-        for (String line : Files.readAllLines(Path.of(arguments[1]), StandardCharsets.UTF_8)) {
-            byte[] message = line.getBytes(StandardCharsets.UTF_8);
-            try {
-                reader.decode(message);
-                System.out.println("decoded");
-            } catch (DecodeException error) {
-                System.out.println(error.render(arguments[2], message));
-            }
-        }
     }
 }
 """
@@ -175,7 +155,7 @@ def test_records_the_executable_wrote_are_read_in_the_jvm_as_the_executable_read
     assert back.returncode == 0, back.stderr
     rows = [json.loads(line)["after"] for line in back.stdout.decode().splitlines()]
 
-    *changes, tombstone_read, cut_read = java(tmp_path, READ_RECORDS, "decoder.json", "records.jsonl")
+    *changes, tombstone_read, cut_read = java(tmp_path, READ, "records.jsonl", "debezium-avro")
     assert changes == [
         json.dumps({"op": "INSERT", "table": "orders", "key": {"id": 1}, "after": rows[0]}, separators=(",", ":")),
         json.dumps({"op": "UPDATE", "table": "orders", "key": {"id": 1}, "after": rows[1]}, separators=(",", ":")),
@@ -195,5 +175,5 @@ def test_an_op_of_characters_python_escapes_is_named_alike_in_the_jvm(cdcformats
     assert ran.returncode == 1
     assert "field op: op '\\u2028\\x85c' is not a row change" in ran.error_line()
     assert jvm_decoder(tmp_path, "debezium-json") is not None
-    (read,) = java(tmp_path, READ_MESSAGES, "decoder.json", "in.jsonl", "debezium-json")
+    (read,) = java(tmp_path, READ, "in.jsonl", "debezium-json")
     assert read == ran.error_line().replace("Error: ", "").replace("line 1: ", "")
