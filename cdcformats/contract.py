@@ -190,8 +190,10 @@ class WriterSchema:
 @dataclass(frozen=True)
 class JvmDecoder:
     """A decoder of a codec's messages that runs inside Spark's JVM (``Codec.jvm_decoder``): a Java class of the
-    package's jar that implements ``cdcformats.jvm.decoders.MessageDecoder``, and the settings its constructor takes,
-    which say what the codec's options say. It decodes each message exactly as ``decode_message`` does."""
+    package's jar that implements ``cdcformats.jvm.decoders.MessageDecoder`` (``RecordDecoder`` for a format whose
+    messages are Kafka records), and the settings its constructor takes, which say what the codec's options say. It
+    decodes each message exactly as ``decode_message`` does (a record as ``decode_messages`` does: to its one change,
+    or to none)."""
 
     class_name: str
     settings: dict[str, str] = field(default_factory=dict)

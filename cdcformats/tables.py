@@ -200,14 +200,15 @@ def _is_single(value: float) -> bool:
 
 
 def _decimal_fits(value: Decimal, column: ColumnType) -> bool:
-    """A decimal column holds an unscaled integer and a scale: no NaN, infinity or negative zero; at a fixed scale,
-    only values of that many fraction digits, within the precision."""
+    """A decimal column holds an unscaled integer and a scale: no NaN, infinity or negative zero; at any scale, one
+    that a 32-bit integer holds (Connect's and Debezium's scale is an int32: 1E+2147483648 has none); at a fixed
+    scale, only values of that many fraction digits, within the precision."""
     if not value.is_finite() or (value.is_zero() and value.is_signed()):
         return False
     exponent = value.as_tuple().exponent
     assert isinstance(exponent, int)  # a finite decimal's exponent is a number
     if column.scale is None:
-        return True
+        return -(2**31) <= -exponent < 2**31
     digits = len(value.as_tuple().digits)
     return exponent == -column.scale and (column.precision is None or digits <= column.precision)
 

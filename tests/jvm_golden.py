@@ -29,30 +29,47 @@ than as its text, so that it is compared by value.
 from __future__ import annotations
 
 import base64
+import functools
+import io
 import json
 import math
 import os
+import tempfile
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import cdcformats as cf
-from cdcformats import ChangeEvent, DecodeError
+from cdcformats import ChangeEvent, DecodeError, KafkaRecord
 from cdcformats.envelopes import arrow
 from cdcformats.kafka import ChangeEventDeserializer
 from cdcformats.model import Cell, Value
+from cdcformats.registry import codec_class
+from cdcformats.schema_registry.client import address
+from cdcformats.schema_registry.embedded import EmbeddedSchemaRegistryClient
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "jvm-golden"
 
 
-# The formats whose golden files read back what the encoders' golden files hold (the canonical envelopes: each event
-# of those files, written by Python, then cases of their own): their events are no new events for the encoders.
-READ_BACK = ("avro", "protobuf")
+# The formats whose golden files read back what the encoders' golden files hold (the canonical envelopes and
+# debezium-avro: each event of those files, written by Python, then cases of their own, and for debezium-avro drawn
+# events and the peers' records in Avro form, whose events debezium-json's file holds): their events are no new events
+# for the encoders, whose files would otherwise hold each of them again for every target.
+READ_BACK = ("avro", "protobuf", "debezium-avro")
 
 
 def jvm_formats() -> list[str]:
-    """Every format whose codec, with its default options, has a JVM decoder."""
-    return [name for name in cf.formats() if _has_jvm_decoder(name)]
+    """Every format whose codec, with its default options, has a JVM decoder of messages (``MessageDecoder``)."""
+    return [name for name in cf.formats() if _has_jvm_decoder(name) and not _reads_records(name)]
+
+
+def record_formats() -> list[str]:
+    """Every format whose codec, with its default options, has a JVM decoder of Kafka records (``RecordDecoder``)."""
+    return [name for name in cf.formats() if _has_jvm_decoder(name) and _reads_records(name)]
+
+
+def _reads_records(name: str) -> bool:
+    return codec_class(name).message_type is KafkaRecord
 
 
 def _has_jvm_decoder(name: str) -> bool:
@@ -197,3 +214,94 @@ def read(format_name: str) -> list[tuple[int, dict[str, Any]]]:
     """The lines of one golden file, each with its number (from 1)."""
     path = GOLDEN / f"{format_name}.jsonl"
     return [(number, json.loads(text)) for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)]
+
+
+# -- the formats whose messages are Kafka records (``RecordDecoder``): debezium-avro ---------------------------------
+#
+# A line of their golden files holds ``key_base64`` and ``value_base64`` (either null) instead of ``message``, and
+# ``event`` is null for a record that holds no change (a tombstone). Its decoder's settings name the writer schemas of
+# its key and value (``writer_schemas``, as ``schema_registry.client.jvm_settings`` gives them for the embedded
+# registry), so that neither Java nor Python needs the registry that wrote them: Python reads the record from a new
+# embedded registry holding exactly those schemas under their ids, whose address, a temporary file, errors and
+# settings name as ``GIVEN_REGISTRY_ADDRESS``. An error renders the record's line in the format's file form as its input, as
+# Spark's dead letters keep a record that cannot be read.
+
+GIVEN_REGISTRY_ADDRESS = "the schema registry file registry.sqlite"
+
+
+class GivenRegistry:
+    """An embedded registry, in a temporary file (removed with this object), holding exactly ``writer_schemas`` (id
+    to ``{"type", "text"}``, as ``jvm_settings`` gives them) under their ids."""
+
+    def __init__(self, writer_schemas: dict[str, dict[str, str]]) -> None:
+        self._directory = tempfile.TemporaryDirectory(prefix="golden-registry-")
+        self.client = EmbeddedSchemaRegistryClient(Path(self._directory.name) / "registry.sqlite")
+        store = self.client.store
+        store.set_mode("IMPORT")  # schemas under ids given, and the file exists, even for no schema
+        for schema_id, schema in sorted(writer_schemas.items(), key=lambda item: int(item[0])):
+            store.register(f"golden-{schema_id}", schema["text"], schema["type"], schema_id=int(schema_id))
+        self.address = address(self.client)
+
+    def golden(self, text: str) -> str:
+        """``text`` with this registry's address as the golden files name it."""
+        return text.replace(self.address, GIVEN_REGISTRY_ADDRESS)
+
+
+def framed_writer_schemas(registry: Any, *parts: bytes | None) -> dict[str, dict[str, str]]:
+    """The schemas of the embedded ``registry`` that the Confluent frames of ``parts`` name, by id, as
+    ``jvm_settings`` gives them (none for an id the registry lacks, or a part too short to name one)."""
+    known = registry.store.schemas()
+    ids = sorted({int.from_bytes(part[1:5], "big") for part in parts if part is not None and len(part) >= 5})
+    return {str(schema_id): {"type": known[schema_id].get("schemaType", "AVRO"), "text": known[schema_id]["schema"]}
+            for schema_id in ids if schema_id in known}
+
+
+def _part(data: str | None) -> bytes | None:
+    return None if data is None else base64.b64decode(data)
+
+
+def record_decoded(format_name: str, options: dict[str, Any], writer_schemas: dict[str, dict[str, str]],
+                   key_base64: str | None, value_base64: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The decoder (``class``, ``settings``) that the codec's ``jvm_decoder()`` gives over a registry holding
+    ``writer_schemas``, and ``{"event": ...}`` (null for no change) or ``{"error": ...}``: what the Python codec
+    makes of one record, as Spark's functions read one (``decode_messages``)."""
+    registry = _given_registry(json.dumps(writer_schemas, sort_keys=True))
+    codec = cf.codec(format_name, schema_registry=registry.client, **options)
+    decoder = codec.jvm_decoder()
+    assert decoder is not None, f"{format_name} {options}: no JVM decoder"
+    settings = {name: registry.golden(value) for name, value in decoder.settings.items()}
+    outcome = record_outcome(codec, _part(key_base64), _part(value_base64))
+    if "error" in outcome:
+        outcome["error"] = registry.golden(outcome["error"])
+    return {"class": decoder.class_name, "settings": settings}, outcome
+
+
+def record_outcome(codec: cf.Codec, key: bytes | None, value: bytes | None) -> dict[str, Any]:
+    """``{"event": ...}`` (null for no change) or ``{"error": ...}``: what ``codec`` makes of one record, as Spark's
+    functions read one (``decode_messages``); an error names the record's line in the file form as its input."""
+    record = KafkaRecord(key, value)
+    try:
+        events = codec.decode_messages(record)
+    except DecodeError as error:
+        line = io.BytesIO()
+        codec.file_writer(line).write([record])
+        raw = line.getvalue().rstrip(b"\n")
+        return {"error": str(DecodeError(error.format, error.reason, field=error.field, raw=raw))}
+    assert len(events) <= 1, f"{codec.name}: a record of {len(events)} changes"
+    return {"event": event_json(events[0]) if events else None}
+
+
+@functools.lru_cache(maxsize=64)
+def _given_registry(writer_schemas: str) -> GivenRegistry:
+    """One registry for each set of writer schemas (its JSON), which the lines of one change share."""
+    return GivenRegistry(json.loads(writer_schemas))
+
+
+def record_line(where: str, format_name: str, options: dict[str, Any], writer_schemas: dict[str, dict[str, str]],
+                key: bytes | None, value: bytes | None) -> dict[str, Any]:
+    """One golden line of a record: its key and value, where it came from, and what it decodes to."""
+    key_base64, value_base64 = (None if part is None else base64.b64encode(part).decode("ascii")
+                                for part in (key, value))
+    decoder, outcome = record_decoded(format_name, options, writer_schemas, key_base64, value_base64)
+    return {"where": where, "options": options, "decoder": decoder, "key_base64": key_base64,
+            "value_base64": value_base64, **outcome}

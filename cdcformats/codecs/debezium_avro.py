@@ -99,12 +99,12 @@ from typing import Any, BinaryIO
 import fastavro
 from msgspec.structs import replace
 
-from ..contract import FileWriter, KafkaRecord, Option, one_of
+from ..contract import FileWriter, JvmDecoder, KafkaRecord, Option, one_of
 from ..core import typed_text
 from ..errors import DecodeError
 from ..losses import REFUSED, Loss, Refusal
 from ..model import Cell, ChangeEvent, Image, Op, Table, same_entries
-from ..schema_registry.client import address, check_address, connect
+from ..schema_registry.client import address, check_address, connect, jvm_settings
 from ..tables import SchemaConflict, TableSchema, table_name
 from ._kit.avro_columns import ANY_DECIMAL, NAME, dotted, untyped_nested_as_text
 from ._kit.avro_records import MAGIC, Reader, value_in
@@ -221,6 +221,14 @@ class DebeziumAvroCodec(KafkaRecordCodec):
             cells.setdefault(cell.name, cell)
         key = tuple(cells[name] for name in names if name in cells)
         return [replace(event, key=key) if key else event]
+
+    def jvm_decoder(self) -> JvmDecoder | None:
+        """``cdcformats.jvm.decoders.DebeziumAvroDecoder``, a decoder of records (``RecordDecoder``) as
+        ``decode_messages`` reads them, with the writer schemas of this codec's registry (``jvm_settings``); None where
+        the JVM cannot ask that registry as its client does. The other options are not the decoder's: they name
+        subjects and key columns, which reading a record with its key does not ask for."""
+        settings = jvm_settings(self.registry)
+        return None if settings is None else JvmDecoder("cdcformats.jvm.decoders.DebeziumAvroDecoder", settings)
 
     def _registered_key_names(self, table: Table | None) -> tuple[str, ...]:
         """The key columns of the latest key schema registered for ``table`` (none where there is none), once."""

@@ -249,6 +249,8 @@ class ChangeEventDeserializer:
         takes how to find the writer schemas in the registry (``schema_registry.client.jvm_settings``; None where the
         JVM cannot ask the registry as this deserializer does) and the codec's own schema, ``reader_schema``, which
         the others are resolved into."""
+        if self.codec.message_type is KafkaRecord:  # its JVM decoder reads a key and a value, never a value alone
+            return None
         decoder = self.codec.jvm_decoder()
         if decoder is None or self.framing is None:
             return decoder

@@ -58,6 +58,57 @@ public final class ConnectSchema {
         }
     }
 
+    /**
+     * {@code kept_schema}: the field schema a cell's type keeps, a type that is a JSON object with a text
+     * {@code type} and no {@code field}; null for any other type name.
+     */
+    static Map<?, ?> keptSchema(String typeName) {
+        if (typeName == null || !typeName.startsWith("{")) {
+            return null;
+        }
+        Object schema;
+        try {
+            schema = Json.parse(typeName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (DecodeException error) {
+            return null;
+        }
+        return schema instanceof Map && ((Map<?, ?>) schema).get("type") instanceof String
+            && !((Map<?, ?>) schema).containsKey("field") ? (Map<?, ?>) schema : null;
+    }
+
+    /**
+     * {@code json_value}: a change-event value as JsonConverter writes it, bytes and decimals as base64 (a decimal's
+     * unscaled value, as {@code BigInteger.toByteArray} gives it), non-finite floats as Jackson's text.
+     */
+    static Object jsonValue(Object value) {
+        if (value instanceof byte[]) {
+            return java.util.Base64.getEncoder().encodeToString((byte[]) value);
+        }
+        if (value instanceof TypedText.DecimalText) {
+            return java.util.Base64.getEncoder().encodeToString(
+                new BigDecimal(((TypedText.DecimalText) value).text).unscaledValue().toByteArray());
+        }
+        if (value instanceof Double && !Double.isFinite((Double) value)) {
+            double number = (Double) value;
+            return Double.isNaN(number) ? "NaN" : number > 0 ? "Infinity" : "-Infinity";
+        }
+        if (value instanceof List) {
+            List<Object> items = new ArrayList<>();
+            for (Object item : (List<?>) value) {
+                items.add(jsonValue(item));
+            }
+            return items;
+        }
+        if (value instanceof Map) {
+            Map<Object, Object> members = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> member : ((Map<?, ?>) value).entrySet()) {
+                members.put(member.getKey(), jsonValue(member.getValue()));
+            }
+            return members;
+        }
+        return value;
+    }
+
     /** A value that disagrees with its schema ({@code _OffType}): it is read as it was sent. */
     private static final class OffType extends Exception {
         private static final long serialVersionUID = 1L;

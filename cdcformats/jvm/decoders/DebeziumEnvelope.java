@@ -14,7 +14,13 @@ public final class DebeziumEnvelope {
     private DebeziumEnvelope() {
     }
 
-    private static final Set<String> SOURCE_FIELDS = Set.of("connector", "ts_ms", "ts_us", "db", "schema", "table");
+    /** The ops of the envelope's codes ({@code OP_OF_CODE}). */
+    static final Map<String, String> OP_OF_CODE =
+        Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE", "r", "READ", "t", "TRUNCATE");
+    /** The prefix of the attributes that the envelope's {@code transaction} block holds ({@code TRANSACTION_ATTRIBUTE}). */
+    static final String TRANSACTION_PREFIX = "debezium.transaction.";
+    /** The source fields that are not the position, where the source names a table ({@code SOURCE_FIELDS}). */
+    static final Set<String> SOURCE_FIELDS = Set.of("connector", "ts_ms", "ts_us", "db", "schema", "table");
     private static final Set<String> TIME_FIELDS = Set.of("connector", "ts_ms", "ts_us");
 
     /**

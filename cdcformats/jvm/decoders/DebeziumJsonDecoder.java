@@ -17,7 +17,6 @@ import java.util.Set;
  */
 public final class DebeziumJsonDecoder extends JsonDecoder {
     private static final String FIELD_PREFIX = "debezium.field.";
-    private static final String TRANSACTION_PREFIX = "debezium.transaction.";
     private static final String ENVELOPE_SCHEMA = "debezium-json.schema.envelope";
     private static final String SCHEMALESS_WRAPPER = "debezium-json.schemaless_wrapper";
     private static final String ENVELOPE_FIELDS = "debezium-json.fields.envelope";
@@ -25,8 +24,6 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
     private static final Set<String> ENVELOPE_FIELDS_READ =
         Set.of("before", "after", "source", "op", "ts_ms", "ts_us", "transaction");
     private static final Set<Object> ROWS = Set.of("before", "after");
-    private static final Map<String, String> OP_OF_CODE =
-        Map.of("c", "INSERT", "u", "UPDATE", "d", "DELETE", "r", "READ", "t", "TRUNCATE");
 
     private final boolean skipControl;
 
@@ -52,7 +49,7 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
             document = (Map<String, Object>) payload;
         }
         Object code = document.get("op");
-        String op = code instanceof String ? OP_OF_CODE.get(code) : null;
+        String op = code instanceof String ? DebeziumEnvelope.OP_OF_CODE.get(code) : null;
         if (op == null) {
             String control = controlMessage(document);
             if (control != null && skipControl) {
@@ -129,7 +126,7 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
             if (value instanceof BigInteger) {
                 throw new DecodeException(value + " is outside the signed 64-bit range", path);
             }
-            attributes.add(Messages.pair(TRANSACTION_PREFIX + field.getKey(), value));
+            attributes.add(Messages.pair(DebeziumEnvelope.TRANSACTION_PREFIX + field.getKey(), value));
         }
         return attributes;
     }

@@ -141,7 +141,12 @@ public final class Python {
         return value.toString();
     }
 
-    /** One character of a Python string literal quoted with {@code quote}. */
+    /**
+     * One character of a Python string literal quoted with {@code quote}: escaped where Python's {@code repr} escapes
+     * it, as a character that {@code str.isprintable} refuses (controls, formats, surrogates, private use,
+     * unassigned, separators but the space), told by its Unicode category as Java knows it: Java 17 knows Unicode 13,
+     * Python 3.11 Unicode 14, so a character assigned in between is escaped here and shown by Python.
+     */
     private static void escaped(int c, char quote, StringBuilder out) {
         if (c == quote || c == '\\') {
             out.append('\\').append((char) c);
