@@ -223,8 +223,8 @@ def read(format_name: str) -> list[tuple[int, dict[str, Any]]]:
 # its key and value (``writer_schemas``, as ``schema_registry.client.jvm_settings`` gives them for the embedded
 # registry), so that neither Java nor Python needs the registry that wrote them: Python reads the record from a new
 # embedded registry holding exactly those schemas under their ids, whose address, a temporary file, errors and
-# settings name as ``GIVEN_REGISTRY_ADDRESS``. An error renders the record's line in the format's file form as its input, as
-# Spark's dead letters keep a record that cannot be read.
+# settings name as ``GIVEN_REGISTRY_ADDRESS``. An error renders the record's line in the format's file form as its
+# input, as Spark's dead letters keep a record that cannot be read.
 
 GIVEN_REGISTRY_ADDRESS = "the schema registry file registry.sqlite"
 
