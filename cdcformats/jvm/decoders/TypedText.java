@@ -162,7 +162,8 @@ public final class TypedText {
 
     /**
      * A decimal whose text is {@code text} as written back: Python's {@code str}, or, {@code plain}, its plain digits
-     * unless its exponent is positive or it has more places than a MySQL column (Java's {@code toPlainString}).
+     * unless its exponent is positive or it has more places than a MySQL column (Java's {@code toPlainString}); held
+     * as Python's {@code str} of it, whatever the spelling, as the model holds a {@code Decimal}.
      */
     private static Object parseDecimal(String text, boolean plain) {
         switch (text) {
@@ -182,13 +183,12 @@ public final class TypedText {
         } catch (NumberFormatException | ArithmeticException notADecimal) {
             return text;
         }
-        String written = plain && value.scale() >= 0 && value.scale() <= MOST_DECIMAL_PLACES ? value.toPlainString()
-            : value.toString();
         // BigDecimal has no negative zero; Python's Decimal keeps the sign: "-0.00" is canonical there.
-        if (value.signum() == 0 && text.startsWith("-")) {
-            written = "-" + written;
-        }
-        return written.equals(text) ? new DecimalText(text) : text;
+        String sign = value.signum() == 0 && text.startsWith("-") ? "-" : "";
+        String decimal = sign + value.toString(); // str(Decimal): both write the scientific string of the spec
+        String written = plain && value.scale() >= 0 && value.scale() <= MOST_DECIMAL_PLACES
+            ? sign + value.toPlainString() : decimal;
+        return written.equals(text) ? new DecimalText(decimal) : text;
     }
 
     private static boolean isDecimalCharacters(String text) {
