@@ -15,9 +15,11 @@ import pyarrow as pa  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from cdcformats.contract import KafkaRecord  # noqa: E402
 from cdcformats.envelopes import arrow  # noqa: E402
 from cdcformats.errors import excerpt  # noqa: E402
 from cdcformats.kafka import ChangeEventDeserializer  # noqa: E402
+from cdcformats.registry import codec_class  # noqa: E402
 from cdcformats.spark import JAR, jvm_formats  # noqa: E402
 from tests.property import native, native_canal  # noqa: E402
 from tests.property.configurations import CONFIGURATIONS, Configuration  # noqa: E402
@@ -293,6 +295,10 @@ def test_the_formats_decoded_most_have_a_jvm_decoder() -> None:
     assert {"lindorm", "arcion", "debezium-json"} <= set(jvm_formats())
 
 
+def _reads_records(format_name: str) -> bool:
+    return codec_class(format_name).message_type is KafkaRecord
+
+
 def test_a_literal_format_plans_no_python(spark) -> None:
     from cdcformats.spark import register
 
@@ -300,8 +306,11 @@ def test_a_literal_format_plans_no_python(spark) -> None:
     _registered[0] = None
     frame = spark.createDataFrame([(b"{}",)], "value binary")
     for format_name in jvm_formats():
-        for call in (f"cdc_decode('{format_name}', value)", f"cdc_decode('{format_name}', cast(value AS string))",
-                     f"cdc_decode('{format_name}', value, map('errors', 'null'))"):
+        # A format of Kafka records reads a struct of key and value, as Spark's Kafka source gives them.
+        value = "struct(value AS key, value)" if _reads_records(format_name) else "value"
+        for call in (f"cdc_decode('{format_name}', {value})", f"cdc_decode('{format_name}', cast(value AS string))"
+                     if value == "value" else f"cdc_decode('{format_name}', struct(value AS key, cast(value AS string)"
+                     " AS value))", f"cdc_decode('{format_name}', {value}, map('errors', 'null'))"):
             plan = frame.selectExpr(call)._jdf.queryExecution().executedPlan().toString()
             assert "ArrowEvalPython" not in plan and "BatchEvalPython" not in plan, (call, plan)
             assert "in the JVM" in plan, plan
@@ -313,8 +322,10 @@ def test_a_literal_format_plans_no_python(spark) -> None:
         assert "EvalPython" not in plan and "in the JVM" in plan, (call, plan)
     # A format given by a column, a format without a JVM decoder, options no codec declares (for the Arrow UDF to
     # refuse as it does without the JVM), and the Arrow UDF by name: the Arrow UDF.
+    # And a format of records given a message, which the Arrow UDF reads as a line of its file form.
     for call in ("cdc_decode(cast(value AS string), value)", "cdc_decode('aliyun-json', value)",
-                 "cdc_decode('lindorm', value, map('nope', '1'))", "cdc_decode_arrow('lindorm', value)"):
+                 "cdc_decode('lindorm', value, map('nope', '1'))", "cdc_decode_arrow('lindorm', value)",
+                 "cdc_decode('debezium-avro', value)"):
         plan = frame.selectExpr(call)._jdf.queryExecution().executedPlan().toString()
         assert "ArrowEvalPython" in plan, (call, plan)
 

@@ -17,6 +17,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import cdcformats as cf  # noqa: E402
+from cdcformats.contract import KafkaRecord  # noqa: E402
 from cdcformats.envelopes import arrow  # noqa: E402
 from cdcformats.registry import codec_class  # noqa: E402
 from cdcformats.spark import JAR, arrow_name, jvm_encoders, jvm_formats  # noqa: E402
@@ -249,6 +250,18 @@ def test_the_binary_forms_write_the_value_and_null_for_a_row_they_cannot(spark) 
 
 # -- where each call runs ------------------------------------------------------------------------------------------
 
+def _writes_records(format_name: str) -> bool:
+    return codec_class(format_name).message_type is KafkaRecord
+
+
+def _or_error_for_records(target: str, calls: tuple[tuple[Any, str], ...]) -> list[tuple[Any, str]]:
+    """The calls, where ``target``'s messages are Kafka records as ``_or_error`` forms: only those hold a key (the
+    binary forms refuse them, on the Arrow path)."""
+    if not _writes_records(target):
+        return list(calls)
+    return [(frame, re.sub(r"^cdc_(encode|convert)\(", r"cdc_\1_or_error(", call)) for frame, call in calls]
+
+
 def _plan(frame, call: str) -> str:
     return frame.selectExpr(call)._jdf.queryExecution().executedPlan().toString()
 
@@ -258,14 +271,14 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
     messages = spark.createDataFrame([(b"{}",)], "value binary").repartition(1)
     events = events_frame(spark, [None]).repartition(1)
     for target in TARGETS:
-        for frame, call in (
+        for frame, call in _or_error_for_records(target, (
                 (events, f"cdc_encode('{target}', event)"),
                 (events, f"cdc_encode_or_error('{target}', event, map('errors', 'dead-letter'))"),
                 (messages, f"cdc_encode('{target}', cdc_decode('lindorm', value))"),
                 (messages, f"cdc_convert(value, 'lindorm', '{target}')"),
                 (messages, f"cdc_convert_or_error(cast(value AS string), 'arcion', '{target}')"),
                 (messages, f"cdc_convert(value, 'debezium-json', '{target}', map('errors', 'fail'))"),
-                (messages, f"cdc_convert(value, 'lindorm', '{target}', map('key_columns', '[\"id\"]'))")):
+                (messages, f"cdc_convert(value, 'lindorm', '{target}', map('key_columns', '[\"id\"]'))"))):
             plan = _plan(frame, call)
             assert "EvalPython" not in plan, (call, plan)
             assert f"{target} in the JVM" in plan, plan
@@ -273,14 +286,15 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
     # map the JVM asks Python about (an option of the source's).
     for source in jvm_formats():
         declared = {option.name for option in codec_class(source).options}
+        value = "struct(value AS key, value)" if _writes_records(source) else "value"
         for target in TARGETS:
             for options in ("", ", map('errors', 'fail')",
                             *([", map('max_message_bytes', '1000000')"] if "max_message_bytes" in declared else [])):
-                call = f"cdc_convert_or_error(value, '{source}', '{target}'{options})"
+                call = f"cdc_convert_or_error({value}, '{source}', '{target}'{options})"
                 plan = _plan(messages, call)
                 assert "EvalPython" not in plan and f"{source} to {target} in the JVM" in plan, (call, plan)
     for target, call in _each_target("{target}", "event").items():
-        plan = _plan(events, f"cdc_encode({call})")
+        plan = _plan(events, f"cdc_encode_or_error({call})")
         assert "EvalPython" not in plan, (call, plan)
         assert f"({target.split(' (')[0]} in the JVM" in plan, plan
     # A format given by a column, a source or target without a JVM codec, an option no codec declares (for the Arrow
@@ -291,6 +305,7 @@ def test_literal_formats_with_jvm_codecs_plan_no_python(spark) -> None:
                         (messages, "cdc_convert(value, 'aliyun-json', 'avro')"),
                         (events, "cdc_encode('avro', event, map('nope', '1'))"),
                         (events, "cdc_encode('avro', event, map('errors', 'dead-letter'))"),
+                        (events, "cdc_encode('connect-json', event)"),
                         (events, "cdc_encode_arrow('avro', event)")):
         assert "ArrowEvalPython" in _plan(frame, call), call
 
