@@ -20,21 +20,11 @@ import cdcformats.jvm.decoders.TypedText;
  * specification's: longs as zigzag varints, strings and bytes with their length first, unions and enums as their
  * index, arrays as one block and a zero. Confluent's framing (magic byte and schema id) is the caller's.
  */
-public final class AvroEnvelopeEncoder implements MessageEncoder {
+public final class AvroEnvelopeEncoder implements MessageEncoder, WritesEveryEvent {
     public AvroEnvelopeEncoder(Map<String, String> settings) {
         if (!settings.isEmpty()) {
             throw new IllegalArgumentException("the Avro envelope takes no settings: " + settings);
         }
-    }
-
-    @Override
-    public Events.Event normalForm(Events.Event event) {
-        return event; // the canonical envelope writes every event exactly
-    }
-
-    @Override
-    public boolean carries(String feature) {
-        return true;
     }
 
     @Override

@@ -21,7 +21,7 @@ import cdcformats.jvm.decoders.TypedText;
  * whenever set; a null cell or entry value is no {@code value} field, a null array item an empty {@code Value}.
  * Confluent's framing (magic byte, schema id and message index) is the caller's.
  */
-public final class ProtobufEnvelopeEncoder implements MessageEncoder {
+public final class ProtobufEnvelopeEncoder implements MessageEncoder, WritesEveryEvent {
     private static final int DELIMITED = Proto.DELIMITED;
     private static final int VARINT = Proto.VARINT;
 
@@ -29,16 +29,6 @@ public final class ProtobufEnvelopeEncoder implements MessageEncoder {
         if (!settings.isEmpty()) {
             throw new IllegalArgumentException("the Protobuf envelope takes no settings: " + settings);
         }
-    }
-
-    @Override
-    public Events.Event normalForm(Events.Event event) {
-        return event; // the canonical envelope writes every event exactly
-    }
-
-    @Override
-    public boolean carries(String feature) {
-        return true;
     }
 
     @Override

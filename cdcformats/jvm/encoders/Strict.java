@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Numbers;
@@ -135,7 +136,7 @@ public final class Strict {
             }
             boolean some = image != null && !image.isEmpty();
             boolean writtenSome = written != null && !written.isEmpty();
-            List<Events.Cell[]> pairs = some && writtenSome ? paired(image, written) : null;
+            List<Pair<Events.Cell>> pairs = some && writtenSome ? paired(image, written, Events.Cell::name) : null;
             if (pairs == null || !firstOfEachNameKept(pairs)) {
                 // A row of other columns, or in another order: a typed row, unless the target writes rows as they
                 // come.
@@ -148,8 +149,8 @@ public final class Strict {
                 keptNames.add(cell.name());
             }
             for (int index = 0; index < pairs.size(); index++) {
-                Events.Cell cell = pairs.get(index)[0];
-                Events.Cell writtenCell = pairs.get(index)[1];
+                Events.Cell cell = pairs.get(index).item();
+                Events.Cell writtenCell = pairs.get(index).written();
                 String path = name + "[" + index + "]";
                 if (writtenCell == null) {
                     found(keptNames.contains(cell.name()) ? "cell.repeated" : "image.columns", path, "not written");
@@ -182,14 +183,14 @@ public final class Strict {
 
         /** {@code _Found.entries}: named values (attributes, a source position), compared entry by entry. */
         private void entries(String name, List<Events.Entry> entries, List<Events.Entry> written) {
-            List<Events.Entry[]> pairs = pairedEntries(entries, written);
+            List<Pair<Events.Entry>> pairs = paired(entries, written, Events.Entry::name);
             if (pairs == null) {
                 replaced(name, name, Repr.entries(written), written.isEmpty());
                 return;
             }
             for (int index = 0; index < pairs.size(); index++) {
-                Events.Entry entry = pairs.get(index)[0];
-                Events.Entry writtenEntry = pairs.get(index)[1];
+                Events.Entry entry = pairs.get(index).item();
+                Events.Entry writtenEntry = pairs.get(index).written();
                 if (writtenEntry == null) {
                     found(name, name + "[" + index + "]", "no place for " + entry.name());
                 } else if (!Values.same(entry.value(), writtenEntry.value())) {
@@ -260,43 +261,31 @@ public final class Strict {
         return true;
     }
 
-    /**
-     * {@code losses._paired}: each cell with the written cell that stands in its place (null: taken away), where the
-     * written cells are the cells with some taken away and the others kept in order under their names; else null.
-     */
-    private static List<Events.Cell[]> paired(List<Events.Cell> cells, List<Events.Cell> written) {
-        List<Events.Cell[]> pairs = new ArrayList<>(cells.size());
-        int next = 0;
-        for (Events.Cell cell : cells) {
-            if (next < written.size() && written.get(next).name().equals(cell.name())) {
-                pairs.add(new Events.Cell[] {cell, written.get(next++)});
-            } else {
-                pairs.add(new Events.Cell[] {cell, null});
-            }
-        }
-        return next == written.size() ? pairs : null;
+    /** An element of an event (a cell, an entry) and the written element that stands in its place, or null. */
+    private record Pair<T>(T item, T written) {
     }
 
-    private static List<Events.Entry[]> pairedEntries(List<Events.Entry> entries, List<Events.Entry> written) {
-        List<Events.Entry[]> pairs = new ArrayList<>(entries.size());
+    /**
+     * {@code losses._paired}: each item with the written item that stands in its place (null: taken away), where the
+     * written items are the items with some taken away and the others kept in order under their names; else null.
+     */
+    private static <T> List<Pair<T>> paired(List<T> items, List<T> written, Function<T, String> nameOf) {
+        List<Pair<T>> pairs = new ArrayList<>(items.size());
         int next = 0;
-        for (Events.Entry entry : entries) {
-            if (next < written.size() && written.get(next).name().equals(entry.name())) {
-                pairs.add(new Events.Entry[] {entry, written.get(next++)});
-            } else {
-                pairs.add(new Events.Entry[] {entry, null});
-            }
+        for (T item : items) {
+            boolean kept = next < written.size() && nameOf.apply(written.get(next)).equals(nameOf.apply(item));
+            pairs.add(new Pair<>(item, kept ? written.get(next++) : null));
         }
         return next == written.size() ? pairs : null;
     }
 
     /** {@code losses._first_of_each_name_kept}. */
-    private static boolean firstOfEachNameKept(List<Events.Cell[]> pairs) {
+    private static boolean firstOfEachNameKept(List<Pair<Events.Cell>> pairs) {
         Set<String> taken = new HashSet<>();
-        for (Events.Cell[] pair : pairs) {
-            if (pair[1] == null) {
-                taken.add(pair[0].name());
-            } else if (taken.contains(pair[0].name())) {
+        for (Pair<Events.Cell> pair : pairs) {
+            if (pair.written() == null) {
+                taken.add(pair.item().name());
+            } else if (taken.contains(pair.item().name())) {
                 return false;
             }
         }
