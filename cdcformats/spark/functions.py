@@ -433,39 +433,32 @@ def _as_options(defaults: dict[str, Any]) -> Options:
 
 
 def jvm_encoders(**defaults: Any) -> dict[str, JvmEncoder]:
-    """The formats that ``cdc_encode`` writes inside the JVM when ``register`` is given these defaults, with their
-    encoders (``Codec.jvm_encoder``)."""
-    found = {}
-    for name, call in _format_calls(_as_options(defaults), reading=False):
-        if _runs_encoder(call):
-            assert call.jvm_encoder is not None  # as _runs_encoder says
-            found[name] = call.jvm_encoder
-    return found
+    """The formats that ``cdc_encode`` writes inside the JVM when ``register`` is given these defaults (a format of
+    Kafka records: ``cdc_encode_or_error``, whose result holds the key), with their encoders (``Codec.jvm_encoder``)."""
+    return {name: call.jvm_encoder for name, call in _format_calls(_as_options(defaults), reading=False)
+            if call.jvm_encoder is not None}
 
 
 def _format_calls(registered: Options, reading: bool) -> Iterator[tuple[str, _Call]]:
     """Each format and the call that reads it (``reading``) or writes it with the ``registered`` defaults and no
     options of its own."""
     for name in formats():
+        source, target = (name, None) if reading else (None, name)
         try:
-            yield name, _call(name, None, (), registered, "null") if reading else _call(None, name, (), registered,
-                                                                                       "null")
+            call = _call(source, target, (), registered, "null")
         except ConfigurationError:  # a required option (ots's primary_key) that only a call can give
             continue
-
-
-def _runs_encoder(call: _Call) -> bool:
-    """Whether the JVM writes for ``call``: its target has a JVM encoder."""
-    return call.jvm_encoder is not None
+        yield name, call
 
 
 def _encoder_settings(call: _Call) -> dict[str, str] | None:
     """The settings the JVM functions take for the encoder of ``call``, or None where it runs no encoder in the JVM
     (as where the registry gives an envelope no schema id: the Arrow path reports that for each row)."""
-    prefix = call.prefix() if _runs_encoder(call) else None
+    if call.jvm_encoder is None:
+        return None
+    prefix = call.prefix()
     if prefix is None:
         return None
-    assert call.jvm_encoder is not None  # as _runs_encoder says
     strict = {"strict": "true"} if call.strict else {}
     return {"class": call.jvm_encoder.class_name, "prefix": prefix.hex(), **strict, **call.jvm_encoder.settings}
 
