@@ -303,15 +303,25 @@ def as_read_back(cell: Cell) -> Cell:
         return replace(cell, value=typed_text.render(value))
     schema = kept_schema(type_name)
     if schema is not None:
-        try:
-            read, read_type = read_value(json_value(value), schema, "", "")
-        except DecodeError:
-            read, read_type = None, None
-        if read_type is not None and same_value(read, value):
-            return cell if read_type == type_name else replace(cell, type=read_type)
+        if not _holds_decimal_not_carried(value):  # one that does has no JsonConverter form to read back
+            try:
+                read, read_type = read_value(json_value(value), schema, "", "")
+            except DecodeError:
+                read, read_type = None, None
+            if read_type is not None and same_value(read, value):
+                return cell if read_type == type_name else replace(cell, type=read_type)
         cell = replace(cell, type=None)
     written = nested_as_read_back(value)
     return cell if written is value else replace(cell, value=written)
+
+
+def _holds_decimal_not_carried(value: Value) -> bool:
+    """Whether a nested value holds a decimal that no Connect Decimal holds (NaN, an infinity, -0)."""
+    if type(value) is tuple:
+        return any(_holds_decimal_not_carried(item) for item in value)
+    if type(value) is Struct:
+        return any(_holds_decimal_not_carried(item) for _, item in value.fields)
+    return type(value) is Decimal and not carries_decimal(value)
 
 
 def nested_as_read_back(value: Value) -> Value:
