@@ -171,7 +171,9 @@ def test_the_jvm_encoders_write_and_refuse_as_the_arrow_udf(spark) -> None:
     rows = drawn_rows()
     for target, (jvm, python) in both_paths(events_frame(spark, rows), "cdc_encode_or_error",
                                             _each_target("{target}", "event")).items():
-        assert sum(row is not None and row["error"] is None for row in python) >= EXAMPLES_PER_CONFIGURATION
+        # Most drawn events are written (a target that has no form for some changes, paimon-log's TRUNCATE, refuses
+        # those), so that the bytes are compared, not only the refusals.
+        assert sum(row is not None and row["error"] is None for row in python) >= EXAMPLES_PER_CONFIGURATION // 2
         assert_same_rows(target, rows, jvm, python)
 
 

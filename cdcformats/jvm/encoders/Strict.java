@@ -120,8 +120,10 @@ public final class Strict {
             if (Objects.equals(written, time)) {
                 return;
             }
-            boolean toTheMillisecond = time != null && written != null && written == Math.max(
-                time - Math.floorMod(time, MILLISECOND), EARLIEST_MILLISECOND);
+            // time_units.floored, which stops at the earliest whole millisecond (flooring below it would run past
+            // 64 bits)
+            boolean toTheMillisecond = time != null && written != null && written == (time < EARLIEST_MILLISECOND
+                ? EARLIEST_MILLISECOND : time - Math.floorMod(time, MILLISECOND));
             replaced(toTheMillisecond ? "source.time.sub_ms" : feature, path, String.valueOf(written),
                 written == null);
         }
