@@ -103,7 +103,7 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
             Map<String, Events.Cell> afterByName = byName(event.after());
             List<Events.Cell> changed = new ArrayList<>();
             for (Events.Cell cell : event.before()) {
-                if (!sameCell(afterByName.get(cell.name()), cell)) {
+                if (!Values.sameCell(afterByName.get(cell.name()), cell)) {
                     changed.add(cell);
                 }
             }
@@ -207,7 +207,7 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
             Map<String, Events.Cell> afterByName = byName(row);
             List<Events.Cell> old = new ArrayList<>();
             for (Events.Cell cell : written.before()) {
-                if (!sameCell(afterByName.get(cell.name()), cell)) {
+                if (!Values.sameCell(afterByName.get(cell.name()), cell)) {
                     old.add(cell);
                 }
             }
@@ -263,15 +263,5 @@ public final class MaxwellJsonEncoder extends NormalForm implements MessageEncod
             byName.put(cell.name(), cell);
         }
         return byName;
-    }
-
-    /** {@code Cell.__eq__}: name, kind, type, version and value alike (the value as {@code same_value}). */
-    private static boolean sameCell(Events.Cell left, Events.Cell right) {
-        if (left == null || right == null) {
-            return left == right;
-        }
-        return left.name().equals(right.name()) && left.kind().equals(right.kind())
-            && Objects.equals(left.type(), right.type()) && Objects.equals(left.version(), right.version())
-            && Values.same(left.value(), right.value());
     }
 }

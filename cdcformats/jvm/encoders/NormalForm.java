@@ -315,12 +315,18 @@ public class NormalForm {
             return null;
         }
         if (Math.floorMod(microseconds, MILLISECOND) != 0 && !carries("source.time.sub_ms")) {
-            // time_units.floored: a time before the earliest whole millisecond is floored to it (and flooring it
-            // would run below 64 bits)
-            return microseconds < EARLIEST_MILLISECOND ? EARLIEST_MILLISECOND
-                : microseconds - Math.floorMod(microseconds, MILLISECOND);
+            return flooredToMillisecond(microseconds);
         }
         return microseconds;
+    }
+
+    /**
+     * {@code time_units.floored} to the millisecond: a time before the earliest whole millisecond is floored to it
+     * (flooring it would run below 64 bits).
+     */
+    static long flooredToMillisecond(long microseconds) {
+        return microseconds < EARLIEST_MILLISECOND ? EARLIEST_MILLISECOND
+            : microseconds - Math.floorMod(microseconds, MILLISECOND);
     }
 
     /**

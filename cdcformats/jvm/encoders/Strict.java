@@ -21,8 +21,6 @@ import cdcformats.jvm.decoders.TypedText;
  */
 public final class Strict {
     private static final String PUT = Events.PUT;
-    private static final long MILLISECOND = 1000L;
-    private static final long EARLIEST_MILLISECOND = Long.MIN_VALUE / MILLISECOND * MILLISECOND;
     private static final int SHOWN_LIMIT = 60; // losses._shown
 
     private Strict() {
@@ -120,10 +118,8 @@ public final class Strict {
             if (Objects.equals(written, time)) {
                 return;
             }
-            // time_units.floored, which stops at the earliest whole millisecond (flooring below it would run past
-            // 64 bits)
-            boolean toTheMillisecond = time != null && written != null && written == (time < EARLIEST_MILLISECOND
-                ? EARLIEST_MILLISECOND : time - Math.floorMod(time, MILLISECOND));
+            boolean toTheMillisecond = time != null && written != null
+                && written == NormalForm.flooredToMillisecond(time);
             replaced(toTheMillisecond ? "source.time.sub_ms" : feature, path, String.valueOf(written),
                 written == null);
         }
@@ -156,7 +152,7 @@ public final class Strict {
                 String path = name + "[" + index + "]";
                 if (writtenCell == null) {
                     found(keptNames.contains(cell.name()) ? "cell.repeated" : "image.columns", path, "not written");
-                } else if (!sameCell(cell, writtenCell)) {
+                } else if (!Values.sameCell(cell, writtenCell)) {
                     cell(path, cell, writtenCell);
                 }
             }
@@ -229,12 +225,6 @@ public final class Strict {
 
     // -- the model's equality -----------------------------------------------------------------------------------------
 
-    private static boolean sameCell(Events.Cell left, Events.Cell right) {
-        return left.name().equals(right.name()) && left.kind().equals(right.kind())
-            && Objects.equals(left.type(), right.type()) && Objects.equals(left.version(), right.version())
-            && Values.same(left.value(), right.value());
-    }
-
     private static boolean sameImage(List<Events.Cell> left, List<Events.Cell> right) {
         if (left == null || right == null) {
             return left == right;
@@ -243,7 +233,7 @@ public final class Strict {
             return false;
         }
         for (int i = 0; i < left.size(); i++) {
-            if (!sameCell(left.get(i), right.get(i))) {
+            if (!Values.sameCell(left.get(i), right.get(i))) {
                 return false;
             }
         }

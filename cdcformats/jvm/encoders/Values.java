@@ -1,5 +1,6 @@
 package cdcformats.jvm.encoders;
 
+import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Numbers;
 import cdcformats.jvm.decoders.TypedText;
@@ -11,6 +12,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.UnaryOperator;
 
 /**
@@ -150,6 +152,16 @@ public final class Values {
     /** {@code contract.as_text}: a value as text, for a format with no form for its kind (bytes as base64). */
     public static String asText(Object value) {
         return value instanceof byte[] ? Base64.getEncoder().encodeToString((byte[]) value) : render(value);
+    }
+
+    /** {@code Cell.__eq__}: name, kind, type, version and value alike (the value as {@link #same}). */
+    public static boolean sameCell(Events.Cell left, Events.Cell right) {
+        if (left == null || right == null) {
+            return left == right;
+        }
+        return left.name().equals(right.name()) && left.kind().equals(right.kind())
+            && Objects.equals(left.type(), right.type()) && Objects.equals(left.version(), right.version())
+            && same(left.value(), right.value());
     }
 
     /**
