@@ -6,6 +6,7 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,16 +78,16 @@ public final class ConnectSchema {
     }
 
     /**
-     * {@code json_value}: a change-event value as JsonConverter writes it, bytes and decimals as base64 (a decimal's
-     * unscaled value, as {@code BigInteger.toByteArray} gives it), non-finite floats as Jackson's text.
+     * {@code json_value}: a change-event value as JsonConverter writes it: bytes as base64, a decimal as the base64 of
+     * its unscaled value's big-endian two's complement (a Connect Decimal's bytes), NaN and the infinities as Jackson's
+     * text, nested values member by member.
      */
-    static Object jsonValue(Object value) {
+    public static Object jsonValue(Object value) {
         if (value instanceof byte[]) {
-            return java.util.Base64.getEncoder().encodeToString((byte[]) value);
+            return Base64.getEncoder().encodeToString((byte[]) value);
         }
         if (value instanceof TypedText.DecimalText) {
-            return java.util.Base64.getEncoder().encodeToString(
-                new BigDecimal(((TypedText.DecimalText) value).text).unscaledValue().toByteArray());
+            return Base64.getEncoder().encodeToString(unscaled(((TypedText.DecimalText) value).text).toByteArray());
         }
         if (value instanceof Double && !Double.isFinite((Double) value)) {
             double number = (Double) value;
@@ -107,6 +108,30 @@ public final class ConnectSchema {
             return members;
         }
         return value;
+    }
+
+    /**
+     * The unscaled value of a decimal's text as {@code json_value} makes it from Python's {@code Decimal.as_tuple()}:
+     * its digits with its sign; an infinity's digits are 0, a NaN's its payload. A NaN without a payload has no digits
+     * (where Python's {@code int("")} fails): {@link IllegalArgumentException}.
+     */
+    private static BigInteger unscaled(String text) {
+        boolean negative = text.startsWith("-");
+        String unsigned = negative ? text.substring(1) : text;
+        BigInteger digits;
+        if (unsigned.equals("Infinity")) {
+            digits = BigInteger.ZERO;
+        } else if (unsigned.startsWith("NaN") || unsigned.startsWith("sNaN")) {
+            String payload = unsigned.replaceFirst("^s?NaN", "");
+            if (payload.isEmpty()) {
+                throw new IllegalArgumentException(text + " has no digits, and no Connect Decimal holds it");
+            }
+            digits = new BigInteger(payload);
+        } else { // the coefficient's digits, read off the text: BigDecimal refuses an exponent beyond the 32-bit limit
+            int exponentAt = unsigned.indexOf('E');
+            digits = new BigInteger((exponentAt < 0 ? unsigned : unsigned.substring(0, exponentAt)).replace(".", ""));
+        }
+        return negative ? digits.negate() : digits;
     }
 
     /** A value that disagrees with its schema ({@code _OffType}): it is read as it was sent. */

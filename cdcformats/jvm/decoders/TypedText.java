@@ -177,10 +177,8 @@ public final class TypedText {
         if (text.isEmpty() || !isDecimalCharacters(text)) {
             return text;
         }
-        BigDecimal value;
-        try {
-            value = new BigDecimal(text);
-        } catch (NumberFormatException | ArithmeticException notADecimal) {
+        BigDecimal value = decimal(text);
+        if (value == null) {
             return text;
         }
         // BigDecimal has no negative zero; Python's Decimal keeps the sign: "-0.00" is canonical there.
@@ -234,6 +232,29 @@ public final class TypedText {
         return (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680
             || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f
             || c == 0x3000;
+    }
+
+    /**
+     * The finite decimal a text spells, or null. {@code new BigDecimal(text)} refuses an exponent beyond 32 bits even
+     * where the scale it gives fits them ({@code 1.5E+2147483648} is 15 at scale -2147483647), and Python's Decimal
+     * writes such exponents: the coefficient and the exponent are read apart there.
+     */
+    public static BigDecimal decimal(String text) {
+        try {
+            return new BigDecimal(text);
+        } catch (NumberFormatException | ArithmeticException notADecimal) {
+            int exponentAt = Math.max(text.indexOf('E'), text.indexOf('e'));
+            if (exponentAt < 0) {
+                return null;
+            }
+            try {
+                BigDecimal coefficient = new BigDecimal(text.substring(0, exponentAt));
+                long scale = coefficient.scale() - Long.parseLong(text.substring(exponentAt + 1));
+                return scale == (int) scale ? new BigDecimal(coefficient.unscaledValue(), (int) scale) : null;
+            } catch (NumberFormatException | ArithmeticException stillNotADecimal) {
+                return null;
+            }
+        }
     }
 
     /** A decimal value, held as its exact text (the text Python's {@code str(Decimal)} gives). */

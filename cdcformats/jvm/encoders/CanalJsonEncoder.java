@@ -369,7 +369,7 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
         }
         if (value instanceof TypedText.DecimalText) {
             String text = ((TypedText.DecimalText) value).text;
-            BigDecimal decimal = Values.finiteDecimal(text);
+            BigDecimal decimal = TypedText.decimal(text);
             if (decimal != null && decimal.scale() >= 0 && decimal.scale() <= MOST_DECIMAL_PLACES) {
                 String plain = decimal.toPlainString();
                 // BigDecimal has no negative zero; Python's Decimal keeps the sign ("-0.00").

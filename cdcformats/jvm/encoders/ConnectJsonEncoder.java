@@ -1,5 +1,6 @@
 package cdcformats.jvm.encoders;
 
+import cdcformats.jvm.decoders.ConnectSchema;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Python;
 import cdcformats.jvm.encoders.KeptFields.Kept;
@@ -135,7 +136,7 @@ public final class ConnectJsonEncoder extends NormalForm implements RecordEncode
     private byte[] write(List<Events.Cell> cells, String part, Object kept) {
         Map<String, Object> payload = new LinkedHashMap<>();
         for (Events.Cell cell : cells) {
-            payload.put(cell.name(), schemas ? ConnectSchemas.jsonValue(cell.value()) : Values.jsonForm(cell.value()));
+            payload.put(cell.name(), schemas ? ConnectSchema.jsonValue(cell.value()) : Values.jsonForm(cell.value()));
         }
         if (!schemas) {
             return JsonOut.jackson(payload);

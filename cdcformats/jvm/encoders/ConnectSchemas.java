@@ -6,20 +6,17 @@ import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.TypedText;
 
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code _kit/connect_schema.py}'s writing half for the JVM encoders (the reading half, and the schemas generated for
- * values, are {@link ConnectSchema}'s): a cell as its Connect field schema gives it back ({@link #asReadBack}), the
- * schema of the field that holds it ({@link #fieldSchema}), and values as JsonConverter writes them
- * ({@link #jsonValue}).
+ * {@code _kit/connect_schema.py}'s writing half for the JVM encoders (the reading half, the schemas generated for
+ * values and values as JsonConverter writes them are {@link ConnectSchema}'s): a cell as its Connect field schema
+ * gives it back ({@link #asReadBack}) and the schema of the field that holds it ({@link #fieldSchema}).
  */
 public final class ConnectSchemas {
     private ConnectSchemas() {
@@ -28,52 +25,6 @@ public final class ConnectSchemas {
     /** {@code connect_schema.TYPED_FEATURES}: what a format with a schema wrapper carries only when it writes it. */
     public static final Set<String> TYPED_FEATURES = Set.of("cell.type", "value.bytes", "value.decimal",
         "value.float_nonfinite", "value.nested_non_json");
-
-    /**
-     * {@code json_value}: a value as JsonConverter writes it: bytes as base64, a decimal as the base64 of its unscaled
-     * value's big-endian two's complement (a Connect Decimal's bytes), NaN and the infinities as Jackson's text, nested
-     * values member by member.
-     */
-    public static Object jsonValue(Object value) {
-        return Values.membersMapped(value, ConnectSchemas::jsonValueOfScalar);
-    }
-
-    private static Object jsonValueOfScalar(Object value) {
-        if (value instanceof byte[]) {
-            return Base64.getEncoder().encodeToString((byte[]) value);
-        }
-        if (value instanceof TypedText.DecimalText) {
-            return Base64.getEncoder().encodeToString(unscaled(((TypedText.DecimalText) value).text).toByteArray());
-        }
-        if (Values.isNonFinite(value)) {
-            return Values.render(value);
-        }
-        return Json.isNull(value) ? null : value;
-    }
-
-    /**
-     * The unscaled value of a decimal's text as {@code json_value} makes it from Python's {@code Decimal.as_tuple()}:
-     * its digits with its sign; an infinity's digits are 0, a NaN's its payload. A NaN without a payload has no digits
-     * (where Python's {@code int("")} fails): {@link IllegalArgumentException}.
-     */
-    private static BigInteger unscaled(String text) {
-        boolean negative = text.startsWith("-");
-        String unsigned = negative ? text.substring(1) : text;
-        BigInteger digits;
-        if (unsigned.equals("Infinity")) {
-            digits = BigInteger.ZERO;
-        } else if (unsigned.startsWith("NaN") || unsigned.startsWith("sNaN")) {
-            String payload = unsigned.replaceFirst("^s?NaN", "");
-            if (payload.isEmpty()) {
-                throw new IllegalArgumentException(text + " has no digits, and no Connect Decimal holds it");
-            }
-            digits = new BigInteger(payload);
-        } else { // the coefficient's digits, read off the text: BigDecimal refuses an exponent near the 32-bit limit
-            int exponentAt = unsigned.indexOf('E');
-            digits = new BigInteger((exponentAt < 0 ? unsigned : unsigned.substring(0, exponentAt)).replace(".", ""));
-        }
-        return negative ? digits.negate() : digits;
-    }
 
     /**
      * {@code schema_only_features} (whether a value has one): bytes, a decimal, NaN or an infinity, a nested value
@@ -188,7 +139,7 @@ public final class ConnectSchemas {
         if (schema != null) {
             ConnectSchema.Read read;
             try {
-                read = ConnectSchema.readValue(jsonValue(value), schema, "");
+                read = ConnectSchema.readValue(ConnectSchema.jsonValue(value), schema, "");
             } catch (DecodeException | IllegalArgumentException refused) {
                 // IllegalArgumentException: a NaN in a nested value, which no schema reads back (where Python's
                 // json_value fails, which this does not follow: its value is written as its JSON text below)

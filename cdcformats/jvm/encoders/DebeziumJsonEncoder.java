@@ -488,7 +488,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         }
         Map<String, Object> fields = new LinkedHashMap<>();
         for (Events.Cell cell : cells) {
-            fields.put(cell.name(), schemas ? ConnectSchemas.jsonValue(cell.value()) : Values.jsonForm(cell.value()));
+            fields.put(cell.name(), schemas ? ConnectSchema.jsonValue(cell.value()) : Values.jsonForm(cell.value()));
         }
         return fields;
     }

@@ -221,21 +221,12 @@ public final class Values {
      * back in plain digits, "0.000000000001", is the decimal Python writes "1E-12"); NaN and the infinities by name.
      */
     private static boolean sameDecimal(String left, String right) {
-        BigDecimal leftDecimal = finiteDecimal(left);
-        BigDecimal rightDecimal = finiteDecimal(right);
+        BigDecimal leftDecimal = TypedText.decimal(left);
+        BigDecimal rightDecimal = TypedText.decimal(right);
         if (leftDecimal == null || rightDecimal == null) {
             return left.equals(right);
         }
         // BigDecimal has no negative zero, which Python's Decimal keeps.
         return leftDecimal.equals(rightDecimal) && left.startsWith("-") == right.startsWith("-");
-    }
-
-    /** A decimal's text as a BigDecimal, or null for NaN and the infinities. */
-    public static BigDecimal finiteDecimal(String text) {
-        try {
-            return new BigDecimal(text);
-        } catch (NumberFormatException special) {
-            return null;
-        }
     }
 }
