@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 /**
  * Python's {@code str(Decimal(text))}: what is written of a decimal given as text, which Python reads with
  * {@code Decimal(text)} (a decimal member of an event row, a {@code $decimal} of nested text). Text that Python does
- * not take for a decimal gives null.
+ * not take for a decimal gives null. Not {@link java.math.BigDecimal}, whose scale has 32 bits and whose parser refuses
+ * an exponent beyond them, where a Decimal's exponent has nearly 64 ({@code 1.5E+2147483648}).
  */
 public final class PythonDecimal {
     private PythonDecimal() {
@@ -17,6 +18,9 @@ public final class PythonDecimal {
     private static final String DIGITS = "\\d+";
     private static final Pattern NUMBER = Pattern.compile("([+-]?)(?:(" + DIGITS + ")?(?:\\.(" + DIGITS + ")?)?)"
         + "(?:[eE]([+-]?" + DIGITS + "))?");
+    // libmpdec's MPD_MAX_EMAX and MPD_MIN_ETINY on a 64-bit machine.
+    private static final BigInteger MOST_ADJUSTED_EXPONENT = BigInteger.valueOf(999_999_999_999_999_999L);
+    private static final BigInteger LEAST_EXPONENT = BigInteger.valueOf(-1_999_999_999_999_999_997L);
     private static final Pattern SPECIAL = Pattern.compile("([+-]?)(?:(inf|infinity)|(s?nan)(" + DIGITS + ")?)",
         Pattern.CASE_INSENSITIVE);
 
@@ -34,6 +38,37 @@ public final class PythonDecimal {
             String payload = special.group(4) == null ? "" : special.group(4).replaceFirst("^0+", "");
             return sign + (special.group(3).length() == 4 ? "sNaN" : "NaN") + payload;
         }
+        Finite finite = finite(stripped);
+        return finite == null ? null : finite.sign + scientific(finite.coefficient, finite.exponent);
+    }
+
+    /**
+     * Python's {@code format(Decimal(text), "f")} where the decimal is finite and its exponent is between
+     * {@code -mostPlaces} and 0 (as Java's {@code BigDecimal.toPlainString} writes it too), else null.
+     */
+    public static String plainDigits(String text, int mostPlaces) {
+        String stripped = asciiForm(text);
+        Finite finite = stripped == null || SPECIAL.matcher(stripped).matches() ? null : finite(stripped);
+        if (finite == null || finite.exponent.signum() > 0
+                || finite.exponent.compareTo(BigInteger.valueOf(-mostPlaces)) < 0) {
+            return null;
+        }
+        int places = -finite.exponent.intValueExact();
+        String digits = "0".repeat(Math.max(0, places + 1 - finite.coefficient.length())) + finite.coefficient;
+        int point = digits.length() - places;
+        return finite.sign + digits.substring(0, point) + (places == 0 ? "" : "." + digits.substring(point));
+    }
+
+    /** A finite decimal: its sign, its coefficient's digits without leading zeros, and its exponent. */
+    private record Finite(String sign, String coefficient, BigInteger exponent) {
+    }
+
+    /**
+     * The finite decimal a numeric string spells, or null where it spells none or one beyond libmpdec's limits (on a
+     * 64-bit machine), where {@code Decimal(text)} fails: an adjusted exponent above MPD_MAX_EMAX, an exponent below
+     * MPD_MIN_ETINY.
+     */
+    private static Finite finite(String stripped) {
         Matcher number = NUMBER.matcher(stripped);
         if (!number.matches() || number.group(2) == null && number.group(3) == null) {
             return null;
@@ -43,7 +78,11 @@ public final class PythonDecimal {
         String coefficient = (whole + fraction).replaceFirst("^0+(?=.)", "");
         BigInteger exponent = (number.group(4) == null ? BigInteger.ZERO
             : new BigInteger(number.group(4))).subtract(BigInteger.valueOf(fraction.length()));
-        return (number.group(1).equals("-") ? "-" : "") + scientific(coefficient, exponent);
+        BigInteger adjusted = exponent.add(BigInteger.valueOf(coefficient.length() - 1));
+        if (adjusted.compareTo(MOST_ADJUSTED_EXPONENT) > 0 || exponent.compareTo(LEAST_EXPONENT) < 0) {
+            return null;
+        }
+        return new Finite(number.group(1).equals("-") ? "-" : "", coefficient, exponent);
     }
 
     /**

@@ -1,6 +1,5 @@
 package cdcformats.jvm.decoders;
 
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +26,6 @@ public final class TypedText {
     private static final Pattern INTEGER = Pattern.compile("0|-?[1-9][0-9]*");
     // canal.MOST_DECIMAL_PLACES: the most places of a decimal written in plain digits.
     private static final int MOST_DECIMAL_PLACES = 38;
-    private static final Pattern DECIMAL_NAN = Pattern.compile("-?s?NaN([1-9][0-9]*)?");
 
     // core/sql_types.py's names of the SQL types whose text is typed, by the kind of value their column type holds
     // (tests/unit/test_sql_types.py holds them to that table).
@@ -166,38 +164,14 @@ public final class TypedText {
      * as Python's {@code str} of it, whatever the spelling, as the model holds a {@code Decimal}.
      */
     private static Object parseDecimal(String text, boolean plain) {
-        switch (text) {
-            case "Infinity": case "-Infinity":
-                return new DecimalText(text);
-            default:
-        }
-        if (DECIMAL_NAN.matcher(text).matches()) {
-            return new DecimalText(text);
-        }
-        if (text.isEmpty() || !isDecimalCharacters(text)) {
+        String decimal = PythonDecimal.str(text);
+        if (decimal == null) {
             return text;
         }
-        BigDecimal value = decimal(text);
-        if (value == null) {
-            return text;
-        }
-        // BigDecimal has no negative zero; Python's Decimal keeps the sign: "-0.00" is canonical there.
-        String sign = value.signum() == 0 && text.startsWith("-") ? "-" : "";
-        String decimal = sign + value.toString(); // str(Decimal): both write the scientific string of the spec
-        String written = plain && value.scale() >= 0 && value.scale() <= MOST_DECIMAL_PLACES
-            ? sign + value.toPlainString() : decimal;
-        return written.equals(text) ? new DecimalText(decimal) : text;
+        String plainDigits = plain ? PythonDecimal.plainDigits(text, MOST_DECIMAL_PLACES) : null;
+        return (plainDigits == null ? decimal : plainDigits).equals(text) ? new DecimalText(decimal) : text;
     }
 
-    private static boolean isDecimalCharacters(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != '.' && c != 'E') {
-                return false;
-            }
-        }
-        return true;
-    }
 
     /** Python's {@code str.split()}: the words between runs of what {@code str.isspace} calls whitespace. */
     private static List<String> pythonSplit(String text) {
@@ -232,29 +206,6 @@ public final class TypedText {
         return (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680
             || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f
             || c == 0x3000;
-    }
-
-    /**
-     * The finite decimal a text spells, or null. {@code new BigDecimal(text)} refuses an exponent beyond 32 bits even
-     * where the scale it gives fits them ({@code 1.5E+2147483648} is 15 at scale -2147483647), and Python's Decimal
-     * writes such exponents: the coefficient and the exponent are read apart there.
-     */
-    public static BigDecimal decimal(String text) {
-        try {
-            return new BigDecimal(text);
-        } catch (NumberFormatException | ArithmeticException notADecimal) {
-            int exponentAt = Math.max(text.indexOf('E'), text.indexOf('e'));
-            if (exponentAt < 0) {
-                return null;
-            }
-            try {
-                BigDecimal coefficient = new BigDecimal(text.substring(0, exponentAt));
-                long scale = coefficient.scale() - Long.parseLong(text.substring(exponentAt + 1));
-                return scale == (int) scale ? new BigDecimal(coefficient.unscaledValue(), (int) scale) : null;
-            } catch (NumberFormatException | ArithmeticException stillNotADecimal) {
-                return null;
-            }
-        }
     }
 
     /** A decimal value, held as its exact text (the text Python's {@code str(Decimal)} gives). */

@@ -3,10 +3,10 @@ package cdcformats.jvm.encoders;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Numbers;
+import cdcformats.jvm.decoders.PythonDecimal;
 import cdcformats.jvm.decoders.TypedText;
 import cdcformats.jvm.encoders.KeptFields.Kept;
 
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -368,12 +368,9 @@ public final class CanalJsonEncoder extends NormalForm implements MessageEncoder
             return Numbers.javaText((Double) value);
         }
         if (value instanceof TypedText.DecimalText) {
-            String text = ((TypedText.DecimalText) value).text;
-            BigDecimal decimal = TypedText.decimal(text);
-            if (decimal != null && decimal.scale() >= 0 && decimal.scale() <= MOST_DECIMAL_PLACES) {
-                String plain = decimal.toPlainString();
-                // BigDecimal has no negative zero; Python's Decimal keeps the sign ("-0.00").
-                return decimal.signum() == 0 && text.startsWith("-") ? "-" + plain : plain;
+            String plain = PythonDecimal.plainDigits(((TypedText.DecimalText) value).text, MOST_DECIMAL_PLACES);
+            if (plain != null) {
+                return plain;
             }
         }
         return Values.render(value);

@@ -3,9 +3,9 @@ package cdcformats.jvm.encoders;
 import cdcformats.jvm.decoders.Events;
 import cdcformats.jvm.decoders.Json;
 import cdcformats.jvm.decoders.Numbers;
+import cdcformats.jvm.decoders.PythonDecimal;
 import cdcformats.jvm.decoders.TypedText;
 
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -221,12 +221,7 @@ public final class Values {
      * back in plain digits, "0.000000000001", is the decimal Python writes "1E-12"); NaN and the infinities by name.
      */
     private static boolean sameDecimal(String left, String right) {
-        BigDecimal leftDecimal = TypedText.decimal(left);
-        BigDecimal rightDecimal = TypedText.decimal(right);
-        if (leftDecimal == null || rightDecimal == null) {
-            return left.equals(right);
-        }
-        // BigDecimal has no negative zero, which Python's Decimal keeps.
-        return leftDecimal.equals(rightDecimal) && left.startsWith("-") == right.startsWith("-");
+        String leftDecimal = PythonDecimal.str(left);
+        return leftDecimal != null ? leftDecimal.equals(PythonDecimal.str(right)) : left.equals(right);
     }
 }
