@@ -22,11 +22,13 @@ int64s = st.integers(min_value=INT64_MIN, max_value=INT64_MAX)
 # Short names collide often, which is what exercises repeated columns and duplicate attribute names.
 names = st.one_of(st.sampled_from(["id", "name", "r_regionkey", "col_a", ""]), st.text(max_size=12))
 
-# With exponents near the 32-bit limit of a scale (Connect's, Java's BigDecimal's), of several digits.
+# With exponents near the 32-bit limit of a scale (Connect's, Java's BigDecimal's), of several digits, and at the limits
+# of Python's own (libmpdec's).
 special_decimals = st.sampled_from([Decimal("NaN"), Decimal("-NaN"), Decimal("sNaN"), Decimal("Infinity"),
                                     Decimal("-Infinity"), Decimal("0"), Decimal("-0"), Decimal("0E-30"),
                                     Decimal("1.10"), Decimal("1E+5"), Decimal("1.23E+2147483647"),
-                                    Decimal("-4.56E-2147483640"), Decimal("1.5E+2147483648")])
+                                    Decimal("-4.56E-2147483640"), Decimal("1.5E+2147483648"),
+                                    Decimal("1E+999999999999999999"), Decimal("-0E-1999999999999999997")])
 # Any finite decimal: sign, up to 40 digits, exponent across the full practical range.
 finite_decimals = st.builds(
     lambda sign, digits, exponent: Decimal((sign, tuple(digits), exponent)),
