@@ -26,6 +26,9 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
     private static final Set<Object> ROWS = Set.of("before", "after");
 
     private final boolean skipControl;
+    // The texts of the envelope's and the source's orders: a stream's messages repeat one order, written once.
+    private final NamesText envelopeText = new NamesText();
+    private final NamesText sourceText = new NamesText();
 
     public DebeziumJsonDecoder(Map<String, String> settings) throws DecodeException {
         super(settings);
@@ -72,13 +75,13 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
             && !((Map<?, ?>) document.get("transaction")).isEmpty();
         List<String> envelopeNames = new ArrayList<>(document.keySet());
         if (!envelopeNames.equals(envelopeOrder(document, source, captureTimeUs, transactionWritten))) {
-            attributes.add(Messages.pair(ENVELOPE_FIELDS, Json.write(envelopeNames)));
+            attributes.add(Messages.pair(ENVELOPE_FIELDS, envelopeText.of(envelopeNames)));
         }
         Object sourceField = document.get("source");
         if (sourceField instanceof Map) {
             List<Object> sourceNames = new ArrayList<>(((Map<?, ?>) sourceField).keySet());
             if (!sourceNames.equals(sourceOrder(source))) {
-                attributes.add(Messages.pair(SOURCE_FIELD_NAMES, Json.write(sourceNames)));
+                attributes.add(Messages.pair(SOURCE_FIELD_NAMES, sourceText.of(sourceNames)));
             }
         }
         if (wrapped && Json.isNull(schema)) { // JsonConverter's wrapper of a record that has no schema
@@ -95,6 +98,20 @@ public final class DebeziumJsonDecoder extends JsonDecoder {
             : Events.table(source.table[0], source.table[1], source.table[2]);
         return Events.event(op, table, key, before, after, source.system, source.position, source.commitTimeUs,
             captureTimeUs, false, attributes);
+    }
+
+    /** A list of names as JSON text, written again only when it differs from the last one. */
+    private static final class NamesText {
+        private List<?> names = List.of();
+        private String text;
+
+        String of(List<?> given) {
+            if (!given.equals(names)) {
+                names = given;
+                text = Json.write(given);
+            }
+            return text;
+        }
     }
 
     /** The server name of the position (its last "name" entry, if text), as the envelope schema's names use. */

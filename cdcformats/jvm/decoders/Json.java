@@ -35,6 +35,10 @@ public final class Json {
     private static final String ESCAPED = "\"\\\b\f\n\r\t/";
     private static final int WRITTEN_ESCAPES = ESCAPED.length() - 1;
 
+    // The keys last read, by a hash of their bytes: one slot each, shared by every parser (see key()).
+    private static final String[] KEYS = new String[4096];
+    private static final int MOST_KEY_BYTES = 64;
+
     private final byte[] text;
     private int at;
     private int depth;
@@ -132,7 +136,7 @@ public final class Json {
             if (text[at] != '"') {
                 throw malformed("object keys must be strings");
             }
-            String name = string();
+            String name = key();
             skipSpace();
             expect(':');
             skipSpace();
@@ -255,6 +259,45 @@ public final class Json {
 
     private static boolean isDigit(byte b) {
         return b >= '0' && b <= '9';
+    }
+
+    /**
+     * An object's key: short ASCII keys without escapes come from {@link #KEYS}, so that a stream's few keys are the
+     * same strings in every message and each hashes once (every key goes into a map, and is looked up in others).
+     */
+    private String key() throws DecodeException {
+        int start = at + 1;
+        int hash = 0;
+        for (int end = start; end < text.length && end - start <= MOST_KEY_BYTES; end++) {
+            byte b = text[end];
+            if (b == '"') {
+                int slot = (hash ^ (hash >>> 16)) & (KEYS.length - 1);
+                String cached = KEYS[slot];
+                if (cached == null || !sameBytes(cached, start, end)) {
+                    cached = new String(text, start, end - start, StandardCharsets.ISO_8859_1);
+                    KEYS[slot] = cached; // a race only loses a key to another: each is a whole String
+                }
+                at = end + 1;
+                return cached;
+            }
+            if (b == '\\' || b < 0x20) { // an escape, a control character or a byte of a multi-byte character
+                break;
+            }
+            hash = 31 * hash + b;
+        }
+        return string();
+    }
+
+    private boolean sameBytes(String key, int start, int end) {
+        if (key.length() != end - start) {
+            return false;
+        }
+        for (int index = 0; index < key.length(); index++) {
+            if (key.charAt(index) != text[start + index]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private String string() throws DecodeException {

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * {@code codecs/debezium.py}'s encoder in Java: each event as {@code encode_exact(written(event))} writes it. The
@@ -76,6 +77,14 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     private static final int NAMES_KEPT = 256;
     private final Map<String, Optional<List<String>>> namesOfText = new HashMap<>();
     private final Map<List<String>, String> textOfNames = new IdentityHashMap<>();
+    // The layouts of the envelope and source shapes seen, by shape and what the kept names change of them (a cache,
+    // kept as small: each event asks for its layouts several times, and a stream's events have a few shapes).
+    private final Map<LayoutKey, Layout> layouts = new HashMap<>();
+    // The shape of the last source asked for.
+    private Shaped lastShaped = new Shaped(null, null, null);
+
+    private record Shaped(Events.Source source, Events.Table table, SourceShape shape) {
+    }
 
     public DebeziumJsonEncoder(Map<String, String> settings) {
         this(settings, Boolean.parseBoolean(settings.get("schemas")));
@@ -268,9 +277,22 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
      * {@code debezium._Layout}: the fields an object can be written with, those it must have for the event to read
      * back, and their order when no kept order says another.
      */
-    private record Layout(List<String> available, List<String> required, List<String> defaults) {
+    private static final class Layout {
+        final Set<String> available;
+        final List<String> required;
+        final List<String> defaults;
+        // Whether each list of kept names fits: lists that names() gives, one for each text, so known by identity.
+        private final Map<List<String>, Boolean> fitting = new IdentityHashMap<>();
+
+        Layout(Set<String> available, List<String> required, List<String> defaults) {
+            this.available = available;
+            this.required = required;
+            this.defaults = defaults;
+        }
+
         boolean fits(List<String> names) {
-            return names != null && names.containsAll(required) && available.containsAll(names);
+            return names != null && fitting.computeIfAbsent(names,
+                kept -> kept.containsAll(required) && available.containsAll(kept));
         }
 
         List<String> order(List<String> names) {
@@ -320,10 +342,31 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         return kind == 0 ? List.of() : kind == 2 ? List.of("ts_ms", "ts_us") : List.of("ts_ms");
     }
 
+    /** A shape, and whether the names kept name {@code ts_us} and {@code schema}, which change its layout. */
+    private record LayoutKey(Record shape, boolean tsUsNamed, boolean schemaNamed) {
+    }
+
+    /** The layout of {@code key}, built by {@code build} where the cache of layouts has none. */
+    private Layout layout(LayoutKey key, Function<LayoutKey, Layout> build) {
+        if (layouts.size() > NAMES_KEPT) {
+            layouts.clear();
+        }
+        return layouts.computeIfAbsent(key, build);
+    }
+
+    private static boolean named(List<String> names, String name) {
+        return names != null && names.contains(name);
+    }
+
     /** {@code debezium._envelope_layout}. */
-    private static Layout envelopeLayout(EnvelopeShape shape, List<String> names) {
+    private Layout envelopeLayout(EnvelopeShape shape, List<String> names) {
+        return layout(new LayoutKey(shape, named(names, "ts_us"), false), DebeziumJsonEncoder::envelopeLayoutOf);
+    }
+
+    private static Layout envelopeLayoutOf(LayoutKey key) {
+        EnvelopeShape shape = (EnvelopeShape) key.shape();
         List<String> required = new ArrayList<>(List.of("op"));
-        required.addAll(requiredTimes(shape.timeKind(), names != null && names.contains("ts_us")));
+        required.addAll(requiredTimes(shape.timeKind(), key.tsUsNamed()));
         required.addAll(shape.kept());
         List<String> defaults = new ArrayList<>(List.of("before", "after"));
         if (shape.before()) {
@@ -343,7 +386,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
             defaults.add("transaction");
         }
         defaults.addAll(shape.kept());
-        List<String> available = new ArrayList<>(ENVELOPE_FIELD_NAMES);
+        Set<String> available = new HashSet<>(ENVELOPE_FIELD_NAMES);
         available.addAll(shape.kept());
         return new Layout(available, required, defaults);
     }
@@ -352,26 +395,37 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
     private record SourceShape(boolean system, int timeKind, Events.Table table, List<String> position) {
     }
 
-    private static SourceShape sourceShape(Events.Event event) {
+    private SourceShape sourceShape(Events.Event event) {
+        // Writing an event asks twice, for its normal form's own attributes and for its source, of one Source.
+        if (event.source() == lastShaped.source() && event.table() == lastShaped.table()) {
+            return lastShaped.shape();
+        }
         Set<String> position = new LinkedHashSet<>();
         for (Events.Entry entry : event.source().position()) {
             position.add(entry.name());
         }
-        return new SourceShape(event.source().system() != null, timeKind(event.source().commitTimeUs()),
-            event.table(), new ArrayList<>(position));
+        SourceShape shape = new SourceShape(event.source().system() != null,
+            timeKind(event.source().commitTimeUs()), event.table(), new ArrayList<>(position));
+        lastShaped = new Shaped(event.source(), event.table(), shape);
+        return shape;
     }
 
     /**
      * {@code debezium._source_layout}: connector, the commit time, the table ({@code db}, with {@code schema} where
      * the table has a catalog or the names have it, {@code table}), then the position.
      */
-    private static Layout sourceLayout(SourceShape shape, List<String> names) {
-        boolean tsUsNamed = names != null && names.contains("ts_us");
-        List<String> required = new ArrayList<>(requiredTimes(shape.timeKind(), tsUsNamed));
+    private Layout sourceLayout(SourceShape shape, List<String> names) {
+        return layout(new LayoutKey(shape, named(names, "ts_us"), named(names, "schema")),
+            DebeziumJsonEncoder::sourceLayoutOf);
+    }
+
+    private static Layout sourceLayoutOf(LayoutKey key) {
+        SourceShape shape = (SourceShape) key.shape();
+        List<String> required = new ArrayList<>(requiredTimes(shape.timeKind(), key.tsUsNamed()));
         if (shape.system()) {
             required.add("connector");
         }
-        List<String> available = new ArrayList<>(List.of("connector", "ts_ms", "ts_us"));
+        Set<String> available = new HashSet<>(List.of("connector", "ts_ms", "ts_us"));
         List<String> defaults = new ArrayList<>();
         if (shape.system()) {
             defaults.add("connector");
@@ -381,7 +435,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         if (table != null) {
             available.addAll(List.of("db", "table"));
             required.add("table");
-            if (table.catalog() != null || (names != null && names.contains("schema"))) {
+            if (table.catalog() != null || key.schemaNamed()) {
                 available.add("schema");
                 required.add("schema");
                 if (table.catalog() != null) {
@@ -412,6 +466,7 @@ public final class DebeziumJsonEncoder extends KeyedByColumns implements Message
         if (namesOfText.size() > NAMES_KEPT) {
             namesOfText.clear();
             textOfNames.clear();
+            layouts.clear(); // which hold whether each list of names fits them
         }
         return namesOfText.computeIfAbsent((String) value, DebeziumJsonEncoder::parsedNames).orElse(null);
     }
