@@ -172,7 +172,6 @@ public final class TypedText {
         return (plainDigits == null ? decimal : plainDigits).equals(text) ? new DecimalText(decimal) : text;
     }
 
-
     /** Python's {@code str.split()}: the words between runs of what {@code str.isspace} calls whitespace. */
     private static List<String> pythonSplit(String text) {
         List<String> words = new ArrayList<>();
