@@ -125,6 +125,10 @@ class CodecError(CdcFormatsError):
     def at(self, position: int, raw: object) -> Self:
         """This error, placed at ``position`` in the stream (codecs raise it deep down, where they don't know)."""
         self.position = position
+        return self.with_input(raw)
+
+    def with_input(self, raw: object) -> Self:
+        """This error, with ``raw`` as its input where it names none (shown in its text, as ``at`` shows it)."""
         if self.raw is None:
             self.raw = raw
         self.args = (self._render(),)

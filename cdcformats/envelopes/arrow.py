@@ -538,9 +538,7 @@ def decode_rows(messages: Sequence[Any], read: Callable[[Any], ChangeEvent | Non
         try:
             rows.append(read(message))
         except DecodeError as error:
-            if error.raw is None:
-                error.raw = message
-            rows.append(_handled(error, errors))
+            rows.append(_handled(error.with_input(message), errors))
     return rows
 
 

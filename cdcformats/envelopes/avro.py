@@ -18,6 +18,7 @@ Written from other formats: every event, exactly; nothing is dropped or refused.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -77,6 +78,8 @@ class AvroCodec(Codec):
         except Exception as error:  # as in decode_message
             raise DecodeError(self.name, f"cannot be read with its writer schema ({type(error).__name__}: {error})"
                               ) from None
+        if stream.tell() != len(message):  # fastavro stops at the record's end, whatever follows it
+            raise DecodeError(self.name, f"{len(message) - stream.tell()} bytes left over after the event")
         assert isinstance(record, dict)  # the top level of the change-event schema is a record
         try:
             return event_from_record(record)
@@ -110,7 +113,7 @@ class AvroCodec(Codec):
         except Exception as error:  # fastavro's own errors for a file that is not a container of this schema
             raise DecodeError(self.name, f"not an Avro container file of change events ({error})") from None
         writer_schema = fastavro.parse_schema(blocks.writer_schema)
-        canonical = _canonical_form(writer_schema) == _canonical_form(self.schema)
+        canonical = writes_canonical_bodies(json.loads(blocks.metadata["avro.schema"]), avro_schema())
         reader_schema = None if canonical else self.schema
         number = 0
         while True:
@@ -213,21 +216,73 @@ def _corrupt(error: Exception) -> DecodeError:
     return DecodeError(AvroCodec.name, f"corrupt container file ({type(error).__name__}: {error})")
 
 
-def _canonical_form(schema: Any) -> str:
-    return fastavro.schema.to_parsing_canonical_form(schema)
-
-
 _BLOCK_BYTES = 64 * 1024
+
+
+def writes_canonical_bodies(writer: Any, reader: Any) -> bool:
+    """Whether every body the schema ``writer`` writes is a body of the schema ``reader`` that holds the same values:
+    the same records with the same fields in order, of the same types, each union of the writer's the first branches
+    of the reader's at the same place (version 1 of the envelope, whose value unions version 2 extended); names are
+    compared without their namespaces (a file's schema, as fastavro writes it, qualifies them). Such bodies
+    are read as they were written, not through resolution: fastavro resolves each union branch to the reader's first
+    that it promotes to, which takes version 1's bytes for version 2's string."""
+    compared: set[tuple[str, str]] = set()  # records already being compared: a record may hold itself
+
+    def short(name: Any) -> str:
+        return name.rsplit(".", 1)[-1] if type(name) is str else ""
+
+    def records(schema: Any, found: dict[str, Any]) -> dict[str, Any]:
+        """Each record a schema defines, by its name: one schema may define a record where the other names it."""
+        if type(schema) is list:
+            for branch in schema:
+                records(branch, found)
+        elif type(schema) is dict and schema.get("type") == "record":
+            found[short(schema.get("name"))] = schema
+            fields = schema.get("fields")
+            for field in fields if type(fields) is list else ():
+                records(field.get("type") if type(field) is dict else None, found)
+        elif type(schema) is dict:
+            records(schema.get("type"), found)
+            records(schema.get("items"), found)
+        return found
+
+    writer_records = records(writer, {})
+    reader_records = records(reader, {})
+
+    def same(written: Any, read: Any) -> bool:
+        written = writer_records.get(short(written), written) if type(written) is str else written
+        read = reader_records.get(short(read), read) if type(read) is str else read
+        if type(written) is list:
+            return type(read) is list and len(written) <= len(read) and all(map(same, written, read))
+        if type(written) is not dict or type(read) is not dict or written.get("type") != read.get("type"):
+            return written == read
+        if written["type"] == "record":
+            names = (short(written.get("name")), short(read.get("name")))
+            if names in compared:
+                return True
+            compared.add(names)
+            fields, read_fields = written.get("fields"), read.get("fields")
+            return names[0] == names[1] and type(fields) is list and type(read_fields) is list and len(
+                fields) == len(read_fields) and all(
+                type(field) is dict and type(read_field) is dict and field.get("name") == read_field.get("name")
+                and same(field.get("type"), read_field.get("type")) for field, read_field in zip(fields, read_fields))
+        if written["type"] == "array":
+            return same(written.get("items"), read.get("items"))
+        if written["type"] == "enum":
+            return short(written.get("name")) == short(read.get("name")) and written.get("symbols") == read.get(
+                "symbols")
+        return written == read
+
+    return same(writer, reader)
 
 
 @lru_cache(maxsize=64)
 def _parsed_writer_schema(text: str) -> Any:
-    """A registered version of the envelope, parsed by fastavro; None when it is the canonical envelope itself."""
-    import json
-
+    """A registered version of the envelope, parsed by fastavro; None when its bodies are the canonical envelope's
+    (``writes_canonical_bodies``)."""
     try:
         writer = json.loads(text)
-        return None if writer == avro_schema() else fastavro.parse_schema(writer)
+        return None if writes_canonical_bodies(writer, avro_schema()) else fastavro.parse_schema(writer)
     except Exception as error:  # a registry may hold anything under an id: JSON errors, fastavro's schema errors
         raise DecodeError(NAME, f"the writer schema is not an Avro schema ({type(error).__name__}: {error})",
                           field="schema id") from None

@@ -6,8 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import cdcformats.jvm.decoders.EnvelopeSchema.AvroValue;
@@ -79,10 +82,109 @@ public final class AvroEnvelopeDecoder implements MessageDecoder {
             throw new DecodeException("the writer schema is not an Avro schema (JSONDecodeError: "
                 + jsonError(text, error.reason) + ")", "schema id");
         }
-        AvroResolution resolution = Python.equal(writer, readerSchema) ? AvroResolution.CANONICAL
+        AvroResolution resolution = writesCanonicalBodies(writer, readerSchema) ? AvroResolution.CANONICAL
             : AvroResolution.of(text, readerSchemaText);
         resolutions.put(text, resolution);
         return resolution == AvroResolution.CANONICAL ? null : resolution;
+    }
+
+    /**
+     * {@code avro.writes_canonical_bodies}: whether every body a writer schema writes is a body of the canonical schema
+     * that holds the same values (the same records and fields in order, each union of the writer's the first branches
+     * of the canonical's at the same place, as version 1 of the envelope is; names without their namespaces): such
+     * bodies are read as canonical ones.
+     */
+    static boolean writesCanonicalBodies(Object writer, Object canonical) {
+        return new CanonicalBodies(writer, canonical).same(writer, canonical);
+    }
+
+    /** The records of a writer schema and of the canonical one, compared as {@link #writesCanonicalBodies} does. */
+    private static final class CanonicalBodies {
+        private final Map<String, Object> writerRecords = new HashMap<>();
+        private final Map<String, Object> readerRecords = new HashMap<>();
+        // Records already being compared: a record may hold itself.
+        private final Set<String> compared = new HashSet<>();
+
+        CanonicalBodies(Object writer, Object reader) {
+            records(writer, writerRecords);
+            records(reader, readerRecords);
+        }
+
+        private static String shortName(Object name) {
+            return name instanceof String ? ((String) name).substring(((String) name).lastIndexOf('.') + 1) : "";
+        }
+
+        /** Each record a schema defines, by its name: one schema may define a record where the other names it. */
+        private static void records(Object schema, Map<String, Object> found) {
+            if (schema instanceof List) {
+                for (Object branch : (List<?>) schema) {
+                    records(branch, found);
+                }
+            } else if (schema instanceof Map && "record".equals(((Map<?, ?>) schema).get("type"))) {
+                found.put(shortName(((Map<?, ?>) schema).get("name")), schema);
+                Object fields = ((Map<?, ?>) schema).get("fields");
+                for (Object field : fields instanceof List ? (List<?>) fields : List.of()) {
+                    records(field instanceof Map ? ((Map<?, ?>) field).get("type") : null, found);
+                }
+            } else if (schema instanceof Map) {
+                records(((Map<?, ?>) schema).get("type"), found);
+                records(((Map<?, ?>) schema).get("items"), found);
+            }
+        }
+
+        boolean same(Object written, Object read) {
+            written = written instanceof String ? writerRecords.getOrDefault(shortName(written), written) : written;
+            read = read instanceof String ? readerRecords.getOrDefault(shortName(read), read) : read;
+            if (written instanceof List) {
+                List<?> branches = (List<?>) written;
+                if (!(read instanceof List) || branches.size() > ((List<?>) read).size()) {
+                    return false;
+                }
+                for (int index = 0; index < branches.size(); index++) {
+                    if (!same(branches.get(index), ((List<?>) read).get(index))) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if (!(written instanceof Map) || !(read instanceof Map)
+                    || !Python.equal(((Map<?, ?>) written).get("type"), ((Map<?, ?>) read).get("type"))) {
+                return Python.equal(written, read);
+            }
+            Map<?, ?> writtenSchema = (Map<?, ?>) written;
+            Map<?, ?> readSchema = (Map<?, ?>) read;
+            if ("record".equals(writtenSchema.get("type"))) {
+                String writtenName = shortName(writtenSchema.get("name"));
+                if (!compared.add(writtenName + "\u0000" + shortName(readSchema.get("name")))) {
+                    return true;
+                }
+                Object fields = writtenSchema.get("fields");
+                Object readFields = readSchema.get("fields");
+                if (!writtenName.equals(shortName(readSchema.get("name"))) || !(fields instanceof List)
+                        || !(readFields instanceof List)
+                        || ((List<?>) fields).size() != ((List<?>) readFields).size()) {
+                    return false;
+                }
+                for (int index = 0; index < ((List<?>) fields).size(); index++) {
+                    Object field = ((List<?>) fields).get(index);
+                    Object readField = ((List<?>) readFields).get(index);
+                    if (!(field instanceof Map) || !(readField instanceof Map)
+                            || !Python.equal(((Map<?, ?>) field).get("name"), ((Map<?, ?>) readField).get("name"))
+                            || !same(((Map<?, ?>) field).get("type"), ((Map<?, ?>) readField).get("type"))) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if ("array".equals(writtenSchema.get("type"))) {
+                return same(writtenSchema.get("items"), readSchema.get("items"));
+            }
+            if ("enum".equals(writtenSchema.get("type"))) {
+                return shortName(writtenSchema.get("name")).equals(shortName(readSchema.get("name")))
+                    && Python.equal(writtenSchema.get("symbols"), readSchema.get("symbols"));
+            }
+            return Python.equal(written, read);
+        }
     }
 
     /**

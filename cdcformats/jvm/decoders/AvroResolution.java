@@ -21,8 +21,8 @@ import org.apache.avro.util.Utf8;
  * A body of the Avro envelope written with another version of its schema, read into the canonical schema through
  * Avro's schema resolution (Apache Avro's, a jar of Spark's), as {@code AvroCodec.decode_written_with} reads it with
  * fastavro: the record it resolves to becomes the event as {@code event_from_record} makes it, and bytes after the
- * record are left unread, as fastavro leaves them. The body's bytes are read by {@link FastavroReads}, which fails
- * where fastavro fails and says what fastavro says.
+ * record are refused. The body's bytes are read by {@link FastavroReads}, which fails where fastavro fails and says
+ * what fastavro says. (A writer schema whose bodies are canonical ones, version 1's, is read as the canonical.)
  */
 final class AvroResolution {
     /** The reading of the canonical schema itself, which needs no resolution. */
@@ -52,9 +52,10 @@ final class AvroResolution {
             throw refusal;
         }
         GenericRecord record;
+        FastavroReads reads = new FastavroReads(body);
         try {
             synchronized (reader) { // a reader keeps its resolver as it reads
-                record = reader.read(null, new FastavroReads(body));
+                record = reader.read(null, reads);
             }
         } catch (FastavroReads.Failure error) {
             throw unreadable(error.pythonType, error.getMessage());
@@ -62,6 +63,9 @@ final class AvroResolution {
             throw unreadable("IndexError", "list index out of range");
         } catch (IOException | AvroRuntimeException error) { // a writer schema that does not resolve
             throw unreadable("SchemaResolutionError", error.getMessage());
+        }
+        if (reads.pos != body.length) {
+            throw new DecodeException((body.length - reads.pos) + " bytes left over after the event", null);
         }
         try {
             return event(record);

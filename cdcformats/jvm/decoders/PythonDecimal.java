@@ -21,10 +21,16 @@ public final class PythonDecimal {
     // libmpdec's MPD_MAX_EMAX and MPD_MIN_ETINY on a 64-bit machine.
     private static final BigInteger MOST_ADJUSTED_EXPONENT = BigInteger.valueOf(999_999_999_999_999_999L);
     private static final BigInteger LEAST_EXPONENT = BigInteger.valueOf(-1_999_999_999_999_999_997L);
+    // Decimal.__str__ writes a decimal in scientific notation where the digits before its point would be this or fewer.
+    private static final int SCIENTIFIC_BELOW = -6;
     private static final Pattern SPECIAL = Pattern.compile("([+-]?)(?:(inf|infinity)|(s?nan)(" + DIGITS + ")?)",
         Pattern.CASE_INSENSITIVE);
 
     public static String str(String text) {
+        int places = plainPlaces(text);
+        if (places >= 0 && significantDigits(text) - places > SCIENTIFIC_BELOW) {
+            return text; // as str writes it
+        }
         String stripped = asciiForm(text);
         if (stripped == null) {
             return null;
@@ -47,6 +53,10 @@ public final class PythonDecimal {
      * {@code -mostPlaces} and 0 (as Java's {@code BigDecimal.toPlainString} writes it too), else null.
      */
     public static String plainDigits(String text, int mostPlaces) {
+        int plainPlaces = plainPlaces(text);
+        if (plainPlaces >= 0 && plainPlaces <= mostPlaces) {
+            return text; // as format writes it
+        }
         String stripped = asciiForm(text);
         Finite finite = stripped == null || SPECIAL.matcher(stripped).matches() ? null : finite(stripped);
         if (finite == null || finite.exponent.signum() > 0
@@ -57,6 +67,41 @@ public final class PythonDecimal {
         String digits = "0".repeat(Math.max(0, places + 1 - finite.coefficient.length())) + finite.coefficient;
         int point = digits.length() - places;
         return finite.sign + digits.substring(0, point) + (places == 0 ? "" : "." + digits.substring(point));
+    }
+
+    /**
+     * How many digits follow the point of a decimal in plain digits as Python writes one (a minus sign or none, no
+     * leading zero, digits after a point, no exponent), or -1 for other text: most decimals' text, whose digits and
+     * exponent are read here without the general path.
+     */
+    private static int plainPlaces(String text) {
+        int start = text.startsWith("-") ? 1 : 0;
+        int point = -1;
+        for (int at = start; at < text.length(); at++) {
+            char c = text.charAt(at);
+            if (c == '.' && point < 0) {
+                point = at;
+            } else if (c < '0' || c > '9') {
+                return -1;
+            }
+        }
+        int end = point < 0 ? text.length() : point;
+        if (end == start || end - start > 1 && text.charAt(start) == '0' || point == text.length() - 1) {
+            return -1;
+        }
+        return point < 0 ? 0 : text.length() - point - 1;
+    }
+
+    /** The digits of a plain decimal's coefficient, without its leading zeros (a zero has one). */
+    private static int significantDigits(String text) {
+        int digits = 0;
+        for (int at = 0; at < text.length(); at++) {
+            char c = text.charAt(at);
+            if (c >= '0' && c <= '9' && (digits > 0 || c != '0')) {
+                digits++;
+            }
+        }
+        return Math.max(digits, 1);
     }
 
     /** A finite decimal: its sign, its coefficient's digits without leading zeros, and its exponent. */
@@ -122,8 +167,8 @@ public final class PythonDecimal {
     /** {@code Decimal.__str__} of a finite number: plain where its exponent is at most 0 and it is not tiny. */
     private static String scientific(String coefficient, BigInteger exponent) {
         BigInteger leftDigits = exponent.add(BigInteger.valueOf(coefficient.length()));
-        BigInteger dotPlace = exponent.signum() <= 0 && leftDigits.compareTo(BigInteger.valueOf(-6)) > 0
-            ? leftDigits : BigInteger.ONE;
+        boolean plain = exponent.signum() <= 0 && leftDigits.compareTo(BigInteger.valueOf(SCIENTIFIC_BELOW)) > 0;
+        BigInteger dotPlace = plain ? leftDigits : BigInteger.ONE;
         int dot = dotPlace.intValueExact();
         String integral;
         String fractional;
