@@ -48,7 +48,7 @@ from cdcformats.model import ChangeEvent
 from cdcformats.spark import JAR, arrow_name, jvm_formats, register, session
 
 TARGET_RATIO = 1.25
-# Avro is read by hand from bytes where JSON is parsed from text: reading it costs no more than from_json of the JSON.
+# The Avro formats are read from bytes, not parsed from text: they are held to from_json of the same changes as JSON.
 TARGET_RATIOS = {"avro": 1.0, "debezium-avro": 1.0}
 ARROW_DECODE = arrow_name("cdc_decode")  # the Arrow UDF, forced
 
