@@ -8,6 +8,7 @@ import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.math.BigInteger;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -144,8 +145,7 @@ public final class Python {
     /**
      * One character of a Python string literal quoted with {@code quote}: escaped where Python's {@code repr} escapes
      * it, as a character that {@code str.isprintable} refuses (controls, formats, surrogates, private use,
-     * unassigned, separators but the space), told by its Unicode category as Java knows it: Java 17 knows Unicode 13,
-     * Python 3.11 Unicode 14, so a character assigned in between is escaped here and shown by Python.
+     * unassigned, separators but the space), told by its Unicode category.
      */
     private static void escaped(int c, char quote, StringBuilder out) {
         if (c == quote || c == '\\') {
@@ -163,14 +163,40 @@ public final class Python {
      */
     private static boolean isPrintable(int c) {
         switch (Character.getType(c)) {
+            case Character.UNASSIGNED:
+                return isPrintableSinceUnicode14(c);
             case Character.CONTROL: case Character.FORMAT: case Character.SURROGATE: case Character.PRIVATE_USE:
-            case Character.UNASSIGNED: case Character.LINE_SEPARATOR: case Character.PARAGRAPH_SEPARATOR:
+            case Character.LINE_SEPARATOR: case Character.PARAGRAPH_SEPARATOR:
                 return false;
             case Character.SPACE_SEPARATOR:
                 return c == ' ';
             default:
                 return true;
         }
+    }
+
+    // The characters Unicode 14 assigned that str.isprintable accepts, as first and last of each run: Python 3.11
+    // knows Unicode 14, Java 17 Unicode 13, which has them unassigned (from unicodedata and Character.getType over
+    // every code point; no character printable in Java is unprintable in Python).
+    private static final int[] PRINTABLE_SINCE_UNICODE_14 = {
+        0x61D, 0x61D, 0x870, 0x88E, 0x898, 0x89F, 0x8B5, 0x8B5, 0x8C8, 0x8D2, 0xC3C, 0xC3C, 0xC5D, 0xC5D,
+        0xCDD, 0xCDD, 0x170D, 0x170D, 0x1715, 0x1715, 0x171F, 0x171F, 0x180F, 0x180F, 0x1AC1, 0x1ACE, 0x1B4C, 0x1B4C,
+        0x1B7D, 0x1B7E, 0x1DFA, 0x1DFA, 0x20C0, 0x20C0, 0x2C2F, 0x2C2F, 0x2C5F, 0x2C5F, 0x2E53, 0x2E5D,
+        0x9FFD, 0x9FFF, 0xA7C0, 0xA7C1, 0xA7D0, 0xA7D1, 0xA7D3, 0xA7D3, 0xA7D5, 0xA7D9, 0xA7F2, 0xA7F4,
+        0xFBC2, 0xFBC2, 0xFD40, 0xFD4F, 0xFDCF, 0xFDCF, 0xFDFE, 0xFDFF, 0x10570, 0x1057A, 0x1057C, 0x1058A,
+        0x1058C, 0x10592, 0x10594, 0x10595, 0x10597, 0x105A1, 0x105A3, 0x105B1, 0x105B3, 0x105B9, 0x105BB, 0x105BC,
+        0x10780, 0x10785, 0x10787, 0x107B0, 0x107B2, 0x107BA, 0x10F70, 0x10F89, 0x11070, 0x11075, 0x110C2, 0x110C2,
+        0x116B9, 0x116B9, 0x11740, 0x11746, 0x11AB0, 0x11ABF, 0x12F90, 0x12FF2, 0x16A70, 0x16ABE, 0x16AC0, 0x16AC9,
+        0x1AFF0, 0x1AFF3, 0x1AFF5, 0x1AFFB, 0x1AFFD, 0x1AFFE, 0x1B11F, 0x1B122, 0x1CF00, 0x1CF2D, 0x1CF30, 0x1CF46,
+        0x1CF50, 0x1CFC3, 0x1D1E9, 0x1D1EA, 0x1DF00, 0x1DF1E, 0x1E290, 0x1E2AE, 0x1E7E0, 0x1E7E6, 0x1E7E8, 0x1E7EB,
+        0x1E7ED, 0x1E7EE, 0x1E7F0, 0x1E7FE, 0x1F6DD, 0x1F6DF, 0x1F7F0, 0x1F7F0, 0x1F979, 0x1F979, 0x1F9CC, 0x1F9CC,
+        0x1FA7B, 0x1FA7C, 0x1FAA9, 0x1FAAC, 0x1FAB7, 0x1FABA, 0x1FAC3, 0x1FAC5, 0x1FAD7, 0x1FAD9, 0x1FAE0, 0x1FAE7,
+        0x1FAF0, 0x1FAF6, 0x2A6DE, 0x2A6DF, 0x2B735, 0x2B738
+    };
+
+    private static boolean isPrintableSinceUnicode14(int c) {
+        int at = Arrays.binarySearch(PRINTABLE_SINCE_UNICODE_14, c);
+        return at >= 0 || (-at - 1) % 2 == 1; // a bound itself, or between a first and its last
     }
 
     /**
