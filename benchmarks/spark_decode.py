@@ -44,7 +44,6 @@ from sample_streams import aliyun_messages, arcion_messages, debezium_messages, 
 import cdcformats as cf
 from cdcformats.contract import KafkaRecord
 from cdcformats.kafka import ChangeEventSerializer
-from cdcformats.model import ChangeEvent
 from cdcformats.spark import JAR, arrow_name, jvm_formats, register, session
 
 TARGET_RATIO = 1.25
@@ -86,20 +85,19 @@ LAYOUTS = {
 
 
 def write_messages(path: Path, generate: Callable[[int, int], list[bytes]], count: int,
-                   records: Callable[[ChangeEvent], KafkaRecord] | None = None, floor: str = "") -> int:
-    """Write ``count`` generated messages to ``path``; the number of bytes they hold. With ``records``, the messages
-    are the changes of the generated ones (of the format ``floor``) as the records it writes (``key`` and
-    ``value``), and the generated ones go beside them as ``json``."""
+                   rewrite: Callable[[bytes], KafkaRecord] | None = None) -> int:
+    """Write ``count`` generated messages to ``path``; the number of bytes they hold. With ``rewrite``, the messages
+    are the records it makes of the generated ones (``key`` and ``value``), and the generated ones go beside them as
+    ``json``."""
     batch = 100_000  # generated and written a batch at a time, so a million messages never sit in memory at once
     total_bytes = 0
-    columns = [("value", pa.binary())] + ([("key", pa.binary()), ("json", pa.binary())] if records else [])
+    columns = [("value", pa.binary())] + ([("key", pa.binary()), ("json", pa.binary())] if rewrite else [])
     with pq.ParquetWriter(path, pa.schema(columns)) as writer:
         for start in range(0, count, batch):
             messages = generate(min(batch, count - start), start)
             table = {"value": pa.array(messages, pa.binary())}
-            if records is not None:
-                reader = cf.codec(floor)
-                written = [records(reader.decode_message(message)) for message in messages]
+            if rewrite is not None:
+                written = [rewrite(message) for message in messages]
                 table = {"value": pa.array([record.value for record in written], pa.binary()),
                          "key": pa.array([record.key for record in written], pa.binary()), "json": table["value"]}
             total_bytes += sum(len(part) for column in ("key", "value") if column in table
@@ -141,10 +139,12 @@ def prepare(format: str, directory: Path, count: int, registry: Path) -> tuple[P
     floor = FLOORS.get(format)
     if floor is None:
         return path, write_messages(path, GENERATORS[format], count)
-    return path, write_messages(path, GENERATORS[floor], count, records_of(format, registry), floor)
+    reader = cf.codec(floor)
+    write = records_of(format, registry)
+    return path, write_messages(path, GENERATORS[floor], count, lambda message: write(reader.decode_message(message)))
 
 
-def records_of(format: str, registry: Path) -> Callable[[ChangeEvent], KafkaRecord]:
+def records_of(format: str, registry: Path) -> Callable[[cf.ChangeEvent], KafkaRecord]:
     """How the changes are written as ``format``'s records, registering their schemas in ``registry``: an envelope
     as ``ChangeEventSerializer`` writes it, without a key, a format of records as its codec writes them."""
     if format in INPUTS:

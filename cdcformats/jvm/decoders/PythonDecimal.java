@@ -58,7 +58,7 @@ public final class PythonDecimal {
             return text; // as format writes it
         }
         String stripped = asciiForm(text);
-        Finite finite = stripped == null || SPECIAL.matcher(stripped).matches() ? null : finite(stripped);
+        Finite finite = stripped == null ? null : finite(stripped); // NaN and the infinities are not finite
         if (finite == null || finite.exponent.signum() > 0
                 || finite.exponent.compareTo(BigInteger.valueOf(-mostPlaces)) < 0) {
             return null;
