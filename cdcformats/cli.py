@@ -582,6 +582,77 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
     click.echo(summary(counts), err=True)
 
 
+@main.command("stream")
+@click.option("--from", "-f", "--source-format", "source_format", required=True, metavar="FORMAT",
+              help="Format of the topic's messages.")
+@click.option("--bootstrap-server", "-b", "--bootstrap-servers", "bootstrap_servers", required=True,
+              metavar="HOST:PORT[,...]", help="Kafka bootstrap servers, as the Kafka tools and kcat take them.")
+@click.option("--topic", required=True, help="Topic to read.")
+@click.option("--table", required=True, metavar="PATH|NAME",
+              help="Delta table to apply the changes to: a path (created by the first batch) or a catalog name.")
+@click.option("--checkpoint", required=True, metavar="PATH",
+              help="The query's checkpoint directory: a restart with the same one goes on where it stopped.")
+@click.option("--source-table", default=None, metavar="NAME",
+              help="Whose changes apply (name, schema.name or catalog.schema.name), where the topic holds several "
+              "tables'; default: the only one it holds.")
+@click.option("--key", "key_columns", multiple=True, metavar="COLUMN",
+              help="A key column (repeat for a compound key); default: the key the changes carry.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A format option (JSON values).")
+@click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default=None,
+              help="What a record that cannot be read does: stop the query before anything of its batch is written "
+              "(fail, the default), be left out and counted (skip), or go to the dead-letter table (dead-letter, "
+              "the default with --dead-letters).")
+@click.option("--dead-letters", default=None, metavar="PATH|NAME",
+              help="Delta table for the records that cannot be read, with their error.")
+@click.option("--starting-offsets", default="earliest", show_default=True,
+              help="Where a new query starts: earliest, latest, or Spark's JSON of offsets per partition.")
+@click.option("--max-records-per-batch", type=click.IntRange(1), default=None,
+              help="At most this many records a micro-batch (Spark's maxOffsetsPerTrigger).")
+@click.option("--available-now", is_flag=True,
+              help="Apply what the topic holds now, then stop (else run until SIGINT/SIGTERM).")
+@click.option("--master", default="local[*]", show_default=True, help="Spark master URL (spark://..., yarn, ...).")
+def stream_command(source_format: str, bootstrap_servers: str, topic: str, table: str, checkpoint: str,
+                   source_table: str | None, key_columns: tuple[str, ...], options: tuple[str, ...],
+                   errors: str | None, dead_letters: str | None, starting_offsets: str,
+                   max_records_per_batch: int | None, available_now: bool, master: str) -> None:
+    """Apply a topic of changes to a Delta table with Spark Structured Streaming, each change once, even across
+    crashes and restarts; a line of counts per micro-batch on stderr.
+
+    Example: cdcformats stream -f lindorm -b localhost:9092 --topic orders --table data/orders --checkpoint
+    data/orders.checkpoint --option key_columns='["id"]' --dead-letters data/orders.dead-letters
+    """
+    if errors == "dead-letter" and dead_letters is None:  # before Spark starts, which takes seconds
+        raise click.UsageError("--errors dead-letter needs --dead-letters PATH|NAME")
+    codec_class(source_format)  # an unknown format fails here, naming the known ones
+    from pyspark.errors import StreamingQueryException
+
+    from .spark.connectors import streaming_session
+    from .spark.streaming import StreamError, query_failure, stream_to_table
+
+    spark = streaming_session(master, "cdcformats stream")
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        stream = stream_to_table(
+            spark, source_format, bootstrap_servers=bootstrap_servers, topic=topic, table=table,
+            checkpoint=checkpoint, source_table=source_table, key_columns=list(key_columns) or None,
+            options=_format_options(options), dead_letters=dead_letters, errors=errors,
+            starting_offsets=starting_offsets, max_records_per_batch=max_records_per_batch,
+            available_now=available_now, progress=lambda counts: click.echo(counts.line(), err=True))
+        try:
+            stream.query.awaitTermination()
+        except StreamingQueryException as error:
+            raise StreamError(query_failure(error)) from None
+        finally:
+            stream.query.stop()
+        totals = stream.totals()
+        click.echo(f"applied {_counted(totals.changes, 'change')} to {_counted(totals.rows, 'row')} in "
+                   f"{len(stream.batches):,} micro-batch{'' if len(stream.batches) == 1 else 'es'}; "
+                   f"{totals.dead_lettered:,} dead-lettered, {totals.other_tables:,} of other tables, "
+                   f"{totals.empty:,} empty", err=True)
+    finally:
+        spark.stop()
+
+
 def _given_once(name: str, argument: str | None, option_name: str, option: str | None) -> str | None:
     """A path given as an argument or as an option, not both; None when neither is given."""
     if argument is not None and option is not None:

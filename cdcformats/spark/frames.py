@@ -5,6 +5,7 @@ into records)."""
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
@@ -70,6 +71,36 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
     if typed == (table is None) or (not typed and schema is not None):
         raise ConfigurationError("latest_state: typed=True takes a table (and a schema, or derives it), and only "
                                  "typed=True does")
+    merged = _merged(frame, column, key_columns)
+    untyped = _left_join(merged.last, merged.rows, ["table", "key"]).select(
+        "table", "key", F.coalesce(F.col("cells"), _no_cells()).alias("cells"),
+        (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"), "commit_time_us")
+    if not typed:
+        return untyped
+    assert table is not None  # checked above
+    return typed_state(untyped, frame, table, schema, column, errors=errors, meta_prefix=meta_prefix)
+
+
+def _no_cells() -> Column:
+    return F.array().cast(EVENT_TYPE["after"].dataType)
+
+
+@dataclass(frozen=True)
+class _Merged:
+    """The parts of ``latest_state``, each by (``table``, ``key``): ``last`` (every changed key, with ``_last_op``
+    and ``commit_time_us``), ``rows`` (their standing ``cells``), ``standing`` (each standing cell's ``_name``),
+    ``row_deletes`` (``_row_deleted``: the order of the last row delete), ``column_deletes`` (``_column_deleted``
+    by ``_name``) and, by ``table`` alone, ``truncates`` (``_truncated``)."""
+
+    last: DataFrame
+    rows: DataFrame
+    standing: DataFrame
+    row_deletes: DataFrame
+    column_deletes: DataFrame
+    truncates: DataFrame
+
+
+def _merged(frame: DataFrame, column: str, key_columns: list[str] | None) -> _Merged:
     events = frame.where(F.col(column).isNotNull() & F.col(column)["error"].isNull()).select(
         F.col(column).alias("e"), F.monotonically_increasing_id().alias("_input_order"))
     events = events.select(
@@ -104,15 +135,29 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
         left["name"] < right["name"], -1).when(left["name"] > right["name"], 1).otherwise(0)).alias("cells"))
     last = changes.groupBy(*row).agg(F.max_by(F.col("e.op"), F.col("_order")).alias("_last_op"),
                                      F.max(F.col("e.source.commit_time_us")).alias("commit_time_us"))
-    state = _left_join(last, rows, row)
-    no_cells = F.array().cast(EVENT_TYPE["after"].dataType)
-    untyped = state.select(*row, F.coalesce(F.col("cells"), no_cells).alias("cells"),
-                           (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"),
-                           "commit_time_us")
-    if not typed:
-        return untyped
-    assert table is not None  # checked above
-    return typed_state(untyped, frame, table, schema, column, errors=errors, meta_prefix=meta_prefix)
+    return _Merged(last, rows, current.select(*row, "_name"), row_deletes, whole_column, truncates)
+
+
+def changed_rows(frame: DataFrame, column: str = "event", key_columns: list[str] | None = None) -> DataFrame:
+    """``latest_state`` (untyped) with what the changes did to each row as it stood before them, for applying the
+    changes of a stream one part after another: ``reset`` (a row delete or a TRUNCATE came, so that a column no later
+    change wrote is null) and ``written`` (the names of the columns the changes set: a put that stands, or a column
+    delete that came after the row's last reset and that no put undid)."""
+    merged = _merged(frame, column, key_columns)
+    row = ["table", "key"]
+    standing = merged.standing.withColumn("_put", F.lit(True))
+    cleared = _left_join(_left_join(merged.column_deletes, standing, [*row, "_name"]), merged.row_deletes, row).where(
+        F.col("_put").isNull() & (F.col("_row_deleted").isNull() | (F.col("_column_deleted") > F.col("_row_deleted"))))
+    cleared = cleared.groupBy(*row).agg(F.collect_list("_name").alias("_cleared"))
+    state = _left_join(_left_join(_left_join(_left_join(merged.last, merged.rows, row), cleared, row),
+                                  merged.row_deletes, row), merged.truncates, ["table"])
+    cells = F.coalesce(F.col("cells"), _no_cells())
+    return state.select(*row, cells.alias("cells"),
+                        (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"),
+                        "commit_time_us",
+                        (F.col("_row_deleted").isNotNull() | F.col("_truncated").isNotNull()).alias("reset"),
+                        F.array_union(F.transform(cells, lambda cell: cell["name"]),
+                                      F.coalesce(F.col("_cleared"), F.array().cast("array<string>"))).alias("written"))
 
 
 def _left_join(left: DataFrame, right: DataFrame, on: list[str]) -> DataFrame:

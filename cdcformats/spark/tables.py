@@ -571,7 +571,8 @@ def typed_state(state: DataFrame, frame: DataFrame, table: Table | str,
                 errors: str = "fail", meta_prefix: str = "") -> DataFrame:
     """The rows of ``table`` in ``state`` (what ``latest_state`` gives: ``table``, ``key``, ``cells``, ``deleted``,
     ``commit_time_us``) typed as ``table_rows`` types a change: each column's current cell, else its key entry (a
-    deleted row keeps its key), then ``deleted`` and ``commit_time`` (the key's last commit time, a timestamp).
+    deleted row keeps its key), then ``deleted`` and ``commit_time`` (the key's last commit time, a timestamp), then
+    any further columns of ``state`` as they are.
     ``schema`` is derived from ``frame``'s changes of the table where it is not given. ``latest_state(...,
     typed=True, table=...)`` calls this."""
     error_mode(errors, ROW_ERROR_MODES)
@@ -584,9 +585,12 @@ def typed_state(state: DataFrame, frame: DataFrame, table: Table | str,
         cell = _value_in(F.col("cells"), name)
         return F.when(cell.isNotNull(), cell["value"]).otherwise(_value_in(F.col("key"), name)["value"])
 
-    return _typed_rows(rows.select("key", "cells", "deleted", "commit_time_us"), value, typed_schema, target, errors,
-                       "latest_state", [F.col("deleted").alias(meta.deleted),
-                                        F.timestamp_micros(F.col("commit_time_us")).alias(meta.commit_time)])
+    further = [name for name in state.columns if name not in ("table", "key", "cells", "deleted", "commit_time_us")]
+    return _typed_rows(rows.select("key", "cells", "deleted", "commit_time_us", *further), value, typed_schema,
+                       target, errors, "latest_state", [
+                           F.col("deleted").alias(meta.deleted),
+                           F.timestamp_micros(F.col("commit_time_us")).alias(meta.commit_time),
+                           *[F.col(name) for name in further]])
 
 
 # -- merging into a Parquet table -------------------------------------------------------------------------------------
