@@ -522,6 +522,59 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
     run_until_signalled(bridge)
 
 
+@main.command("broker")
+@click.option("--port", default=9092, show_default=True, type=click.IntRange(0, 65535),
+              help="Port for clients, on 127.0.0.1 (0: any free one, printed).")
+@click.option("--controller-port", default=0, type=click.IntRange(0, 65535),
+              help="Port of the KRaft controller, on 127.0.0.1 (default: any free one).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
+              help="Keep the broker's topics (and its log) in this directory, to be found again by the next start "
+              "with it; default: a temporary directory, removed at stop.")
+@click.option("--heap", default=None, metavar="SIZE", help="The Java heap's ceiling, as -Xmx takes it (default: "
+              "256m).")
+@click.option("--fetch-only", is_flag=True, help="Fetch the broker's jars with Maven (once) and print where they are; "
+              "start nothing (make kafka).")
+def broker_command(port: int, controller_port: int, directory: str | None, heap: str | None,
+                   fetch_only: bool) -> None:
+    """Run a single-node Apache Kafka broker on this machine until Ctrl-C or SIGTERM, and print its bootstrap
+    address. Its jars are fetched with Maven on first use; it needs Java 17.
+
+    Example: cdcformats broker --port 9092, then cdcformats bridge -b 127.0.0.1:9092 ...
+    """
+    import time
+
+    from .kafka import broker as local
+
+    if fetch_only:
+        click.echo(str(local.fetch_jars()))
+        return
+    if port and port == controller_port:
+        raise click.UsageError(f"--port and --controller-port are both {port}: give two ports")
+    started = local.start_broker(directory, port=port, controller_port=controller_port,
+                                 heap=heap or local.DEFAULT_HEAP)
+    stopping: list[int] = []
+
+    def stop(signal_number: int, frame: Any) -> None:
+        stopping.append(signal_number)
+
+    # From here a signal is the way to stop a broker, not an interruption: it ends the run as a success.
+    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signal_number, stop)
+    try:
+        kept = f"topics kept in {started.directory}" if directory else "topics removed at stop"
+        click.echo(f"Apache Kafka {local.KAFKA_VERSION} broker at {started.bootstrap_servers}, started in "
+                   f"{started.started_seconds:.1f} s; {kept}; log: {started.log_path}. Ctrl-C stops it.", err=True)
+        click.echo(started.bootstrap_servers)
+        while not stopping and started.running():
+            time.sleep(0.2)
+    finally:
+        code = started.stop(keep_directory=not stopping)  # stopped by itself: keep the log that says why
+    if not stopping:
+        raise local.BrokerError(f"the Kafka broker stopped by itself (exit code {code}): "
+                                f"{started.why_it_stopped()} (its log: {started.log_path})")
+    click.echo(f"broker stopped ({signal.Signals(stopping[0]).name})", err=True)
+
+
 @main.command("spark-convert")
 @click.argument("input_argument", metavar="[IN]", required=False)
 @click.argument("output_argument", metavar="[OUT]", required=False)
