@@ -496,15 +496,21 @@ def _counted(number: int, noun: str) -> str:
               help="What a message or event that cannot be converted does: stop the bridge (the default), be left "
               "out and counted (skip), or go to the dead-letter topic (dead-letter, the default with "
               "--dead-letter-topic).")
+@click.option("--exactly-once", is_flag=True, help="Commit each batch's converted messages, dead letters and "
+              "consumed offsets in one Kafka transaction: read_committed consumers see every source message's results "
+              "once, however often the bridge is killed and restarted.")
+@click.option("--transactional-id", default=None, help="The transactional id of --exactly-once's producer (default: "
+              "GROUP_ID/SOURCE_TOPIC); a bridge started with the same one takes over and fences this one.")
 @click.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without input.")
 @click.option("--progress-interval", type=float, default=1.0, show_default=True,
               help="Seconds between progress lines on stderr.")
 def bridge_command(source_topic: str, source_format: str, target_topic: str, target_format: str,
                    bootstrap_servers: str, group_id: str, dead_letter_topic: str | None, schema_registry: str | None,
                    options: tuple[str, ...], source_option: tuple[str, ...], target_option: tuple[str, ...],
-                   tombstones: bool, strict: bool, errors: str | None, idle_timeout: float | None,
-                   progress_interval: float) -> None:
-    """Convert a topic into another format, at least once, until SIGINT/SIGTERM (or --idle-timeout).
+                   tombstones: bool, strict: bool, errors: str | None, exactly_once: bool,
+                   transactional_id: str | None, idle_timeout: float | None, progress_interval: float) -> None:
+    """Convert a topic into another format, at least once (or exactly once, --exactly-once), until SIGINT/SIGTERM
+    (or --idle-timeout).
 
     Example: cdcformats bridge -b localhost:9092 --source-topic orders -f canal-json --target-topic orders.dbz
     -t debezium-json
@@ -518,7 +524,7 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
     bridge = Bridge(source_topic, source_format, target_topic, target_format, bootstrap_servers, group_id,
                     dead_letter_topic, schema_registry, source_options, target_options, tombstones,
                     idle_timeout=idle_timeout, progress=sys.stderr, progress_interval=progress_interval, strict=strict,
-                    errors=errors)
+                    errors=errors, exactly_once=exactly_once, transactional_id=transactional_id)
     run_until_signalled(bridge)
 
 
