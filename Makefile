@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test test-fast demo venv jar peers protobuf benchmark clean
+.PHONY: test test-fast demo venv jar kafka peers protobuf benchmark clean
 
 venv: $(INSTALLED)
 
@@ -22,6 +22,12 @@ $(JAR): $(INSTALLED) $(shell find cdcformats -name '*.java')
 	$(BIN)/python setup.py --quiet build_jar
 
 jar: $(JAR)
+
+# The local Kafka broker's jars (cdcformats.kafka.broker: `cdcformats broker`, the tests' kafka_broker fixture),
+# fetched once with Maven into a cache outside git ($CDCFORMATS_KAFKA_HOME, or ~/.cache/cdcformats/kafka-<version>);
+# a second run finds them there and fetches nothing.
+kafka: $(INSTALLED)
+	$(BIN)/cdcformats broker --fetch-only
 
 # The real producers the peer tests run (tests/peers): Debezium's embedded engine and Kafka Connect's JsonConverter,
 # fetched from Maven Central into a cache outside git and compiled there, and PostgreSQL and MariaDB from Debian's
@@ -54,22 +60,23 @@ peers: $(PEER_CLASSES) $(PEER_CANAL_CLASSES)
 # Three processes for two cores: the Spark integration tests keep to one and the other integration tests to another
 # (tests/conftest.py), and they wait on brokers, databases and JVMs, which two processes left a core idle for (1.37
 # cores busy on average); the third runs the rest meanwhile. CI runs this one.
-test: $(INSTALLED) $(JAR) peers
+test: $(INSTALLED) $(JAR) kafka peers
 	$(BIN)/python -m pytest -n 3 --dist loadgroup --durations=25
 
 # The same tests with 50 Hypothesis examples per property instead of 300 (the dev profile), for quick local runs.
-test-fast: $(INSTALLED) $(JAR) peers
+test-fast: $(INSTALLED) $(JAR) kafka peers
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n 3 --dist loadgroup
 
-demo: $(INSTALLED) $(JAR)
+demo: $(INSTALLED) $(JAR) kafka
 	$(BIN)/cdcformats demo
 
 # Every benchmark, each against its floor measured in the same run (several minutes; the 1 GB conversion and the
 # Spark runs take most of it).
-benchmark: $(INSTALLED) $(JAR)
+benchmark: $(INSTALLED) $(JAR) kafka
 	$(BIN)/python benchmarks/codec_throughput.py
 	$(BIN)/python benchmarks/model_floor.py
 	$(BIN)/python benchmarks/kafka_serdes.py
+	$(BIN)/python benchmarks/local_broker.py
 	$(BIN)/python benchmarks/convert_memory.py
 	$(BIN)/python benchmarks/spark_decode.py
 

@@ -496,15 +496,21 @@ def _counted(number: int, noun: str) -> str:
               help="What a message or event that cannot be converted does: stop the bridge (the default), be left "
               "out and counted (skip), or go to the dead-letter topic (dead-letter, the default with "
               "--dead-letter-topic).")
+@click.option("--exactly-once", is_flag=True, help="Commit each batch's converted messages, dead letters and "
+              "consumed offsets in one Kafka transaction: read_committed consumers see every source message's results "
+              "once, however often the bridge is killed and restarted.")
+@click.option("--transactional-id", default=None, help="The transactional id of --exactly-once's producer (default: "
+              "GROUP_ID/SOURCE_TOPIC); a bridge started with the same one takes over and fences this one.")
 @click.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without input.")
 @click.option("--progress-interval", type=float, default=1.0, show_default=True,
               help="Seconds between progress lines on stderr.")
 def bridge_command(source_topic: str, source_format: str, target_topic: str, target_format: str,
                    bootstrap_servers: str, group_id: str, dead_letter_topic: str | None, schema_registry: str | None,
                    options: tuple[str, ...], source_option: tuple[str, ...], target_option: tuple[str, ...],
-                   tombstones: bool, strict: bool, errors: str | None, idle_timeout: float | None,
-                   progress_interval: float) -> None:
-    """Convert a topic into another format, at least once, until SIGINT/SIGTERM (or --idle-timeout).
+                   tombstones: bool, strict: bool, errors: str | None, exactly_once: bool,
+                   transactional_id: str | None, idle_timeout: float | None, progress_interval: float) -> None:
+    """Convert a topic into another format, at least once (or exactly once, --exactly-once), until SIGINT/SIGTERM
+    (or --idle-timeout).
 
     Example: cdcformats bridge -b localhost:9092 --source-topic orders -f canal-json --target-topic orders.dbz
     -t debezium-json
@@ -518,8 +524,61 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
     bridge = Bridge(source_topic, source_format, target_topic, target_format, bootstrap_servers, group_id,
                     dead_letter_topic, schema_registry, source_options, target_options, tombstones,
                     idle_timeout=idle_timeout, progress=sys.stderr, progress_interval=progress_interval, strict=strict,
-                    errors=errors)
+                    errors=errors, exactly_once=exactly_once, transactional_id=transactional_id)
     run_until_signalled(bridge)
+
+
+@main.command("broker")
+@click.option("--port", default=9092, show_default=True, type=click.IntRange(0, 65535),
+              help="Port for clients, on 127.0.0.1 (0: any free one, printed).")
+@click.option("--controller-port", default=0, type=click.IntRange(0, 65535),
+              help="Port of the KRaft controller, on 127.0.0.1 (default: any free one).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=None,
+              help="Keep the broker's topics (and its log) in this directory, to be found again by the next start "
+              "with it; default: a temporary directory, removed at stop.")
+@click.option("--heap", default=None, metavar="SIZE", help="The Java heap's ceiling, as -Xmx takes it (default: "
+              "256m).")
+@click.option("--fetch-only", is_flag=True, help="Fetch the broker's jars with Maven (once) and print where they are; "
+              "start nothing (make kafka).")
+def broker_command(port: int, controller_port: int, directory: str | None, heap: str | None,
+                   fetch_only: bool) -> None:
+    """Run a single-node Apache Kafka broker on this machine until Ctrl-C or SIGTERM, and print its bootstrap
+    address. Its jars are fetched with Maven on first use; it needs Java 17.
+
+    Example: cdcformats broker --port 9092, then cdcformats bridge -b 127.0.0.1:9092 ...
+    """
+    import time
+
+    from .kafka import broker as local
+
+    if fetch_only:
+        click.echo(str(local.fetch_jars()))
+        return
+    if port and port == controller_port:
+        raise click.UsageError(f"--port and --controller-port are both {port}: give two ports")
+    started = local.start_broker(directory, port=port, controller_port=controller_port,
+                                 heap=heap or local.DEFAULT_HEAP)
+    stopping: list[int] = []
+
+    def stop(signal_number: int, frame: Any) -> None:
+        stopping.append(signal_number)
+
+    # From here a signal is the way to stop a broker, not an interruption: it ends the run as a success.
+    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signal_number, stop)
+    try:
+        kept = f"topics kept in {started.directory}" if directory else "topics removed at stop"
+        click.echo(f"Apache Kafka {local.KAFKA_VERSION} broker at {started.bootstrap_servers}, started in "
+                   f"{started.started_seconds:.1f} s; {kept}; log: {started.log_path}. Ctrl-C stops it.", err=True)
+        click.echo(started.bootstrap_servers)
+        while not stopping and started.running():
+            time.sleep(0.2)
+    finally:
+        code = started.stop(keep_directory=not stopping)  # stopped by itself: keep the log that says why
+    if not stopping:
+        raise local.BrokerError(f"the Kafka broker stopped by itself (exit code {code}): "
+                                f"{started.why_it_stopped()} (its log: {started.log_path})")
+    click.echo(f"broker stopped ({signal.Signals(stopping[0]).name})", err=True)
 
 
 @main.command("spark-convert")

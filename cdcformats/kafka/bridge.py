@@ -1,10 +1,23 @@
-"""A topic-to-topic converter with at-least-once delivery.
+"""A topic-to-topic converter, at least once or exactly once.
 
-It consumes a batch, converts each message, produces the results, waits until the broker has acknowledged every one of
-them, and only then commits the consumed offsets. A crash at any point therefore replays, never skips: after a restart
-every input message ends up in the target topic or in the dead-letter topic, and a replayed message converts to the same
-bytes, with the same event id. Keys are kept as they are, and one producer writes in consumption order with idempotence
-on, so the order per key is kept. Formats whose record key is part of the format (``connect-json``, ``paimon-log``) are
+At least once (the default), it consumes a batch, converts each message, produces the results, waits until the broker
+has acknowledged every one of them, and only then commits the consumed offsets. A crash at any point therefore replays,
+never skips: after a restart every input message ends up in the target topic or in the dead-letter topic, and a
+replayed message converts to the same bytes, with the same event id; a reader may see it twice.
+
+Exactly once (``exactly_once=True``, ``--exactly-once``), each batch is one Kafka transaction of a transactional
+producer (``transactional.id``: the one given, or ``<group id>/<source topic>``): the converted records, the dead
+letters and the consumed offsets (``send_offsets_to_transaction`` with the consumer's group metadata) are committed
+together or not at all. A crash before the commit leaves the transaction to be aborted, by the broker or by the next
+bridge with the same transactional id, whose ``init_transactions`` fences the one before (a bridge still running
+with that id stops with a ``BridgeError`` saying so); that bridge then starts again from the committed offsets. So a
+``read_committed`` consumer of the target and dead-letter topics sees each source message's results exactly once,
+however often the bridge is killed; a ``read_uncommitted`` one may also see the aborted attempts. A failure inside a
+transaction (a refused record, a conversion error under ``errors="fail"``) aborts it and stops the bridge: nothing of
+that batch is visible, and a restart converts it again.
+
+Either way, keys are kept as they are, and one producer writes in consumption order with idempotence on, so the order
+per key is kept. Formats whose record key is part of the format (``connect-json``, ``paimon-log``) are
 read from the key and value together and write their own keys; their tombstones are deletes, converted like any other
 change. Each record runs through the conversion pipeline that ``convert()`` runs (``pipeline.py``), so errors and counts
 mean what they mean there: every change of a record is converted (a Canal message holds several rows); a record that
@@ -16,6 +29,7 @@ bridge, unless ``errors="skip"`` leaves it out.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import time
@@ -41,6 +55,10 @@ CLIENT_LOG.addHandler(logging.NullHandler())
 # How long the bridge waits for the brokers to answer at start when it has no idle timeout to go by.
 CONNECT_TIMEOUT = 30.0
 ERROR_MODES = ("fail", "skip", "dead-letter")
+# How long the exactly-once bridge waits for the transaction coordinator to commit or abort a batch.
+TRANSACTION_TIMEOUT = 60.0
+NOTHING_VISIBLE = ("nothing of the batch is visible to read_committed consumers and its offsets were not committed, so "
+                   "a restart converts it again")
 
 
 class BridgeError(CdcFormatsError):
@@ -76,6 +94,10 @@ class Bridge:
     # What an error does: "fail" (stop the bridge), "skip" or "dead-letter" (to dead_letter_topic); by default
     # "dead-letter" where there is a dead-letter topic, else "fail".
     errors: str | None = None
+    # One Kafka transaction per batch: converted records, dead letters and consumed offsets commit together (see the
+    # module's docstring); transactional_id defaults to "<group_id>/<source_topic>".
+    exactly_once: bool = False
+    transactional_id: str | None = None
     counts: ConversionStats = field(default_factory=ConversionStats)
 
     def __post_init__(self) -> None:
@@ -95,6 +117,13 @@ class Bridge:
             self.errors = "dead-letter" if self.dead_letter_topic else "fail"
         if error_mode(self.errors, ERROR_MODES) == "dead-letter" and not self.dead_letter_topic:
             raise ConfigurationError("errors=dead-letter needs a dead-letter topic (--dead-letter-topic)")
+        if self.transactional_id is not None and not self.exactly_once:
+            raise ConfigurationError("a transactional id is for the exactly-once bridge: add exactly_once "
+                                     "(--exactly-once)")
+        if self.exactly_once and self.transactional_id is None:
+            # stable across restarts, so that a restarted bridge fences the one before it and aborts its transaction
+            # ("/" appears in no topic name, so no other group and topic give the same id)
+            self.transactional_id = f"{self.group_id}/{self.source_topic}"
         self._stopping = False
 
     def stop(self, *_: Any) -> None:
@@ -124,8 +153,18 @@ class Bridge:
             raise BridgeError(f"no answer from the Kafka brokers at {self.bootstrap_servers} within {timeout:g} s "
                               f"({error.args[0].str()}): check the bootstrap servers (-b, --bootstrap-server)"
                               ) from None
-        producer = Producer({"bootstrap.servers": self.bootstrap_servers, "enable.idempotence": True, "acks": "all",
-                             "linger.ms": 5, "error_cb": client_error, "logger": CLIENT_LOG})
+        producer_config = {"bootstrap.servers": self.bootstrap_servers, "enable.idempotence": True, "acks": "all",
+                           "linger.ms": 5, "error_cb": client_error, "logger": CLIENT_LOG}
+        if self.exactly_once:
+            producer_config["transactional.id"] = self.transactional_id
+        producer = Producer(producer_config)
+        if self.exactly_once:
+            try:
+                producer.init_transactions(timeout)
+            except KafkaException as error:
+                consumer.close()
+                raise BridgeError(f"the transactional producer {self.transactional_id!r} could not start within "
+                                  f"{timeout:g} s: {error.args[0].str()}") from None
         failures: list[Any] = []
 
         def delivered(error: Any, message: Any) -> None:
@@ -142,7 +181,10 @@ class Bridge:
                 if fatal:
                     raise BridgeError(f"Kafka client: {fatal[0].str()}")
                 messages = [message for message in batch if message.error() is None]
-                if messages:
+                if messages and self.exactly_once:
+                    last_input = time.monotonic()
+                    self._transact(messages, consumer, producer, delivered, failures)
+                elif messages:
                     last_input = time.monotonic()
                     self.convert(messages, producer, delivered)
                     producer.flush()
@@ -166,6 +208,36 @@ class Bridge:
         if self.progress is not None:
             print(progress_line(self.counts), file=self.progress, flush=True)
         return self.counts
+
+    def _transact(self, messages: list[Any], consumer: Any, producer: Any, delivered: Callable[[Any, Any], None],
+                  failures: list[Any]) -> None:
+        """Convert a batch in one transaction with the consumer's position, or abort it and stop the bridge."""
+        from confluent_kafka import KafkaException
+
+        try:
+            producer.begin_transaction()
+            self.convert(messages, producer, delivered)
+            producer.flush()  # the delivery reports, so that a refused record is named rather than only aborting
+            if failures:
+                raise BridgeError(f"the broker refused {len(failures)} message(s), first: {failures[0]}")
+            # The next offset to read of every assigned partition; one that nothing was read from yet has none
+            # (OFFSET_INVALID) and nothing to commit.
+            positions = [partition for partition in consumer.position(consumer.assignment()) if partition.offset >= 0]
+            producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), TRANSACTION_TIMEOUT)
+            _commit(producer)
+        except KafkaException as exception:
+            error = exception.args[0]
+            if error.fatal() or _fenced(error):
+                raise BridgeError(_fenced_or_fatal(self.transactional_id, error)) from None
+            _abort(producer)
+            raise BridgeError(f"a transaction of the exactly-once bridge failed and was aborted: {error.str()}; "
+                              f"{NOTHING_VISIBLE}") from None
+        except BridgeError as error:
+            _abort(producer)
+            raise BridgeError(f"{error}; the transaction was aborted: {NOTHING_VISIBLE}") from None
+        except BaseException:  # a conversion error under errors="fail": it stops the bridge, as it says
+            _abort(producer)
+            raise
 
     def convert(self, messages: list[Any], producer: Any, delivered: Callable[[Any, Any], None]) -> None:
         """Convert a batch of consumed records (confluent-kafka's ``Message``) and produce what they give, in order,
@@ -224,6 +296,45 @@ class Bridge:
             producer.produce(self.dead_letter_topic, key=message.key(), value=message.value(), on_delivery=delivered,
                              headers=[(ERROR_HEADER, str(error).encode()), (ORIGIN_HEADER, origin.encode())])
         return send
+
+
+def _commit(producer: Any) -> None:
+    """Commit the producer's transaction, again while the error says it may pass if retried (librdkafka's rule for
+    commit_transaction), within TRANSACTION_TIMEOUT."""
+    from confluent_kafka import KafkaException
+
+    deadline = time.monotonic() + TRANSACTION_TIMEOUT
+    while True:
+        try:
+            producer.commit_transaction(max(deadline - time.monotonic(), 1.0))
+            return
+        except KafkaException as exception:
+            if not exception.args[0].retriable() or time.monotonic() > deadline:
+                raise
+
+
+def _abort(producer: Any) -> None:
+    """Abort the open transaction, if the producer can still do so: a fatal error has left it unable to, and then the
+    broker aborts it after its timeout, or the next bridge with its id at once."""
+    from confluent_kafka import KafkaException
+
+    with contextlib.suppress(KafkaException):
+        producer.abort_transaction(TRANSACTION_TIMEOUT)
+
+
+def _fenced(error: Any) -> bool:
+    """Whether a Kafka error says that another producer with this transactional id has taken over."""
+    from confluent_kafka import KafkaError
+
+    return bool(error.code() in (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH))
+
+
+def _fenced_or_fatal(transactional_id: str | None, error: Any) -> str:
+    if _fenced(error):
+        return (f"another producer with the transactional id {transactional_id!r} started (another bridge of the "
+                f"same group and source topic?), and fenced this one: {error.str()}; this bridge's open transaction "
+                "is aborted, and the other goes on from the last committed batch")
+    return f"the transactional producer {transactional_id!r} cannot go on: {error.str()}; {NOTHING_VISIBLE}"
 
 
 def _last_per_partition(messages: list[Any]) -> list[Any]:

@@ -1,0 +1,355 @@
+"""A single-node Apache Kafka broker on this machine, started and stopped by cdcformats (``cdcformats broker``, the
+tests' ``kafka_broker`` fixture).
+
+    from cdcformats.kafka.broker import local_broker
+
+    with local_broker() as broker:
+        producer = Producer({"bootstrap.servers": broker.bootstrap_servers})
+
+It is the real broker, Apache Kafka's own ``kafka.Kafka`` in KRaft mode (one process that is broker and controller),
+so transactions, consumer groups and ``read_committed`` behave as in production, which librdkafka's mock cluster
+only imitates. Its jars are fetched once with Maven (``mvn dependency:copy-dependencies`` on the pom shipped beside
+this module) into ``$XDG_CACHE_HOME/cdcformats/kafka-<version>/lib`` (``~/.cache`` without XDG_CACHE_HOME; the
+environment variable ``CDCFORMATS_KAFKA_HOME`` names another directory to hold ``lib``); ``make kafka`` does it ahead
+of time. It needs Java 17 or newer.
+
+Each start formats a fresh storage directory in a temporary directory, removed at stop, unless a directory is given:
+then its data is kept and a later start with that directory finds its topics again. It listens on loopback only, on
+free ports unless given, and logs to ``server.log`` in its directory, never to the terminal. Stopping sends SIGTERM
+(Kafka's controlled shutdown) and SIGKILL after a timeout; on Linux the broker is also sent SIGTERM when the process
+that started it dies, so that a killed test run leaves no broker behind.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import logging
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import CdcFormatsError
+
+# The one place the broker's version is pinned: the newest 4.x whose jars and dependencies resolve from Maven Central
+# (4.4.0 on 2026-11-27). The pom takes it as -Dkafka.version.
+KAFKA_VERSION = "4.4.0"
+HOME_VARIABLE = "CDCFORMATS_KAFKA_HOME"
+POM = Path(__file__).with_name("kafka-broker-pom.xml")
+# The heap's ceiling. Measured with benchmarks/local_broker.py (README, "A local Kafka broker"): the broker's resident
+# memory is the same under 128 and 256 MiB, since the heap grows only as far as it needs to (-Xms32m below), and
+# 256 leaves room for bigger loads than the tests'.
+DEFAULT_HEAP = "256m"
+# The JVM's options besides the heap. A small initial heap: the JVM commits and touches -Xms at once otherwise (256
+# MiB, whatever the broker needs). The serial collector: one broker with a small heap on a machine of two cores,
+# where G1's concurrent threads cost memory and CPU that the clients beside it need. Client compilation only (C1):
+# the broker starts sooner and a local broker's load never needs C2's code.
+JVM_OPTIONS = ("-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
+               "-XX:+ExitOnOutOfMemoryError")
+START_TIMEOUT = 60.0
+STOP_TIMEOUT = 30.0
+HOST = "127.0.0.1"
+LOG_FILE = "server.log"
+# The broker's log: INFO, as Kafka's own distribution logs, with the request and state-change loggers that write a
+# line per request or partition left at WARN.
+LOG4J2_PROPERTIES = """\
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+appender.stdout.type = Console
+appender.stdout.name = STDOUT
+appender.stdout.layout.type = PatternLayout
+appender.stdout.layout.pattern = [%d] %p %m (%c)%n
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+logger.state.name = state.change.logger
+logger.state.level = WARN
+"""
+# librdkafka's own lines while the broker is still starting (a refused connection every few milliseconds) go here
+# and are shown only where logging is configured.
+CLIENT_LOG = logging.getLogger("cdcformats.kafka.broker.client")
+CLIENT_LOG.addHandler(logging.NullHandler())
+
+
+class BrokerError(CdcFormatsError):
+    """The local Kafka broker cannot be fetched, started or stopped: Java or Maven missing, a failed fetch, a port in
+    use, or a broker that died while starting."""
+
+
+def kafka_home() -> Path:
+    """The directory that holds the broker's jars in ``lib``: $CDCFORMATS_KAFKA_HOME, or the user's cache."""
+    if os.environ.get(HOME_VARIABLE):
+        return Path(os.environ[HOME_VARIABLE])
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "cdcformats" / f"kafka-{KAFKA_VERSION}"
+
+
+def fetch_jars(home: Path | None = None) -> Path:
+    """The directory of the broker's jars, fetched with Maven first when they are not there yet. They are copied
+    into a temporary directory beside it and renamed into place, so a fetch that was killed leaves no half ``lib``
+    behind for the next start to trust."""
+    lib = (home or kafka_home()) / "lib"
+    if lib.is_dir():
+        return lib
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise BrokerError(f"the local Kafka broker's jars (Apache Kafka {KAFKA_VERSION}) are fetched with Maven, and "
+                          f"mvn is not on PATH: install Maven (apt-get install maven), or set {HOME_VARIABLE} to a "
+                          "directory whose lib/ holds the jars")
+    lib.parent.mkdir(parents=True, exist_ok=True)
+    fetching = Path(tempfile.mkdtemp(prefix=".lib-fetching-", dir=lib.parent))
+    try:
+        # The pom is copied next to the download, so that Maven writes nothing beside the installed package.
+        shutil.copy(POM, fetching / "pom.xml")
+        done = subprocess.run([mvn, "-B", "-q", "-f", str(fetching / "pom.xml"), "dependency:copy-dependencies",
+                               f"-Dkafka.version={KAFKA_VERSION}", "-DincludeScope=runtime",
+                               f"-DoutputDirectory={fetching / 'lib'}"], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
+        if done.returncode != 0 or not any((fetching / "lib").glob(f"kafka_2.13-{KAFKA_VERSION}.jar")):
+            raise BrokerError(f"fetching Apache Kafka {KAFKA_VERSION}'s jars with Maven failed: "
+                              f"{_maven_error(done.stdout + done.stderr)}")
+        with contextlib.suppress(FileExistsError, OSError):
+            # another process that fetched at the same time renamed its copy first: that one is as good as ours
+            (fetching / "lib").rename(lib)
+        if not lib.is_dir():
+            raise BrokerError(f"the broker's jars could not be put in place at {lib}")
+        return lib
+    finally:
+        shutil.rmtree(fetching, ignore_errors=True)
+
+
+def _maven_error(output: str) -> str:
+    """The first error Maven reported, without its colour codes and advice lines, or its last line."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in output.splitlines()]
+    errors = [line.removeprefix("[ERROR]").strip() for line in lines if line.startswith("[ERROR]")]
+    errors = [line for line in errors if line and not line.startswith(("->", "To see", "Re-run", "For more"))]
+    found = errors[0] if errors else next((line for line in reversed(lines) if line), "no output")
+    return found if len(found) <= 400 else found[:397] + "..."
+
+
+def java_executable() -> str:
+    """$JAVA_HOME/bin/java, or java on PATH, as Kafka's own scripts find it."""
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and os.access(Path(java_home) / "bin" / "java", os.X_OK):
+        return str(Path(java_home) / "bin" / "java")
+    found = shutil.which("java")
+    if found is None:
+        raise BrokerError("the local Kafka broker runs on Java 17 or newer, and java is not on PATH (nor JAVA_HOME "
+                          "set): install a JDK (apt-get install openjdk-17-jre-headless)")
+    return found
+
+
+def free_port() -> int:
+    """A loopback port that nothing listens on now (the broker binds it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class LocalBroker:
+    """A running broker: where clients reach it (``bootstrap_servers``), its directory and its log."""
+
+    directory: Path
+    port: int
+    controller_port: int
+    process: subprocess.Popen[bytes]
+    started_seconds: float  # from launching Java (formatting included) until the broker answered
+    removes_directory: bool = False
+    _log: IO[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"{HOST}:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.directory / LOG_FILE
+
+    def resident_bytes(self) -> int:
+        """The resident memory (RSS) of the broker's Java process, from /proc (Linux)."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+        return int(match.group(1)) * 1024 if match else 0
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def log_tail(self, lines: int = 20) -> str:
+        with contextlib.suppress(OSError):
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        return ""
+
+    def why_it_stopped(self) -> str:
+        """What the broker's log says about why it stopped (or failed to start): one line."""
+        return _fatal_line(self.log_tail(200))
+
+    def stop(self, timeout: float = STOP_TIMEOUT, keep_directory: bool = False) -> int:
+        """Stop the broker: SIGTERM (a controlled shutdown), SIGKILL if it is still running after ``timeout``
+        seconds; then remove its temporary directory, unless ``keep_directory`` (a broker that failed: its log says
+        why). Returns the process's exit code; stopping again does nothing more."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self.removes_directory and not keep_directory:
+            shutil.rmtree(self.directory, ignore_errors=True)
+        return int(self.process.returncode)
+
+
+def start_broker(directory: str | Path | None = None, *, port: int = 0, controller_port: int = 0,
+                 heap: str = DEFAULT_HEAP, timeout: float = START_TIMEOUT) -> LocalBroker:
+    """Start a broker and return once it answers clients. ``directory`` keeps its data (and its log) across starts;
+    without it a temporary directory is used and removed at stop. A port of 0 is a free one."""
+    java = java_executable()
+    lib = fetch_jars()
+    removes_directory = directory is None
+    home = Path(tempfile.mkdtemp(prefix="cdcformats-kafka-")) if directory is None else Path(directory).resolve()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        port = port or free_port()
+        controller_port = controller_port or free_port()
+        while controller_port == port:
+            controller_port = free_port()
+        properties = home / "server.properties"
+        properties.write_text(_server_properties(home / "data", port, controller_port))
+        (home / "log4j2.properties").write_text(LOG4J2_PROPERTIES)
+        jvm = [java, f"-Xmx{heap}", *JVM_OPTIONS, f"-Dlog4j2.configurationFile={home / 'log4j2.properties'}",
+               "-cp", str(lib / "*")]
+        started = time.monotonic()
+        if not (home / "data" / "meta.properties").exists():
+            _format_storage(jvm, properties)
+        log = (home / LOG_FILE).open("ab")
+        process = subprocess.Popen([*jvm, "kafka.Kafka", str(properties)], stdin=subprocess.DEVNULL, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
+    except BaseException:
+        if removes_directory:
+            shutil.rmtree(home, ignore_errors=True)
+        raise
+    # its own session: a Ctrl-C in the terminal reaches only the process that started it, which stops it in order
+    broker = LocalBroker(home, port, controller_port, process, 0.0, removes_directory, log)
+    try:
+        _wait_until_ready(broker, timeout)
+    except BrokerError:
+        broker.stop(timeout=5, keep_directory=True)  # the log the error names
+        raise
+    except BaseException:
+        broker.stop(timeout=5)
+        raise
+    broker.started_seconds = time.monotonic() - started
+    return broker
+
+
+@contextlib.contextmanager
+def local_broker(directory: str | Path | None = None, **options: Any) -> Iterator[LocalBroker]:
+    """``with local_broker() as broker: broker.bootstrap_servers``: a broker for the block, stopped after it (see
+    ``start_broker`` for the options)."""
+    broker = start_broker(directory, **options)
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+def _server_properties(data: Path, port: int, controller_port: int) -> str:
+    # Static voters (controller.quorum.voters) rather than a dynamic quorum: the controller's address is read from
+    # this file at every start, so a kept directory starts again on other ports.
+    settings = {
+        "process.roles": "broker,controller",
+        "node.id": "1",
+        "controller.quorum.voters": f"1@{HOST}:{controller_port}",
+        "listeners": f"PLAINTEXT://{HOST}:{port},CONTROLLER://{HOST}:{controller_port}",
+        "advertised.listeners": f"PLAINTEXT://{HOST}:{port}",
+        "controller.listener.names": "CONTROLLER",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "log.dirs": str(data),
+        "num.partitions": "1",
+        # One broker: the internal topics' replication factors, and the in-sync replicas they need, are 1.
+        "offsets.topic.replication.factor": "1",
+        "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1",
+        "share.coordinator.state.topic.replication.factor": "1",
+        "share.coordinator.state.topic.min.isr": "1",
+        # One partition each rather than 50: the first group or transaction of a run creates its internal topic, and
+        # 50 partitions take the broker seconds on two cores; one coordinator serves a local broker's few groups.
+        "offsets.topic.num.partitions": "1",
+        "transaction.state.log.num.partitions": "1",
+        # The log cleaner (which compacts the offsets and transactions topics) takes a 128 MiB buffer by default,
+        # half of the heap and more than the rest of a local broker's memory; 8 MiB compacts their few keys.
+        "log.cleaner.dedupe.buffer.size": str(8 * 1024 * 1024),
+        # A group forms as soon as its first member joins, not 3 s later: a restarted bridge resumes at once.
+        "group.initial.rebalance.delay.ms": "0",
+    }
+    return "".join(f"{name}={value}\n" for name, value in settings.items())
+
+
+def _format_storage(jvm: list[str], properties: Path) -> None:
+    """Format the storage directory under a new cluster id, as ``kafka-storage.sh format`` does."""
+    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")  # Kafka's Uuid form
+    done = subprocess.run([*jvm, "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config",
+                           str(properties)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+        raise BrokerError(f"formatting the Kafka broker's storage failed: {lines[-1] if lines else 'no output'}")
+
+
+def _die_with_parent() -> None:
+    """In the broker's process before Java starts: ask Linux to send it SIGTERM when the process that started it
+    dies (PR_SET_PDEATHSIG), so that a killed test run or command leaves no broker running. Elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+
+
+def _wait_until_ready(broker: LocalBroker, timeout: float) -> None:
+    """Until the broker lists itself in the metadata it gives a client (it is unfenced and serving), or it dies, or
+    ``timeout`` passes."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    config: dict[str, Any] = {"bootstrap.servers": broker.bootstrap_servers, "logger": CLIENT_LOG,
+                              "reconnect.backoff.max.ms": 100}  # ask again soon after the broker begins to listen
+    admin = AdminClient(config)
+    deadline = time.monotonic() + timeout
+    while True:
+        if not broker.running():
+            raise BrokerError(f"the Kafka broker exited with code {broker.process.returncode} while starting: "
+                              f"{broker.why_it_stopped()} (its log: {broker.log_path})")
+        with contextlib.suppress(KafkaException):
+            if admin.list_topics(timeout=0.5).brokers:
+                return
+        if time.monotonic() > deadline:
+            raise BrokerError(f"the Kafka broker did not answer within {timeout:g} s: {broker.why_it_stopped()} "
+                              f"(its log: {broker.log_path})")
+        time.sleep(0.1)
+
+
+def _fatal_line(log: str) -> str:
+    """What a broker's log says about why it stopped: the exception after its last ERROR line, or that line, or the
+    log's last line."""
+    lines = log.splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        if re.match(r"\[[^]]*\] (ERROR|FATAL) ", lines[index]):
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            if re.match(r"[\w.$]+(Exception|Error)\b", following):
+                return following.strip()
+            return re.sub(r"^\[[^]]*\] ", "", lines[index]).strip()
+    return lines[-1].strip() if lines else "its log is empty"
