@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test test-fast demo venv jar kafka peers protobuf benchmark clean
+.PHONY: test test-fast demo venv jar kafka connectors peers protobuf benchmark clean
 
 venv: $(INSTALLED)
 
@@ -28,6 +28,11 @@ jar: $(JAR)
 # a second run finds them there and fetches nothing.
 kafka: $(INSTALLED)
 	$(BIN)/cdcformats broker --fetch-only
+
+# Spark's Kafka source and Delta Lake for the venv's PySpark (cdcformats.spark.connectors: `cdcformats stream`), fetched
+# once with Maven into a cache outside git (~/.cache/cdcformats/spark-<version>-streaming).
+connectors: $(INSTALLED)
+	$(BIN)/python -c 'from cdcformats.spark.connectors import streaming_jars; streaming_jars()'
 
 # The real producers the peer tests run (tests/peers): Debezium's embedded engine and Kafka Connect's JsonConverter,
 # fetched from Maven Central into a cache outside git and compiled there, and PostgreSQL and MariaDB from Debian's
@@ -60,19 +65,19 @@ peers: $(PEER_CLASSES) $(PEER_CANAL_CLASSES)
 # Three processes for two cores: the Spark integration tests keep to one and the other integration tests to another
 # (tests/conftest.py), and they wait on brokers, databases and JVMs, which two processes left a core idle for (1.37
 # cores busy on average); the third runs the rest meanwhile. CI runs this one.
-test: $(INSTALLED) $(JAR) kafka peers
+test: $(INSTALLED) $(JAR) kafka connectors peers
 	$(BIN)/python -m pytest -n 3 --dist loadgroup --durations=25
 
 # The same tests with 50 Hypothesis examples per property instead of 300 (the dev profile), for quick local runs.
-test-fast: $(INSTALLED) $(JAR) kafka peers
+test-fast: $(INSTALLED) $(JAR) kafka connectors peers
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n 3 --dist loadgroup
 
-demo: $(INSTALLED) $(JAR) kafka
+demo: $(INSTALLED) $(JAR) kafka connectors
 	$(BIN)/cdcformats demo
 
 # Every benchmark, each against its floor measured in the same run (several minutes; the 1 GB conversion and the
 # Spark runs take most of it).
-benchmark: $(INSTALLED) $(JAR) kafka
+benchmark: $(INSTALLED) $(JAR) kafka connectors
 	$(BIN)/python benchmarks/codec_throughput.py
 	$(BIN)/python benchmarks/model_floor.py
 	$(BIN)/python benchmarks/kafka_serdes.py

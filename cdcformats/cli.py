@@ -647,8 +647,8 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
 @click.option("--bootstrap-server", "-b", "--bootstrap-servers", "bootstrap_servers", required=True,
               metavar="HOST:PORT[,...]", help="Kafka bootstrap servers, as the Kafka tools and kcat take them.")
 @click.option("--topic", required=True, help="Topic to read.")
-@click.option("--table", required=True, metavar="PATH|NAME",
-              help="Delta table to apply the changes to: a path (created by the first batch) or a catalog name.")
+@click.option("--table", required=True, metavar="PATH",
+              help="Directory of the Delta table to apply the changes to (the first batch creates it).")
 @click.option("--checkpoint", required=True, metavar="PATH",
               help="The query's checkpoint directory: a restart with the same one goes on where it stopped.")
 @click.option("--source-table", default=None, metavar="NAME",
@@ -661,8 +661,8 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
               help="What a record that cannot be read does: stop the query before anything of its batch is written "
               "(fail, the default), be left out and counted (skip), or go to the dead-letter table (dead-letter, "
               "the default with --dead-letters).")
-@click.option("--dead-letters", default=None, metavar="PATH|NAME",
-              help="Delta table for the records that cannot be read, with their error.")
+@click.option("--dead-letters", default=None, metavar="PATH",
+              help="Directory of a Delta table for the records that cannot be read, with their error.")
 @click.option("--starting-offsets", default="earliest", show_default=True,
               help="Where a new query starts: earliest, latest, or Spark's JSON of offsets per partition.")
 @click.option("--max-records-per-batch", type=click.IntRange(1), default=None,
@@ -681,20 +681,22 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
     data/orders.checkpoint --option key_columns='["id"]' --dead-letters data/orders.dead-letters
     """
     if errors == "dead-letter" and dead_letters is None:  # before Spark starts, which takes seconds
-        raise click.UsageError("--errors dead-letter needs --dead-letters PATH|NAME")
+        raise click.UsageError("--errors dead-letter needs --dead-letters PATH")
     codec_class(source_format)  # an unknown format fails here, naming the known ones
     from pyspark.errors import StreamingQueryException
 
     from .spark.connectors import streaming_session
-    from .spark.streaming import StreamError, query_failure, stream_to_table
+    from .spark.streaming import StreamError, query_failure, quiet_query_failures, stream_to_table
 
     spark = streaming_session(master, "cdcformats stream")
     spark.sparkContext.setLogLevel("ERROR")
+    quiet_query_failures(spark)
     try:
         stream = stream_to_table(
-            spark, source_format, bootstrap_servers=bootstrap_servers, topic=topic, table=table,
+            spark, source_format, bootstrap_servers=bootstrap_servers, topic=topic, table=os.path.abspath(table),
             checkpoint=checkpoint, source_table=source_table, key_columns=list(key_columns) or None,
-            options=_format_options(options), dead_letters=dead_letters, errors=errors,
+            options=_format_options(options), dead_letters=dead_letters and os.path.abspath(dead_letters),
+            errors=errors,
             starting_offsets=starting_offsets, max_records_per_batch=max_records_per_batch,
             available_now=available_now, progress=lambda counts: click.echo(counts.line(), err=True))
         try:

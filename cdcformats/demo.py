@@ -3,13 +3,17 @@
 1. The product pages' examples converted between every pair of formats, with what each conversion kept and dropped.
 2. A realistic change stream per source format (``cdcformats.samples``) decoded into canonical events.
 3. The events written as Avro and Protobuf envelopes, with their schemas in an embedded schema registry, produced
-   to an embedded Kafka broker (librdkafka's mock cluster) with cdcformats' serializers, consumed back and compared;
+   to a local Apache Kafka broker (``cdcformats.kafka.broker``) with cdcformats' serializers, consumed back and
+   compared;
    and the Lindorm changes as records for the systems downstream (the Tablestore sink connector's Kafka Connect JSON,
    a Paimon table's upsert log), through the broker and back. Then the Lindorm changes as typed Avro, one schema per
    table registered as it evolves (a column the second half of the orders gains is version 2), read back by id.
 4. Spark SQL over the Lindorm and Arcion streams as their sources send them: ``cdc_decode``, inside the JVM, compared
    with the Python codecs; ``cdc_convert`` of both to Debezium JSON, inside the JVM, compared with what Python writes;
    then the latest state of every key, and of the orders as typed rows.
+5. The Lindorm stream produced to the broker and applied to a Delta table by ``cdcformats stream`` (Spark Structured
+   Streaming), killed with SIGKILL after its first micro-batch and restarted from its checkpoint: the table must
+   equal the typed latest state of stage 4.
 
 Each stage reports its counts, whether it lost anything, and its throughput.
 """
@@ -18,6 +22,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -150,11 +158,20 @@ def run(console: Console, size: int = 20_000, master: str = "local[2]") -> None:
                       "(pip install 'cdcformats[kafka,spark]').[/yellow]")
         _report(console, stages)
         return
+    from .kafka.broker import start_broker
+
     with tempfile.TemporaryDirectory(prefix="cdcformats-demo-") as directory:
         registry_file = str(Path(directory) / "registry.sqlite")
-        _kafka_stages(console, decoded, registry_file, stages)
-        _typed_stage(console, decoded[PLAN["typed"]["stream"]], registry_file, stages)
-    _spark_stage(console, {name: sent[name] for name in PLAN["spark"]["streams"]}, decoded, master, stages)
+        broker, seconds = _timed(start_broker)
+        stages.append(Stage("start Kafka broker", 0, seconds, "-"))
+        try:
+            console.print(f"3. Kafka broker (Apache Kafka, KRaft, one node) at {broker.bootstrap_servers}")
+            _kafka_stages(console, decoded, registry_file, broker.bootstrap_servers, stages)
+            _typed_stage(console, decoded[PLAN["typed"]["stream"]], registry_file, stages)
+            _spark_stage(console, {name: sent[name] for name in PLAN["spark"]["streams"]}, decoded, master, stages,
+                         streaming=(sent[PLAN["streaming"]["stream"]], broker.bootstrap_servers, Path(directory)))
+        finally:
+            broker.stop()
     _report(console, stages)
 
 
@@ -173,10 +190,9 @@ def _report(console: Console, stages: list[Stage]) -> None:
     console.print(report)
 
 
-def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], registry_file: str,
+def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], registry_file: str, bootstrap: str,
                   stages: list[Stage]) -> None:
-    """Stage 3: produce every event in each envelope, consume back, compare."""
-    from confluent_kafka import Producer
+    """Stage 3: produce every event in each envelope to the broker at ``bootstrap``, consume back, compare."""
     from confluent_kafka.serialization import MessageField, SerializationContext
 
     from .kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
@@ -186,11 +202,8 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
     registry = connect(registry_file)
     envelopes = schema_formats()
     subjects = [register_envelope(registry, envelope, topic="changes") for envelope in envelopes]
-    console.print(f"3. embedded schema registry {registry_file}: "
+    console.print(f"   embedded schema registry {registry_file}: "
                   + ", ".join(f"{subject} v{version}" for subject, version in subjects))
-    cluster = Producer({"test.mock.num.brokers": 1, "log_level": 0})
-    bootstrap = ",".join(f"{broker.host}:{broker.port}" for broker in cluster.list_topics(timeout=10).brokers.values())
-    console.print(f"   embedded Kafka broker (librdkafka mock cluster) at {bootstrap}")
     key_serializer = ChangeEventKeySerializer()
     for envelope in envelopes:
         serializer = ChangeEventSerializer(envelope, schema_registry=registry)
@@ -209,7 +222,6 @@ def _kafka_stages(console: Console, decoded: dict[str, list[ChangeEvent]], regis
             stages.append(Stage(f"consume {name} ({envelope})", len(back), seconds,
                                 "same events" if lossless else "[red]CHANGED[/red]"))
     _downstream_stages(bootstrap, decoded[PLAN["downstream"]["stream"]], stages)
-    cluster.flush()
 
 
 def _serialized(events: list[ChangeEvent], key_serializer: Any, serializer: Any, context: Any
@@ -335,17 +347,19 @@ def _spark_convert_stage(spark: Any, streams: dict[str, list[bytes]], target: st
 
 
 def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dict[str, list[ChangeEvent]],
-                 master: str, stages: list[Stage]) -> None:
+                 master: str, stages: list[Stage], streaming: tuple[list[bytes], str, Path]) -> None:
     """Stage 4: Spark SQL over source streams as they arrive: ``cdc_decode`` of each, compared with what the Python
-    codecs decoded, then the latest state of every key."""
+    codecs decoded, then the latest state of every key; and stage 5, ``streaming``'s messages applied to a Delta
+    table from the broker."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
     from .envelopes import arrow
-    from .spark import latest_state, register, session
+    from .spark import latest_state, register
+    from .spark.connectors import streaming_session
     from .spark.tables import typed_state
 
-    spark, seconds = _timed(lambda: session(master, "cdcformats demo"))
+    spark, seconds = _timed(lambda: streaming_session(master, "cdcformats demo"))
     spark.sparkContext.setLogLevel("ERROR")
     register(spark, **PLAN["spark"]["options"])
     stages.append(Stage(f"start Spark {master}", 0, seconds, "-"))
@@ -393,4 +407,46 @@ def _spark_stage(console: Console, streams: dict[str, list[bytes]], decoded: dic
     for row in typed:
         rows.add_row(*(str(value) for value in row))
     console.print(rows)
+    _streaming_stage(console, spark, master, *streaming, typed_rows.where(~F.col("deleted")), stages)
     spark.stop()
+
+
+def _streaming_stage(console: Console, spark: Any, master: str, messages: list[bytes], bootstrap: str, directory: Path,
+                     expected: Any, stages: list[Stage]) -> None:
+    """Stage 5: a stream produced to the broker and applied to a Delta table by ``cdcformats stream`` (Spark
+    Structured Streaming), killed with SIGKILL after its first micro-batch and started again from its checkpoint;
+    the table must then equal the typed latest state (``expected``, its live rows) that stage 4 computed."""
+    plan = PLAN["streaming"]
+    _produce(bootstrap, plan["topic"], (KafkaRecord(None, message) for message in messages))
+    root = directory / "streaming"
+    command = [sys.executable, "-m", "cdcformats.cli", "stream", "-f", plan["stream"], "-b", bootstrap,
+               "--topic", plan["topic"], "--table", str(root / plan["table"]), "--checkpoint", str(root / "checkpoint"),
+               "--dead-letters", str(root / "dead-letters"), "--master", master, "--available-now",
+               "--max-records-per-batch", str(-(-len(messages) // plan["batches"])),
+               *[part for name, value in plan["options"].items()
+                 for part in ("--option", f"{name}={json.dumps(value)}")]]
+    environment = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    started = time.perf_counter()
+    killed = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=environment)
+    assert killed.stderr is not None
+    for line in killed.stderr:
+        if line.startswith("batch "):
+            break
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    restarted = subprocess.run(command, stderr=subprocess.PIPE, text=True, env=environment)
+    seconds = time.perf_counter() - started
+    if restarted.returncode != 0:
+        stages.append(Stage("Spark streaming into Delta", 0, seconds,
+                            f"[red]FAILED: {restarted.stderr.strip().splitlines()[-1]}[/red]"))
+        return
+    table = spark.read.format("delta").load(str(root / plan["table"]))
+    columns = [name for name in table.columns if name in expected.columns]
+    stored, wanted = (Counter(tuple(row) for row in frame.select(*columns).collect()) for frame in (table, expected))
+    summary = restarted.stderr.strip().splitlines()[-1]
+    console.print(f"5. Spark Structured Streaming: {plan['topic']} -> Delta table {root / plan['table']}, killed "
+                  f"after its first micro-batch and restarted: {summary}")
+    stages.append(Stage("Spark streaming Kafka -> Delta (killed, restarted)", len(messages), seconds,
+                        f"table = latest_state ({sum(stored.values()):,} rows)" if stored == wanted else
+                        f"[red]DIFFERS: {sum((stored - wanted).values())} rows not in latest_state, "
+                        f"{sum((wanted - stored).values())} missing[/red]"))

@@ -240,15 +240,15 @@ class _Applier:
         state = changed_rows(changes, key_columns=self.key_columns).withColumnRenamed(
             "reset", "_cdc_reset").withColumnRenamed("written", "_cdc_written")
         typed = typed_state(state, changes, source_table, schema, meta_prefix="_cdc_")
-        # A column that has held only nulls waits for a value to give its type.
-        columns = [column for column in typed.schema.fields[:len(schema.columns)]
-                   if schema.columns[typed.schema.fields.index(column)].type.name != "null"
-                   or column.name in keys]
+        # A column that has held only nulls in the batch takes the table's type, or waits for a value to give one.
+        fields = typed.schema.fields[:len(schema.columns)]
+        typed_columns = [field for field, column in zip(fields, schema.columns) if column.type.name != "null"]
         target = _table_reference(self.table)
-        target_types = self._prepare(spark, target, columns)
+        target_types = self._prepare(spark, target, typed_columns)
+        columns = [field for field in fields if field in typed_columns or field.name in target_types]
         problems = [f"column {column.name} is {column.dataType.simpleString()} in batch {batch_id} and "
                     f"{target_types[column.name].simpleString()} in the table"
-                    for column in columns if not _widens(column.dataType, target_types[column.name])]
+                    for column in typed_columns if not _widens(column.dataType, target_types[column.name])]
         if problems:
             raise StreamError(f"{self.table}: {'; '.join(problems)}: give the table's schema (schema=, --schema)")
         written = [column.name for column in columns]
@@ -357,6 +357,15 @@ def stream_to_table(spark: SparkSession, format: str, *, bootstrap_servers: str,
     return TableStream(writer.start(), applier.batches)
 
 
+def quiet_query_failures(spark: SparkSession) -> None:
+    """Leave out the JVM's log of a query that stopped on an error (Spark logs it with every stack of the Python
+    traceback around it), for a program that reports the error itself (``query_failure``)."""
+    jvm = spark._jvm
+    assert jvm is not None  # a classic session
+    log4j = jvm.org.apache.logging.log4j
+    log4j.core.config.Configurator.setLevel("org.apache.spark.sql.execution.streaming", log4j.Level.OFF)
+
+
 def query_failure(error: Exception) -> str:
     """What stopped a query, in one line: the error a batch raised (its last line of Python's traceback, where
     Spark wraps one), else the first line of Spark's."""
@@ -365,4 +374,4 @@ def query_failure(error: Exception) -> str:
     return (raised[-1].split(": ", 1)[-1] if raised else lines[0]) if lines else type(error).__name__
 
 
-__all__ = ["BatchCounts", "StreamError", "TableStream", "query_failure", "stream_to_table"]
+__all__ = ["BatchCounts", "StreamError", "TableStream", "query_failure", "quiet_query_failures", "stream_to_table"]

@@ -15,8 +15,9 @@ README's first two commands and targets of the Makefile, and the install command
 must name a Makefile target, the extras of pyproject.toml, and a virtual environment with ``bin/cdcformats``
 (tests/integration/test_wheel.py installs the wheel into a fresh environment).
 
-The services the examples need run here: the Kafka examples against librdkafka's mock cluster, whose address they
-read from ``BOOTSTRAP_SERVERS``; the registry server on port 8081 as the example starts it (the test is skipped when
+The services the examples need run here: the Kafka examples against librdkafka's mock cluster, and the streaming
+ones against a local Apache Kafka broker (the ``kafka_broker`` fixture), whose address they read from
+``BOOTSTRAP_SERVERS``; the registry server on port 8081 as the example starts it (the test is skipped when
 the port is taken); Spark on two cores.
 """
 
@@ -96,6 +97,7 @@ TESTS = {
     "Typed tables": "test_library",
     "Kafka": "test_kafka",
     "Spark": "test_spark",
+    "Streaming into a Delta table": "test_streaming",
     "Schema registry": "test_schema_registry",
     "Third-party formats": "test_third_party_entry_point",
 }
@@ -369,6 +371,20 @@ def test_spark(tmp_path: Path) -> None:
     values = pq.read_table(tmp_path / "out").column("value").to_pylist()
     assert len(values) == 5 and all(value[:1] == b"\x00" for value in values)  # Confluent's magic byte
     assert default_registry.exists()  # where the envelope's schema id comes from
+
+
+def test_streaming(tmp_path: Path, kafka_broker: Any) -> None:
+    pytest.importorskip("pyspark")
+    orders(tmp_path)
+    with Section(tmp_path, "Streaming into a Delta table",
+                 env={"BOOTSTRAP_SERVERS": kafka_broker.bootstrap_servers}) as readme:
+        readme.python()
+        readme.sh()
+        checked = readme.python()["checked"]
+    assert checked == [["stream.totals().changes", "5"],
+                       ["spark.read.format('delta').load('orders-table-2').select('id', 'status').collect()",
+                        "[Row(id='o-1', status='PAID')]"]]
+    assert (tmp_path / "orders-table" / "_delta_log").is_dir()
 
 
 def port_in_use(port: int) -> bool:

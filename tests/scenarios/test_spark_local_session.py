@@ -56,5 +56,7 @@ def test_a_second_query_over_a_latest_state_reuses_the_classes_spark_compiled(tm
     assert ran.returncode == 0, ran.stderr.decode()
     result = json.loads(ran.stdout.decode().splitlines()[-1])
     assert result["state"] == [["o-1", False], ["o-2", True]] and result["deleted"] == 1
-    assert result["compiled_again"] < 30, result["compiled_again"]
+    # The second query's own stages compile some 30 classes (31-33 on Spark 4.2); with its classes evicted it
+    # compiles about 107.
+    assert result["compiled_again"] < 45, result["compiled_again"]
     assert "-XX:TieredStopAtLevel=1" in result["jvm_arguments"], result["jvm_arguments"]
