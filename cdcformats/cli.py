@@ -686,8 +686,9 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
     from pyspark.errors import StreamingQueryException
 
     from .spark.connectors import streaming_session
-    from .spark.streaming import StreamError, query_failure, quiet_query_failures, stream_to_table
+    from .spark.streaming import StreamError, query_failure, quiet_query_failures, reach_brokers, stream_to_table
 
+    reach_brokers(bootstrap_servers)  # before Spark starts, which takes seconds
     spark = streaming_session(master, "cdcformats stream")
     spark.sparkContext.setLogLevel("ERROR")
     quiet_query_failures(spark)

@@ -36,6 +36,7 @@ column as it is, since the table keeps one value per column, not its versions.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
@@ -69,6 +70,11 @@ from .functions import decode, register
 from .tables import GivenSchema, _given_schema, _is_table, as_table, table_schema, typed_state
 
 ERROR_MODES = ("fail", "skip", "dead-letter")
+# How long a new query waits for the brokers to answer before it fails.
+CONNECT_TIMEOUT = 30.0
+# librdkafka's lines about a broker it cannot reach, which the error above says once.
+_CLIENT_LOG = logging.getLogger("cdcformats.spark.streaming.client")
+_CLIENT_LOG.addHandler(logging.NullHandler())
 COMMIT_TIME = "_cdc_commit_time"
 # Integral and floating types by width, for the widening a batch's narrower value gets into a wider column.
 _WIDTHS: dict[type, tuple[str, int]] = {ByteType: ("integral", 1), ShortType: ("integral", 2),
@@ -293,6 +299,23 @@ class _Applier:
             spark.conf.unset("spark.databricks.delta.write.txnVersion")
 
 
+def reach_brokers(bootstrap_servers: str, kafka_options: dict[str, str] | None = None) -> None:
+    """Fail at once where no broker at ``bootstrap_servers`` answers: Spark's Kafka source would wait for one for
+    ever. ``kafka_options`` are the Kafka source's (``kafka.security.protocol``, ...)."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    # The source's own client settings (security, say), as librdkafka names them.
+    settings: dict[str, Any] = {name.removeprefix("kafka."): value for name, value in (kafka_options or {}).items()
+                                if name.startswith("kafka.")}
+    try:
+        settings |= {"bootstrap.servers": bootstrap_servers, "logger": _CLIENT_LOG}
+        AdminClient(settings).list_topics(timeout=CONNECT_TIMEOUT)
+    except KafkaException as error:
+        raise StreamError(f"no answer from the Kafka brokers at {bootstrap_servers} within {CONNECT_TIMEOUT:g} s "
+                          f"({error.args[0].str()}): check the bootstrap servers (-b, --bootstrap-server)") from None
+
+
 def _merge_statement(target: str, view: str, keys: list[str], written: list[str], untouched: list[str],
                      truncated: bool) -> str:
     """The MERGE of a batch's rows (``view``): ``written`` are its columns, ``untouched`` the table's others."""
@@ -334,6 +357,7 @@ def stream_to_table(spark: SparkSession, format: str, *, bootstrap_servers: str,
     mode = error_mode(errors or ("dead-letter" if dead_letters else "fail"), ERROR_MODES)
     if mode == "dead-letter" and not dead_letters:
         raise ConfigurationError("errors=dead-letter needs a dead-letter table (dead_letters, --dead-letters)")
+    reach_brokers(bootstrap_servers, dict(kafka_options or {}))
     register(spark)
     reader = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap_servers)
               .option("subscribe", topic).option("startingOffsets", starting_offsets))
@@ -374,4 +398,5 @@ def query_failure(error: Exception) -> str:
     return (raised[-1].split(": ", 1)[-1] if raised else lines[0]) if lines else type(error).__name__
 
 
-__all__ = ["BatchCounts", "StreamError", "TableStream", "query_failure", "quiet_query_failures", "stream_to_table"]
+__all__ = ["BatchCounts", "StreamError", "TableStream", "query_failure", "quiet_query_failures", "reach_brokers",
+           "stream_to_table"]
