@@ -9,6 +9,7 @@ that looks whole.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -48,6 +49,15 @@ def jars(directory: Path, artifacts: Iterable[str], *, exclude_groups: Iterable[
     return sorted(directory.glob("*.jar"))
 
 
+def first_error(output: str) -> str:
+    """The first error Maven reported, without its colour codes and advice lines, or its last line."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in output.splitlines()]
+    errors = [line.removeprefix("[ERROR]").strip() for line in lines if line.startswith("[ERROR]")]
+    errors = [line for line in errors if line and not line.startswith(("->", "To see", "Re-run", "For more"))]
+    found = errors[0] if errors else next((line for line in reversed(lines) if line), "no output")
+    return found if len(found) <= 400 else found[:397] + "..."
+
+
 def _fetch(directory: Path, artifacts: list[str], exclude_groups: list[str]) -> None:
     maven = shutil.which("mvn")
     if maven is None:
@@ -62,11 +72,10 @@ def _fetch(directory: Path, artifacts: list[str], exclude_groups: list[str]) -> 
                    f"-DoutputDirectory={fetched}"]
         if exclude_groups:
             command.append(f"-DexcludeGroupIds={','.join(exclude_groups)}")
-        result = subprocess.run(command, capture_output=True, text=True)
+        result = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         if result.returncode != 0:
-            errors = [line for line in result.stdout.splitlines() if line.startswith("[ERROR]")]
-            reason = errors[0].removeprefix("[ERROR]").strip() if errors else f"mvn exited with {result.returncode}"
-            raise FetchError(f"could not fetch {', '.join(artifacts)} from Maven Central: {reason}")
+            raise FetchError(f"could not fetch {', '.join(artifacts)} from Maven Central: "
+                             f"{first_error(result.stdout + result.stderr)}")
         try:
             fetched.rename(directory)
         except OSError:  # another process fetched them meanwhile

@@ -32,3 +32,8 @@ def test_demo_runs_every_stage_without_loss() -> None:
         " ".join(report.split())
     assert "same events as dropped() says" in " ".join(report.split())
     assert "Spark latest_state typed (orders)" in report and "decimal(10,2)" in report and "coupon" in report
+    # The Lindorm stream through a real broker into a Delta table, the query killed and restarted: the table is the
+    # latest state.
+    assert "start Kafka broker" in report and "Apache Kafka, KRaft" in report
+    assert "Spark streaming Kafka -> Delta (killed, restarted)" in report
+    assert "table = latest_state" in report and "DIFFERS" not in report and "FAILED" not in report
