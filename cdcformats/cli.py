@@ -656,6 +656,9 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
               "tables'; default: the only one it holds.")
 @click.option("--key", "key_columns", multiple=True, metavar="COLUMN",
               help="A key column (repeat for a compound key); default: the key the changes carry.")
+@click.option("--schema", "schema_json", default=None, metavar="JSON",
+              help="The table's columns and types, as a JSON object ('{\"id\": \"string\", \"amount\": "
+              "\"decimal(10,2)\"}'); default: each micro-batch's, derived from its changes.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="A format option (JSON values).")
 @click.option("--errors", type=click.Choice(FILE_ERROR_MODES), default=None,
               help="What a record that cannot be read does: stop the query before anything of its batch is written "
@@ -671,8 +674,8 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
               help="Apply what the topic holds now, then stop (else run until SIGINT/SIGTERM).")
 @click.option("--master", default="local[*]", show_default=True, help="Spark master URL (spark://..., yarn, ...).")
 def stream_command(source_format: str, bootstrap_servers: str, topic: str, table: str, checkpoint: str,
-                   source_table: str | None, key_columns: tuple[str, ...], options: tuple[str, ...],
-                   errors: str | None, dead_letters: str | None, starting_offsets: str,
+                   source_table: str | None, key_columns: tuple[str, ...], schema_json: str | None,
+                   options: tuple[str, ...], errors: str | None, dead_letters: str | None, starting_offsets: str,
                    max_records_per_batch: int | None, available_now: bool, master: str) -> None:
     """Apply a topic of changes to a Delta table with Spark Structured Streaming, each change once, even across
     crashes and restarts; a line of counts per micro-batch on stderr.
@@ -683,6 +686,7 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
     if errors == "dead-letter" and dead_letters is None:  # before Spark starts, which takes seconds
         raise click.UsageError("--errors dead-letter needs --dead-letters PATH")
     codec_class(source_format)  # an unknown format fails here, naming the known ones
+    schema = _schema_option(schema_json)
     from pyspark.errors import StreamingQueryException
 
     from .spark.connectors import streaming_session
@@ -695,7 +699,7 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
     try:
         stream = stream_to_table(
             spark, source_format, bootstrap_servers=bootstrap_servers, topic=topic, table=os.path.abspath(table),
-            checkpoint=checkpoint, source_table=source_table, key_columns=list(key_columns) or None,
+            checkpoint=checkpoint, source_table=source_table, key_columns=list(key_columns) or None, schema=schema,
             options=_format_options(options), dead_letters=dead_letters and os.path.abspath(dead_letters),
             errors=errors,
             starting_offsets=starting_offsets, max_records_per_batch=max_records_per_batch,
@@ -713,6 +717,26 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
                    f"{totals.empty:,} empty", err=True)
     finally:
         spark.stop()
+
+
+def _schema_option(text: str | None) -> dict[str, Any] | None:
+    """``--schema``: a JSON object of column names and type names, each type checked as ``ColumnType`` reads it."""
+    if text is None:
+        return None
+    from .tables import ColumnType
+
+    try:
+        schema = json.loads(text)
+    except ValueError as error:
+        raise click.BadParameter(f"not JSON: {error}", param_hint="--schema") from None
+    if not isinstance(schema, dict) or not all(isinstance(value, str) for value in schema.values()):
+        raise click.BadParameter("give a JSON object of column names and type names", param_hint="--schema")
+    for name, type_name in schema.items():
+        try:
+            ColumnType.parse(type_name)
+        except ValueError as error:
+            raise click.BadParameter(f"column {name}: {error}", param_hint="--schema") from None
+    return schema
 
 
 def _given_once(name: str, argument: str | None, option_name: str, option: str | None) -> str | None:

@@ -10,9 +10,9 @@
 Each micro-batch of Kafka records is decoded by ``cdc_decode`` in the streaming plan (inside the JVM where the format
 has a JVM decoder), then ``foreachBatch`` applies it:
 
-* records that cannot be read go to the dead-letter table (``dead_letters``: the record's topic, partition, offset,
-  timestamp, key and value as they came, and the error), are counted and left out (``errors="skip"``), or stop the
-  query before anything of the batch is written (``errors="fail"``);
+* records that cannot be read go to the dead-letter Delta table (``dead_letters``: the record's topic, partition,
+  offset, timestamp, key and value as they came, and the error), are counted and left out (``errors="skip"``), or
+  stop the query before anything of the batch is written (``errors="fail"``);
 * the batch's changes of the table are merged per key as ``latest_state`` merges them (in the order of commit time,
   then source position, then offset; column by column), typed as ``typed_state`` types them, and applied with one
   Delta ``MERGE``: a row delete deletes the row, a column delete (Lindorm ``DeleteColumn``, Tablestore ``DA``) nulls
@@ -130,19 +130,14 @@ def _table(row: Any) -> Table:
     return Table(row["name"], row["schema"], row["catalog"])
 
 
-def _is_path(table: str) -> bool:
-    """Whether a Delta table is given by its path (``/data/orders``, ``s3://...``) rather than a catalog name."""
-    return "/" in table
-
-
 def _location(path: str) -> str:
     """A path as Delta and the checkpoint keep it: absolute, so that a restart from elsewhere finds the same one."""
     return path if "://" in path else str(Path(path).absolute())
 
 
-def _table_reference(table: str) -> str:
-    """A Delta table as SQL names it: a path as delta.`path`, a catalog name as it is."""
-    return "delta.`" + _location(table).replace("`", "``") + "`" if _is_path(table) else table
+def _table_reference(path: str) -> str:
+    """The Delta table at ``path`` as SQL names it."""
+    return "delta.`" + _location(path).replace("`", "``") + "`"
 
 
 def _quoted(name: str) -> str:
@@ -230,10 +225,7 @@ class _Applier:
                              F.col("event.error.format").alias("format"), F.col("event.error.field").alias("field"))
         writer = rows.write.format("delta").mode("append").option("txnAppId", self.app_id + "/dead-letters").option(
             "txnVersion", batch_id)
-        if _is_path(self.dead_letters):
-            writer.save(_location(self.dead_letters))
-        else:
-            writer.saveAsTable(self.dead_letters)
+        writer.save(_location(self.dead_letters))
 
     def _merge(self, changes: DataFrame, batch_id: int, source_table: Table, truncated: bool) -> int:
         """Apply the batch's changes of the table with one MERGE; how many rows it touched."""
@@ -345,12 +337,17 @@ def stream_to_table(spark: SparkSession, format: str, *, bootstrap_servers: str,
                     max_records_per_batch: int | None = None, available_now: bool = False,
                     kafka_options: Mapping[str, str] | None = None,
                     progress: Callable[[BatchCounts], None] | None = None) -> TableStream:
-    """Start a query that applies the ``format`` changes on Kafka ``topic`` to the Delta table ``table`` (a path, or
-    a name in the session's catalog), with its checkpoint in ``checkpoint``: see the module's docstring.
+    """Start a query that applies the ``format`` changes on Kafka ``topic`` to the Delta table at the path ``table``
+    (``/data/orders``, ``s3a://...``; a relative path is the working directory's), with its checkpoint at the path
+    ``checkpoint``: see the module's docstring. (To name the table in a catalog, ``CREATE TABLE orders USING delta
+    LOCATION '<table>'``.)
 
     ``source_table``: whose changes apply (a ``Table`` or dotted name), where the topic holds several tables' (the
-    others are counted and left out); by default the only table the topic shows. ``options`` are the format's (as for
-    ``cdc_decode``). ``dead_letters``: a Delta table (path or name) for the records that cannot be read; ``errors``
+    others are counted and left out); by default the table of the first batch's changes (a first batch of several
+    tables' changes stops the query, naming them). ``schema``: the table's columns and types (a ``TableSchema``, or a
+    mapping of names to type names such as ``{"id": "string", "amount": "decimal(10,2)"}``), else each batch's are
+    derived from its changes. ``options`` are the format's (as for
+    ``cdc_decode``). ``dead_letters``: the path of a Delta table for the records that cannot be read; ``errors``
     is ``dead-letter`` where it is given, else ``fail``; ``skip`` counts them only. ``available_now`` reads what the
     topic holds when the query starts and stops; else the query runs until stopped. ``progress`` is called with the
     counts of each batch (``BatchCounts``), which the returned ``TableStream`` also keeps."""

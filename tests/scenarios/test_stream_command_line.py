@@ -46,3 +46,9 @@ def test_an_unknown_format_is_named_with_the_known_ones(tmp_path: Path) -> None:
 def test_dead_letters_need_a_table_for_them(tmp_path: Path) -> None:
     ran, _ = stream(tmp_path, "-f", "lindorm", "-b", "127.0.0.1:9092", "--errors", "dead-letter")
     assert ran.returncode == 2 and "--dead-letters PATH" in ran.stderr, ran.stderr
+
+
+def test_a_schema_with_a_type_that_does_not_exist_names_the_column_and_the_types(tmp_path: Path) -> None:
+    ran, _ = stream(tmp_path, "-f", "lindorm", "-b", "127.0.0.1:9092", "--schema", '{"id": "strin"}')
+    assert ran.returncode == 2, ran.stderr
+    assert "Invalid value for --schema: column id: unknown column type 'strin'; expected one of" in ran.stderr
