@@ -1,21 +1,18 @@
-"""Kafka serializers and the bridge, over a real Kafka protocol broker: librdkafka's mock cluster on loopback."""
+"""Kafka serializers and the bridge, over a Kafka protocol broker of librdkafka's own (its mock cluster, on loopback),
+which starts in milliseconds. What needs Apache Kafka's own broker (transactions, the bridge killed and restarted,
+confluent-kafka's serializers against ours through a topic) is in test_kafka_broker.py."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, DeserializingConsumer, Producer, SerializingProducer, TopicPartition
+from confluent_kafka import Producer, SerializingProducer
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -27,6 +24,7 @@ from cdcformats.kafka import ChangeEventDeserializer, ChangeEventKeySerializer, 
 from cdcformats.losses import without
 from cdcformats.schema_registry import connect
 from cdcformats.schemas import avro_schema_text, change_event_pb2
+from tests.integration.kafka_topics import consume_all, lindorm_message
 
 
 @pytest.fixture(scope="module")
@@ -35,41 +33,6 @@ def bootstrap() -> Iterator[str]:
     brokers = cluster.list_topics(timeout=10).brokers.values()
     yield ",".join(f"{broker.host}:{broker.port}" for broker in brokers)
     cluster.flush()
-
-
-def consume_all(bootstrap: str, topic: str, value_deserializer=None) -> list:
-    """Every message of ``topic`` as it stands: each partition read from its start to its high watermark. Assigned,
-    not subscribed, so the read neither waits for a group to form nor for a quiet spell to guess the topic's end."""
-    config = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4()}", "enable.auto.commit": False,
-              "log_level": 0}
-    if value_deserializer is not None:
-        consumer = DeserializingConsumer({**config, "value.deserializer": value_deserializer})
-    else:
-        consumer = Consumer(config)
-    partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-    ends = {partition: consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)[1]
-            for partition in partitions}
-    unread = {partition: end for partition, end in ends.items() if end > 0}
-    consumer.assign([TopicPartition(topic, partition, 0) for partition in unread])
-    messages = []
-    deadline = time.monotonic() + 60
-    while unread:
-        assert time.monotonic() < deadline, f"{topic}: partitions {sorted(unread)} not read to their end in 60 s"
-        message = consumer.poll(0.5)
-        if message is None:
-            continue
-        assert message.error() is None, message.error()
-        messages.append(message)
-        if message.offset() + 1 >= unread.get(message.partition(), 0):
-            unread.pop(message.partition(), None)
-    consumer.close()
-    return messages
-
-
-def lindorm_message(n: int) -> bytes:
-    return json.dumps({"op": "Put" if n % 7 else "DeleteFamily", "table": "orders", "ts": str(1700000000000 + n),
-                       "keyOnly": "false", "data": [{"type": "VARCHAR", "name": "id", "value": f"o-{n % 50}"},
-                                                    {"type": "BIGINT", "name": "n", "value": str(n)}]}).encode()
 
 
 SOURCE_MESSAGES = {
@@ -182,81 +145,7 @@ def test_bad_frames_are_decode_errors(tmp_path: Path) -> None:
             reader(data)
 
 
-# -- the bridge -------------------------------------------------------------------------------------------------------
-
-INPUTS = 10_000
-
-
-def _bridge(bootstrap: str, registry: Path, topics: dict[str, str], *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "cdcformats.cli", "bridge", "--source-topic", topics["source"], "--source-format",
-         "lindorm", "--target-topic", topics["target"], "--target-format", "avro", "--bootstrap-servers", bootstrap,
-         "--group-id", topics["group"], "--dead-letter-topic", topics["dead"], "--schema-registry", str(registry),
-         "--source-option", 'key_columns=["id"]', "--progress-interval", "0", *extra],
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
-def test_the_bridge_killed_mid_run_and_restarted_loses_nothing(bootstrap: str, tmp_path: Path) -> None:
-    run = uuid.uuid4().hex[:8]
-    topics = {"source": f"in-{run}", "target": f"out-{run}", "dead": f"dead-{run}", "group": f"bridge-{run}"}
-    registry = tmp_path / "registry.sqlite"
-    malformed = {n for n in range(INPUTS) if n % 100 == 37}  # 1%
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    inputs = {}
-    for n in range(INPUTS):
-        value = b'{"op": "Put", "data": [' if n in malformed else lindorm_message(n)
-        inputs[n] = value
-        producer.produce(topics["source"], key=f"o-{n % 50}".encode(), value=value)
-    producer.flush()
-
-    first = _bridge(bootstrap, registry, topics)
-    for line in first.stderr:
-        consumed = re.match(r"consumed (\d+)", line)
-        if consumed and int(consumed.group(1)) >= 2000:
-            break
-    assert int(consumed.group(1)) < INPUTS  # killed mid-run
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    second = _bridge(bootstrap, registry, topics, "--idle-timeout", "6")
-    _, errors = second.communicate(timeout=300)
-    assert second.returncode == 0, errors
-
-    lindorm = cf.codec("lindorm", key_columns=["id"])
-    expected_ids = {lindorm.decode_message(value).event_id for n, value in inputs.items() if n not in malformed}
-    reader = ChangeEventDeserializer("avro", registry)
-    delivered = consume_all(bootstrap, topics["target"])
-    bytes_by_id: dict[str, set[bytes]] = {}
-    for message in delivered:
-        bytes_by_id.setdefault(reader(message.value()).event_id, set()).add(message.value())
-    assert set(bytes_by_id) == expected_ids, "an input message is missing from the target topic"
-    assert all(len(variants) == 1 for variants in bytes_by_id.values()), "a replayed message converted differently"
-    dead = consume_all(bootstrap, topics["dead"])
-    assert {message.value() for message in dead} == {inputs[n] for n in malformed}
-    headers = dict(dead[0].headers())
-    assert headers["cdcformats.error"].startswith(b"lindorm: message 1: not valid JSON")
-    assert re.fullmatch(rb"in-\w+/\d+/\d+", headers["cdcformats.origin"])
-    assert len(delivered) + len(dead) >= INPUTS  # replays may add duplicates, never gaps
-
-
-def test_the_bridge_stops_cleanly_on_sigterm_with_its_offsets_committed(bootstrap: str, tmp_path: Path) -> None:
-    run = uuid.uuid4().hex[:8]
-    topics = {"source": f"in-{run}", "target": f"out-{run}", "dead": f"dead-{run}", "group": f"bridge-{run}"}
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    for n in range(300):
-        producer.produce(topics["source"], key=b"k", value=lindorm_message(n))
-    producer.flush()
-    bridge = _bridge(bootstrap, tmp_path / "registry.sqlite", topics)
-    for line in bridge.stderr:
-        if line.startswith("consumed 300 "):
-            break
-    bridge.send_signal(signal.SIGTERM)
-    _, rest = bridge.communicate(timeout=60)
-    assert bridge.returncode == 0, rest
-    again = _bridge(bootstrap, tmp_path / "registry.sqlite", topics, "--idle-timeout", "3")
-    _, lines = again.communicate(timeout=120)
-    assert again.returncode == 0
-    assert set(re.findall(r"consumed (\d+)", lines)) == {"0"}  # nothing left to replay: all was committed
-    assert len(consume_all(bootstrap, topics["target"])) == 300
+# -- the bridge (killed and restarted: test_kafka_broker.py, on a real broker) -----------------------------------
 
 
 def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bootstrap: str) -> None:

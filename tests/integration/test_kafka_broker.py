@@ -1,0 +1,245 @@
+"""The serializers and the bridge on Apache Kafka's own broker (the session's ``kafka_broker``, from
+cdcformats.kafka.broker): what librdkafka's mock cluster only imitates, transactions and consumer groups that outlive
+a killed process, and confluent-kafka's serializers reading ours through a topic and ours reading theirs."""
+
+from __future__ import annotations
+
+import random
+import re
+import signal
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer, SerializingProducer
+from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+
+import cdcformats as cf
+from cdcformats.envelopes.avro import event_from_record, record_from_event
+from cdcformats.envelopes.protobuf import event_from_proto, proto_from_event
+from cdcformats.kafka import ChangeEventDeserializer, ChangeEventKeySerializer, ChangeEventSerializer
+from cdcformats.kafka.bridge import Bridge
+from cdcformats.kafka.broker import LocalBroker
+from cdcformats.schema_registry import connect
+from cdcformats.schemas import change_event_pb2
+from tests.integration.kafka_topics import consume_all, lindorm_message, run_bridge, topics_of_a_run
+
+LINDORM = cf.codec("lindorm", key_columns=["id"])
+MALFORMED = b'{"op": "Put", "data": ['
+
+
+def produce_inputs(bootstrap: str, topic: str, count: int, malformed: set[int]) -> dict[int, bytes]:
+    """``count`` Lindorm messages into ``topic``, those numbered in ``malformed`` cut short; by number."""
+    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0, "linger.ms": 20})
+    inputs = {}
+    for n in range(count):
+        inputs[n] = MALFORMED + str(n).encode() if n in malformed else lindorm_message(n)
+        producer.produce(topic, key=f"o-{n % 50}".encode(), value=inputs[n])
+    producer.flush()
+    return inputs
+
+
+def expected_event_ids(inputs: dict[int, bytes], malformed: set[int]) -> set[str]:
+    return {LINDORM.decode_message(value).event_id for n, value in inputs.items() if n not in malformed}
+
+
+# -- confluent-kafka's serializers and ours, through the broker --------------------------------------------------------
+
+EVENTS = list(LINDORM.decode(lindorm_message(n) for n in range(40)))
+
+
+@pytest.mark.parametrize("schema_format", ["avro", "protobuf"])
+def test_confluents_serializers_and_ours_read_each_others_messages_through_the_broker(
+        kafka_broker: LocalBroker, tmp_path: Path, schema_format: str) -> None:
+    """One topic, half its messages written by confluent-kafka's AvroSerializer/ProtobufSerializer and half by ours,
+    with one registry; both deserializers read every message back to the event it was written from."""
+    registry = connect(tmp_path / "registry.sqlite")
+    topic = f"mixed-{schema_format}-{topics_of_a_run()['group']}"
+    if schema_format == "avro":
+        from cdcformats.schemas import avro_schema_text
+
+        theirs_writer, to_theirs = AvroSerializer(registry, avro_schema_text()), record_from_event
+        theirs_reader, from_theirs = AvroDeserializer(registry), event_from_record
+    else:
+        theirs_writer = ProtobufSerializer(change_event_pb2.ChangeEvent, registry)
+        to_theirs, from_theirs = proto_from_event, event_from_proto
+        theirs_reader = ProtobufDeserializer(change_event_pb2.ChangeEvent, schema_registry_client=registry)
+    ours_writer = ChangeEventSerializer(schema_format, registry)
+    producer = SerializingProducer({"bootstrap.servers": kafka_broker.bootstrap_servers, "log_level": 0,
+                                    "key.serializer": ChangeEventKeySerializer()})
+    for n, event in enumerate(EVENTS):
+        context = SerializationContext(topic, MessageField.VALUE)
+        value = ours_writer(event, context) if n % 2 else theirs_writer(to_theirs(event), context)
+        producer.produce(topic, key=event, value=value)
+    producer.flush()
+
+    ours = consume_all(kafka_broker.bootstrap_servers, topic, ChangeEventDeserializer(schema_format, registry))
+    assert [message.value() for message in ours] == EVENTS  # one partition: in the order written
+    theirs = consume_all(kafka_broker.bootstrap_servers, topic, theirs_reader)
+    assert [from_theirs(message.value()) for message in theirs] == EVENTS
+    # the same schema under the one subject: both wrote one registered id
+    assert len({message.value()[1:5] for message in consume_all(kafka_broker.bootstrap_servers, topic)}) == 1
+
+
+# -- the bridge, at least once ----------------------------------------------------------------------------------------
+
+def test_the_bridge_killed_mid_run_and_restarted_loses_nothing_and_counts_its_duplicates(
+        kafka_broker: LocalBroker, tmp_path: Path) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
+    topics = topics_of_a_run()
+    registry = tmp_path / "registry.sqlite"
+    malformed = {n for n in range(INPUTS) if n % 100 == 37}  # 1%
+    inputs = produce_inputs(bootstrap, topics["source"], INPUTS, malformed)
+
+    # a static member: the restarted bridge takes the partition back at once, not after the killed one's session
+    first = run_bridge(bootstrap, registry, topics, "--instance-id", "bridge-1")
+    consumed = _killed_once_past(first, INPUTS // 5)
+    assert consumed < INPUTS  # killed mid-run
+    second = run_bridge(bootstrap, registry, topics, "--instance-id", "bridge-1", "--idle-timeout", "3")
+    _, errors = second.communicate(timeout=300)
+    assert second.returncode == 0, errors
+
+    reader = ChangeEventDeserializer("avro", registry)
+    delivered = consume_all(bootstrap, topics["target"])
+    copies: Counter[str] = Counter()
+    bytes_by_id: dict[str, set[bytes]] = {}
+    for message in delivered:
+        event_id = reader(message.value()).event_id
+        copies[event_id] += 1
+        bytes_by_id.setdefault(event_id, set()).add(message.value())
+    assert set(copies) == expected_event_ids(inputs, malformed), "an input message is missing from the target topic"
+    assert all(len(variants) == 1 for variants in bytes_by_id.values()), "a replayed message converted differently"
+    dead = consume_all(bootstrap, topics["dead"])
+    assert {message.value() for message in dead} == {inputs[n] for n in malformed}
+    headers = dict(dead[0].headers())
+    assert headers["cdcformats.error"].startswith(b"lindorm: message 1: not valid JSON")
+    assert re.fullmatch(rb"in-\w+/\d+/\d+", headers["cdcformats.origin"])
+    # At least once: what the killed run produced after its last commit is produced again, never less. The
+    # duplicates are the records beyond one per input; they are the batch in flight at the kill, at most.
+    duplicates = len(delivered) + len(dead) - INPUTS
+    assert 0 <= duplicates <= BATCH_SIZE, f"{duplicates} duplicates"
+
+
+def test_the_bridge_stops_cleanly_on_sigterm_with_its_offsets_committed(kafka_broker: LocalBroker,
+                                                                       tmp_path: Path) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
+    topics = topics_of_a_run()
+    produce_inputs(bootstrap, topics["source"], 300, set())
+    bridge = run_bridge(bootstrap, tmp_path / "registry.sqlite", topics)
+    assert bridge.stderr is not None
+    for line in bridge.stderr:
+        if line.startswith("consumed 300 "):
+            break
+    bridge.send_signal(signal.SIGTERM)
+    _, rest = bridge.communicate(timeout=60)
+    assert bridge.returncode == 0, rest
+    again = run_bridge(bootstrap, tmp_path / "registry.sqlite", topics, "--idle-timeout", "2")
+    _, lines = again.communicate(timeout=120)
+    assert again.returncode == 0, lines
+    assert set(re.findall(r"consumed (\d+)", lines)) == {"0"}  # nothing left to replay: all was committed
+    assert len(consume_all(bootstrap, topics["target"])) == 300
+
+
+# -- the bridge, exactly once -----------------------------------------------------------------------------------------
+
+INPUTS = 10_000
+BATCH_SIZE = 500  # the bridge's default
+KILLS = 4
+
+
+def _killed_once_past(bridge, consumed: int, delay: float = 0.0) -> int:
+    """SIGKILL ``bridge`` once its progress line has counted at least ``consumed`` messages (``delay`` seconds
+    after); the count it had reached."""
+    import time
+
+    assert bridge.stderr is not None
+    reached = 0
+    for line in bridge.stderr:
+        counted = re.match(r"consumed (\d+)", line)
+        if counted:
+            reached = int(counted.group(1))
+            if reached >= consumed:
+                break
+    else:
+        raise AssertionError(f"the bridge ended (code {bridge.wait()}) before consuming {consumed}")
+    time.sleep(delay)
+    bridge.send_signal(signal.SIGKILL)
+    bridge.wait()
+    return reached
+
+
+def test_the_exactly_once_bridge_killed_over_and_over_delivers_every_change_once(kafka_broker: LocalBroker,
+                                                                                 tmp_path: Path) -> None:
+    """Killed with SIGKILL four times mid-stream (each kill a random moment into a transaction), then run to the end:
+    a read_committed consumer sees every converted change once and every malformed message in the dead-letter topic
+    once. Losses and duplicates are counted by event id (target) and by source message (dead letters)."""
+    bootstrap = kafka_broker.bootstrap_servers
+    topics = topics_of_a_run()
+    registry = tmp_path / "registry.sqlite"
+    malformed = {n for n in range(INPUTS) if n % 100 == 37}
+    inputs = produce_inputs(bootstrap, topics["source"], INPUTS, malformed)
+    draw = random.Random(32)
+    exactly_once = ("--exactly-once", "--instance-id", "bridge-1")  # static: a restart resumes at once
+
+    for _ in range(KILLS):
+        # a run consumes from the last committed batch on, and counts from 0: some batches, then the kill
+        _killed_once_past(run_bridge(bootstrap, registry, topics, *exactly_once), 3 * BATCH_SIZE // 2,
+                          delay=draw.uniform(0.0, 0.05))
+    last = run_bridge(bootstrap, registry, topics, *exactly_once, "--idle-timeout", "3")
+    _, errors = last.communicate(timeout=300)
+    assert last.returncode == 0, errors
+    assert int(re.findall(r"consumed (\d+)", errors)[-1]) < INPUTS  # the killed runs got somewhere
+
+    reader = ChangeEventDeserializer("avro", registry)
+    seen = Counter(reader(message.value()).event_id
+                   for message in consume_all(bootstrap, topics["target"], isolation="read_committed"))
+    expected = expected_event_ids(inputs, malformed)
+    lost, duplicated = expected - set(seen), {event_id for event_id, copies in seen.items() if copies > 1}
+    assert (len(lost), len(duplicated), len(set(seen) - expected)) == (0, 0, 0)
+    dead = Counter(message.value() for message in consume_all(bootstrap, topics["dead"], isolation="read_committed"))
+    assert dead == Counter(inputs[n] for n in malformed)
+    # What the killed runs had produced into their open transactions is in the log, aborted: a reader that does not
+    # skip aborted records sees more than one copy of some changes.
+    everything = consume_all(bootstrap, topics["target"])
+    assert len(everything) > sum(seen.values())
+
+
+def test_a_dead_letter_of_the_exactly_once_bridge_is_written_once_with_its_error(kafka_broker: LocalBroker,
+                                                                                 tmp_path: Path) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
+    topics = topics_of_a_run()
+    inputs = produce_inputs(bootstrap, topics["source"], 20, {13})
+    counts = Bridge(topics["source"], "lindorm", topics["target"], "avro", bootstrap, group_id=topics["group"],
+                    dead_letter_topic=topics["dead"], schema_registry=tmp_path / "registry.sqlite",
+                    source_options={"key_columns": ["id"]}, exactly_once=True, idle_timeout=2).run()
+    assert (counts.messages_read, counts.dead_lettered) == (20, 1)
+    [dead] = consume_all(bootstrap, topics["dead"], isolation="read_committed")
+    assert dead.value() == inputs[13]
+    headers = dict(dead.headers())
+    assert headers["cdcformats.error"].startswith(b"lindorm: message 1: not valid JSON")
+    assert headers["cdcformats.origin"] == f"{topics['source']}/0/13".encode()
+    assert len(consume_all(bootstrap, topics["target"], isolation="read_committed")) == 19
+
+
+def test_an_error_inside_a_transaction_aborts_it_and_a_restart_converts_the_batch_again(
+        kafka_broker: LocalBroker, tmp_path: Path) -> None:
+    """errors="fail": the bad message stops the bridge; the changes converted before it in its batch are in the
+    aborted transaction, and its offsets stayed uncommitted, so a restart that skips errors converts them, once."""
+    bootstrap = kafka_broker.bootstrap_servers
+    topics = topics_of_a_run()
+    produce_inputs(bootstrap, topics["source"], 20, {15})
+    registry = tmp_path / "registry.sqlite"
+
+    def bridge(errors: str) -> Bridge:
+        return Bridge(topics["source"], "lindorm", topics["target"], "avro", bootstrap, group_id=topics["group"],
+                      schema_registry=registry, source_options={"key_columns": ["id"]}, exactly_once=True,
+                      errors=errors, idle_timeout=2)
+
+    with pytest.raises(cf.DecodeError, match="not valid JSON"):
+        bridge("fail").run()
+    assert consume_all(bootstrap, topics["target"], isolation="read_committed") == []
+    counts = bridge("skip").run()
+    assert (counts.messages_read, counts.messages_written) == (20, 19)
+    assert len(consume_all(bootstrap, topics["target"], isolation="read_committed")) == 19
