@@ -300,9 +300,19 @@ def _server_properties(data: Path, port: int, controller_port: int) -> str:
     return "".join(f"{name}={value}\n" for name, value in settings.items())
 
 
+def new_cluster_id() -> str:
+    """A random cluster id in Kafka's form (a UUID's bytes in URL-safe base64, unpadded). Never one that starts with
+    "-", as Kafka's own Uuid.randomUuid avoids too: the storage tool's parser takes such an id for an option, and
+    refuses the command (1 start in 64 failed so)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 def _format_storage(jvm: list[str], properties: Path) -> None:
     """Format the storage directory under a new cluster id, as ``kafka-storage.sh format`` does."""
-    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")  # Kafka's Uuid form
+    cluster_id = new_cluster_id()
     done = subprocess.run([*jvm, "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config",
                            str(properties)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode != 0:

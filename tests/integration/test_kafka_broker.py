@@ -4,14 +4,16 @@ a killed process, and confluent-kafka's serializers reading ours through a topic
 
 from __future__ import annotations
 
-import random
 import re
 import signal
+import subprocess
+import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Producer, SerializingProducer
+from confluent_kafka import Consumer, Producer, SerializingProducer, TopicPartition
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -149,11 +151,9 @@ BATCH_SIZE = 500  # the bridge's default
 KILLS = 4
 
 
-def _killed_once_past(bridge, consumed: int, delay: float = 0.0) -> int:
-    """SIGKILL ``bridge`` once its progress line has counted at least ``consumed`` messages (``delay`` seconds
-    after); the count it had reached."""
-    import time
-
+def _killed_once_past(bridge: subprocess.Popen, consumed: int, once: Callable[[], None] = lambda: None) -> int:
+    """SIGKILL ``bridge`` once its progress line has counted at least ``consumed`` messages and ``once`` has
+    returned; the count it had reached."""
     assert bridge.stderr is not None
     reached = 0
     for line in bridge.stderr:
@@ -164,15 +164,34 @@ def _killed_once_past(bridge, consumed: int, delay: float = 0.0) -> int:
                 break
     else:
         raise AssertionError(f"the bridge ended (code {bridge.wait()}) before consuming {consumed}")
-    time.sleep(delay)
+    once()
     bridge.send_signal(signal.SIGKILL)
     bridge.wait()
     return reached
 
 
+def _records_of_the_next_transaction(bootstrap: str, topic: str) -> Callable[[], None]:
+    """A wait until the target topic's log grows: the bridge, which has just printed its progress after committing a
+    batch, has written records of the next batch into its open transaction. A kill then finds it mid-transaction,
+    not between two (where nothing would be left to abort)."""
+    def wait() -> None:
+        # read_uncommitted: its watermark is the log's end, where a read_committed one's is the last commit
+        watcher = Consumer({"bootstrap.servers": bootstrap, "group.id": "watcher", "log_level": 0,
+                            "isolation.level": "read_uncommitted"})
+        partition = TopicPartition(topic, 0)
+        # The commit's marker may land after the progress line, one offset: records are two or more.
+        committed_end = watcher.get_watermark_offsets(partition, timeout=10, cached=False)[1] + 1
+        deadline = time.monotonic() + 30
+        while watcher.get_watermark_offsets(partition, timeout=10, cached=False)[1] <= committed_end:
+            assert time.monotonic() < deadline, "the bridge wrote nothing in 30 s"
+        watcher.close()
+    return wait
+
+
 def test_the_exactly_once_bridge_killed_over_and_over_delivers_every_change_once(kafka_broker: LocalBroker,
                                                                                  tmp_path: Path) -> None:
-    """Killed with SIGKILL four times mid-stream (each kill a random moment into a transaction), then run to the end:
+    """Killed with SIGKILL four times mid-stream (each kill inside a transaction, once it has written), then run to
+    the end:
     a read_committed consumer sees every converted change once and every malformed message in the dead-letter topic
     once. Losses and duplicates are counted by event id (target) and by source message (dead letters)."""
     bootstrap = kafka_broker.bootstrap_servers
@@ -180,13 +199,12 @@ def test_the_exactly_once_bridge_killed_over_and_over_delivers_every_change_once
     registry = tmp_path / "registry.sqlite"
     malformed = {n for n in range(INPUTS) if n % 100 == 37}
     inputs = produce_inputs(bootstrap, topics["source"], INPUTS, malformed)
-    draw = random.Random(32)
     exactly_once = ("--exactly-once", "--instance-id", "bridge-1")  # static: a restart resumes at once
 
     for _ in range(KILLS):
         # a run consumes from the last committed batch on, and counts from 0: some batches, then the kill
         _killed_once_past(run_bridge(bootstrap, registry, topics, *exactly_once), 3 * BATCH_SIZE // 2,
-                          delay=draw.uniform(0.0, 0.05))
+                          _records_of_the_next_transaction(bootstrap, topics["target"]))
     last = run_bridge(bootstrap, registry, topics, *exactly_once, "--idle-timeout", "3")
     _, errors = last.communicate(timeout=300)
     assert last.returncode == 0, errors
