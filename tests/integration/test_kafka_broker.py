@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import signal
 import subprocess
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -261,3 +262,54 @@ def test_an_error_inside_a_transaction_aborts_it_and_a_restart_converts_the_batc
     counts = bridge("skip").run()
     assert (counts.messages_read, counts.messages_written) == (20, 19)
     assert len(consume_all(bootstrap, topics["target"], isolation="read_committed")) == 19
+
+
+def test_a_second_exactly_once_bridge_of_the_same_group_and_topic_fences_the_first_which_says_so(
+        kafka_broker: LocalBroker, tmp_path: Path) -> None:
+    """Both derive one transactional id from the group and the source topic: the second's start fences the first,
+    which stops with one error line; the second goes on, and read_committed readers still see each change once."""
+    bootstrap = kafka_broker.bootstrap_servers
+    topics = topics_of_a_run()
+    registry = tmp_path / "registry.sqlite"
+    inputs = produce_inputs(bootstrap, topics["source"], 2000, set())
+    feeding = threading.Event()
+
+    def feed() -> None:  # input keeps coming, so that the first bridge is inside a transaction when it is fenced
+        producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
+        n = len(inputs)
+        while not feeding.is_set():
+            inputs[n] = lindorm_message(n)
+            producer.produce(topics["source"], key=f"o-{n % 50}".encode(), value=inputs[n])
+            n += 1
+            if n % 100 == 0:
+                producer.flush()
+                time.sleep(0.01)
+        producer.flush()
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        first = run_bridge(bootstrap, registry, topics, "--exactly-once")
+        assert first.stderr is not None
+        for line in first.stderr:
+            if line.startswith("consumed "):
+                break
+        second = run_bridge(bootstrap, registry, topics, "--exactly-once", "--idle-timeout", "3")
+        _, first_errors = first.communicate(timeout=60)
+    finally:
+        feeding.set()
+        feeder.join()
+    _, second_errors = second.communicate(timeout=120)
+    assert first.returncode == 1, first_errors
+    [error] = [line for line in first_errors.splitlines() if line.startswith("Error: ")]
+    assert error.startswith(f"Error: another producer with the transactional id '{topics['group']}/"
+                            f"{topics['source']}' started (another bridge of the same group and source topic?), and "
+                            "fenced this one"), error
+    assert "Traceback" not in first_errors
+    assert second.returncode == 0, second_errors
+
+    reader = ChangeEventDeserializer("avro", registry)
+    seen = Counter(reader(message.value()).event_id
+                   for message in consume_all(bootstrap, topics["target"], isolation="read_committed"))
+    assert set(seen) == {LINDORM.decode_message(value).event_id for value in inputs.values()}
+    assert set(seen.values()) == {1}
