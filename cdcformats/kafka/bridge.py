@@ -134,13 +134,16 @@ class Bridge:
         self._stopping = True
 
     def run(self) -> ConversionStats:
-        from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+        from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
         fatal: list[Any] = []
+        brokers_down: list[Any] = []
 
         def client_error(error: Any) -> None:  # librdkafka retries the others (a broker down) on its own
             if error.fatal():
                 fatal.append(error)
+            elif error.code() == KafkaError._ALL_BROKERS_DOWN:
+                brokers_down.append(error)
 
         # A short session lets a restarted bridge take over quickly from one that was killed.
         consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": self.group_id,
@@ -179,12 +182,14 @@ class Bridge:
         last_input = time.monotonic()
         last_report = 0.0
         last_line = ""
+        outage = False
         try:
             while not self._stopping:
                 batch = consumer.consume(num_messages=self.batch_size, timeout=0.5)
                 if fatal:
                     raise BridgeError(f"Kafka client: {fatal[0].str()}")
                 messages = [message for message in batch if message.error() is None]
+                outage = self._say_whether_the_brokers_answer(outage, brokers_down, bool(messages))
                 if messages and self.exactly_once:
                     last_input = time.monotonic()
                     self._transact(messages, consumer, producer, delivered, failures)
@@ -212,6 +217,22 @@ class Bridge:
         if self.progress is not None:
             print(progress_line(self.counts), file=self.progress, flush=True)
         return self.counts
+
+    def _say_whether_the_brokers_answer(self, outage: bool, brokers_down: list[Any], consumed: bool) -> bool:
+        """Say on the progress stream when no broker answers any more, once, and when input comes again after that:
+        librdkafka waits for the brokers on its own, and a bridge waiting in silence looks like one with no input.
+        Whether an outage is going on, now."""
+        if brokers_down and not outage:
+            if self.progress is not None:
+                print(f"no Kafka broker at {self.bootstrap_servers} answers ({brokers_down[-1].str()}): waiting for "
+                      "one, as long as it takes (Ctrl-C stops)", file=self.progress, flush=True)
+            outage = True
+        elif consumed and outage:
+            if self.progress is not None:
+                print(f"the Kafka brokers at {self.bootstrap_servers} answer again", file=self.progress, flush=True)
+            outage = False
+        brokers_down.clear()
+        return outage
 
     def _transact(self, messages: list[Any], consumer: Any, producer: Any, delivered: Callable[[Any, Any], None],
                   failures: list[Any]) -> None:

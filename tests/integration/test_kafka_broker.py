@@ -313,3 +313,17 @@ def test_a_second_exactly_once_bridge_of_the_same_group_and_topic_fences_the_fir
                    for message in consume_all(bootstrap, topics["target"], isolation="read_committed"))
     assert set(seen) == {LINDORM.decode_message(value).event_id for value in inputs.values()}
     assert set(seen.values()) == {1}
+
+
+def test_a_broker_started_on_the_port_of_another_is_not_taken_for_it(kafka_broker: LocalBroker,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other broker answers on the port, but of another cluster: the new one is not ready until its own does,
+    and it dies of the bind error, which is what its error says."""
+    from cdcformats.kafka import broker
+
+    monkeypatch.setattr(broker, "_bindable", lambda port: True)  # as if the port were taken after the check
+    with pytest.raises(broker.BrokerError, match=r"exited with code 1 while starting: org\.apache\.kafka\.common\."
+                                                 rf"KafkaException: Socket server failed to bind to "
+                                                 rf"127\.0\.0\.1:{kafka_broker.port}: Address already in use\."):
+        broker.start_broker(port=kafka_broker.port)
+    assert kafka_broker.running()

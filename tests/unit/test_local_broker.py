@@ -78,3 +78,12 @@ def test_why_a_broker_stopped_is_the_exception_its_log_ends_with() -> None:
     assert broker._fatal_line("[x] ERROR no exception follows (kafka.Kafka$)\n") == \
         "ERROR no exception follows (kafka.Kafka$)"
     assert broker._fatal_line("") == "its log is empty"
+
+
+def test_the_cause_is_the_first_error_not_the_shutdown_it_led_to() -> None:
+    log = ("[t] ERROR Unable to start acceptor for PLAINTEXT (kafka.network.DataPlaneAcceptor)\n"
+           "org.apache.kafka.common.KafkaException: Socket server failed to bind to 127.0.0.1:9092: Address already in "
+           "use.\n\tat kafka.network.Acceptor.openServerSocket(SocketServer.scala:615)\n"
+           "[t] ERROR [BrokerServer id=1] Received a fatal error while waiting (kafka.server.BrokerServer)\n"
+           "java.lang.RuntimeException: Unable to start acceptor for PLAINTEXT\n")
+    assert broker._fatal_line(log).endswith("failed to bind to 127.0.0.1:9092: Address already in use.")
