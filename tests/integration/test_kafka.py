@@ -1,6 +1,6 @@
 """Kafka serializers and the bridge, over a Kafka protocol broker of librdkafka's own (its mock cluster, on loopback),
-which starts in milliseconds. What needs Apache Kafka's own broker (transactions, the bridge killed and restarted,
-confluent-kafka's serializers against ours through a topic) is in test_kafka_broker.py."""
+which starts in milliseconds. The bridge, whose consumer groups form seconds sooner on Apache Kafka's own broker, and
+what needs that broker (transactions, a group that outlives a killed bridge) are in test_kafka_broker.py."""
 
 from __future__ import annotations
 
@@ -143,56 +143,3 @@ def test_bad_frames_are_decode_errors(tmp_path: Path) -> None:
     for data in (b"", b"\x01\x00\x00\x00\x01", b"\x00\x00\x00\x00\x01\x02\x0e"):
         with pytest.raises(cf.DecodeError):
             reader(data)
-
-
-# -- the bridge (killed and restarted: test_kafka_broker.py, on a real broker) -----------------------------------
-
-
-def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bootstrap: str) -> None:
-    """lindorm -> paimon-log (upsert: deletes become tombstones with the key) -> lindorm again."""
-    from cdcformats.contract import KafkaRecord
-    from cdcformats.kafka.bridge import Bridge
-
-    run = uuid.uuid4().hex[:8]
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    inputs = [lindorm_message(n) for n in range(30)]
-    for value in inputs:
-        producer.produce(f"lindorm-{run}", value=value)
-    producer.produce(f"lindorm-{run}", key=b"o-1", value=None)  # a tombstone in Lindorm's key form
-    producer.flush()
-    lindorm = cf.codec("lindorm", key_columns=["id"])
-    to_log = Bridge(f"lindorm-{run}", "lindorm", f"log-{run}", "paimon-log", bootstrap, group_id=f"a-{run}",
-                    source_options={"key_columns": ["id"]}, target_options={"changelog_mode": "upsert"},
-                    idle_timeout=3)
-    counts = to_log.run()
-    # Deletes are the log's tombstones; the source's own tombstone has no key in the log's form, so it is skipped.
-    assert (counts.messages_read, counts.messages_written, counts.tombstones, counts.messages_skipped) == (31, 30, 0, 1)
-
-    log = [KafkaRecord(message.key(), message.value()) for message in consume_all(bootstrap, f"log-{run}")]
-    events = list(cf.codec("paimon-log", changelog_mode="upsert").decode(log))
-    expected = [lindorm.decode_message(value) for value in inputs]
-    def key(event: cf.ChangeEvent) -> tuple:  # the log's JSON key has the values, not Lindorm's type names
-        return tuple((cell.name, cell.value) for cell in event.key)
-
-    assert Counter((event.op, key(event)) for event in events) == Counter(
-        (cf.Op.DELETE if event.op is cf.Op.DELETE else cf.Op.UPSERT, key(event)) for event in expected)
-
-    back = Bridge(f"log-{run}", "paimon-log", f"back-{run}", "lindorm", bootstrap, group_id=f"b-{run}",
-                  source_options={"changelog_mode": "upsert"}, idle_timeout=3).run()
-    assert (back.messages_read, back.messages_written, back.tombstones) == (30, 30, 0)  # each tombstone: a delete
-
-
-def test_the_bridge_converts_every_row_of_a_canal_message(bootstrap: str, tmp_path: Path) -> None:
-    from cdcformats.kafka.bridge import Bridge
-
-    run = uuid.uuid4().hex[:8]
-    lines = (Path(__file__).parent.parent / "fixtures" / "canal" / "flink-canal-data.txt").read_bytes().splitlines()
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    for line in lines:
-        producer.produce(f"canal-{run}", value=line)
-    producer.flush()
-    counts = Bridge(f"canal-{run}", "canal-json", f"avro-{run}", "avro", bootstrap, group_id=f"c-{run}",
-                    schema_registry=tmp_path / "registry.sqlite", source_options={"skip_ddl": True},
-                    idle_timeout=3).run()
-    rows = list(cf.codec("canal-json", skip_ddl=True).decode(lines))
-    assert counts.messages_read == len(lines) and counts.messages_written == len(rows) > len(lines)
