@@ -118,7 +118,7 @@ def fetch_jars(home: Path | None = None) -> Path:
         if done.returncode != 0 or not any((fetching / "lib").glob(f"kafka_2.13-{KAFKA_VERSION}.jar")):
             raise BrokerError(f"fetching Apache Kafka {KAFKA_VERSION}'s jars with Maven failed: "
                               f"{_maven_error(done.stdout + done.stderr)}")
-        with contextlib.suppress(FileExistsError, OSError):
+        with contextlib.suppress(OSError):
             # another process that fetched at the same time renamed its copy first: that one is as good as ours
             (fetching / "lib").rename(lib)
         if not lib.is_dir():
@@ -247,13 +247,18 @@ def start_broker(directory: str | Path | None = None, *, port: int = 0, controll
         cluster_id = _cluster_id(home / "data")
         log = (home / LOG_FILE).open("ab")
         log_start = log.tell()
-        process = subprocess.Popen([*jvm, "kafka.Kafka", str(properties)], stdin=subprocess.DEVNULL, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
+        try:
+            # Its own session: a Ctrl-C in the terminal reaches only the process that started it, which stops the
+            # broker in order.
+            process = subprocess.Popen([*jvm, "kafka.Kafka", str(properties)], stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
+        except BaseException:
+            log.close()
+            raise
     except BaseException:
         if removes_directory:
             shutil.rmtree(home, ignore_errors=True)
         raise
-    # its own session: a Ctrl-C in the terminal reaches only the process that started it, which stops it in order
     broker = LocalBroker(home, port, controller_port, process, 0.0, removes_directory, log, log_start)
     try:
         _wait_until_ready(broker, cluster_id, timeout)
