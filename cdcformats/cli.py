@@ -572,9 +572,11 @@ def broker_command(port: int, controller_port: int, directory: str | None, heap:
     for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signal_number, stop)
     try:
-        kept = f"topics kept in {started.directory}" if directory else "topics removed at stop"
+        # Two short lines rather than one long one, which a narrow terminal breaks in the middle of the path.
         click.echo(f"Apache Kafka {local.KAFKA_VERSION} broker at {started.bootstrap_servers}, started in "
-                   f"{started.started_seconds:.1f} s; {kept}; log: {started.log_path}. Ctrl-C stops it.", err=True)
+                   f"{started.started_seconds:.1f} s; Ctrl-C stops it.", err=True)
+        kept = f"topics kept in {started.directory}" if directory else "topics removed at stop"
+        click.echo(f"{kept}; log: {started.log_path}", err=True)
         click.echo(started.bootstrap_servers)
         while not stopping and started.running():
             time.sleep(0.2)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
+from cdcformats.kafka.broker import KAFKA_VERSION
 from tests.scenarios.conftest import CDCFORMATS, Runner
 
 
@@ -61,8 +62,10 @@ def test_a_bridge_says_when_its_broker_goes_away_and_both_stop_cleanly_on_ctrl_c
         assert broker.stdout is not None and broker.stderr is not None
         address = broker.stdout.readline().strip()
         assert re.fullmatch(r"127\.0\.0\.1:\d+", address), broker.stderr.read()
-        started = broker.stderr.readline()
-        directory = Path(re.search(r"log: (\S+)/server\.log", started).group(1))  # type: ignore[union-attr]
+        assert broker.stderr.readline().startswith(f"Apache Kafka {KAFKA_VERSION} broker at {address}, started in ")
+        kept = broker.stderr.readline()
+        assert kept.startswith("topics removed at stop; log: "), kept
+        directory = Path(kept.split("log: ")[1].strip()).parent
         assert directory.is_dir()
         producer = Producer({"bootstrap.servers": address, "log_level": 0})
         for n in range(20):
