@@ -5,6 +5,7 @@ a killed process, and confluent-kafka's serializers reading ours through a topic
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -373,8 +374,12 @@ def test_a_broker_started_on_the_port_of_another_is_not_taken_for_it(kafka_broke
     from cdcformats.kafka import broker
 
     monkeypatch.setattr(broker, "_bindable", lambda port: True)  # as if the port were taken after the check
-    with pytest.raises(broker.BrokerError, match=r"exited with code 1 while starting: org\.apache\.kafka\.common\."
-                                                 rf"KafkaException: Socket server failed to bind to "
-                                                 rf"127\.0\.0\.1:{kafka_broker.port}: Address already in use\."):
+    cause = (r"exited with code 1 while starting: org\.apache\.kafka\.common\.KafkaException: Socket server failed "
+             rf"to bind to 127\.0\.0\.1:{kafka_broker.port}: Address already in use\.")
+    with pytest.raises(broker.BrokerError, match=cause) as failed:
         broker.start_broker(port=kafka_broker.port)
     assert kafka_broker.running()
+    # A broker that failed keeps its temporary directory, for the log its error names; the test has read it.
+    log = Path(re.search(r"\(its log: (.+)\)$", str(failed.value)).group(1))  # type: ignore[union-attr]
+    assert log.name == "server.log" and "Address already in use" in log.read_text()
+    shutil.rmtree(log.parent)
