@@ -100,3 +100,4 @@ def test_a_bridge_says_when_its_broker_goes_away_and_both_stop_cleanly_on_ctrl_c
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
+
