@@ -87,3 +87,20 @@ def test_the_cause_is_the_first_error_not_the_shutdown_it_led_to() -> None:
            "[t] ERROR [BrokerServer id=1] Received a fatal error while waiting (kafka.server.BrokerServer)\n"
            "java.lang.RuntimeException: Unable to start acceptor for PLAINTEXT\n")
     assert broker._fatal_line(log).endswith("failed to bind to 127.0.0.1:9092: Address already in use.")
+
+
+def test_stop_kills_a_broker_that_ignores_sigterm_and_removes_its_temporary_directory(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import time
+
+    directory = tmp_path / "broker"
+    directory.mkdir()
+    # a stand-in for a broker whose controlled shutdown hangs: it ignores SIGTERM (and so does the sleep it becomes)
+    stubborn = subprocess.Popen(["sh", "-c", "trap '' TERM; echo ready; exec sleep 60"], stdout=subprocess.PIPE)
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"  # its trap is set
+    started = time.monotonic()
+    code = broker.LocalBroker(directory, 1, 2, stubborn, 0.0, removes_directory=True).stop(timeout=0.5)
+    assert code == -signal.SIGKILL
+    assert time.monotonic() - started < 10
+    assert not directory.exists()
