@@ -211,9 +211,15 @@ class Bridge:
                     last_line = progress_line(self.counts)
                     print(last_line, file=self.progress, flush=True)
                     last_report = time.monotonic()
-        finally:
-            producer.flush()
+        except BaseException:
+            # The error that stops the bridge says what happened: a producer that was fenced, or hit another fatal
+            # error, raises it again from flush, which would hide it (and leave the consumer open).
+            with contextlib.suppress(KafkaException):
+                producer.flush()
             consumer.close()
+            raise
+        producer.flush()
+        consumer.close()
         if self.progress is not None:
             print(progress_line(self.counts), file=self.progress, flush=True)
         return self.counts
@@ -252,13 +258,20 @@ class Bridge:
             _commit(producer)
         except KafkaException as exception:
             error = exception.args[0]
-            if error.fatal() or _fenced(error):
-                raise BridgeError(_fenced_or_fatal(self.transactional_id, error)) from None
-            _abort(producer)
-            raise BridgeError(f"a transaction of the exactly-once bridge failed and was aborted: {error.str()}; "
-                              f"{NOTHING_VISIBLE}") from None
+            if not (error.fatal() or _fenced(error)):
+                # A producer fenced while it commits may first hear an error that says less (Kafka 4.4 answered one
+                # EndTxn with a code librdkafka does not know); the abort then names the fencing.
+                refused = _abort(producer)
+                if refused is None or not (refused.fatal() or _fenced(refused)):
+                    aborted = "was aborted" if refused is None else f"could not be aborted ({_said(refused)})"
+                    raise BridgeError(f"a transaction of the exactly-once bridge failed and {aborted}: "
+                                      f"{_said(error)}; {NOTHING_VISIBLE}") from None
+                error = refused
+            raise BridgeError(_fenced_or_fatal(self.transactional_id, error)) from None
         except BridgeError as error:
-            _abort(producer)
+            refused = _abort(producer)
+            if refused is not None and (refused.fatal() or _fenced(refused)):  # the cause of the refusal
+                raise BridgeError(_fenced_or_fatal(self.transactional_id, refused)) from None
             raise BridgeError(f"{error}; the transaction was aborted: {NOTHING_VISIBLE}") from None
         except BaseException:  # a conversion error under errors="fail": it stops the bridge, as it says
             _abort(producer)
@@ -338,13 +351,22 @@ def _commit(producer: Any) -> None:
                 raise
 
 
-def _abort(producer: Any) -> None:
-    """Abort the open transaction, if the producer can still do so: a fatal error has left it unable to, and then the
-    broker aborts it after its timeout, or the next bridge with its id at once."""
+def _abort(producer: Any) -> Any:
+    """Abort the open transaction; None, or the error that kept the producer from it (a fatal one, or fencing: the
+    broker then aborts the transaction after its timeout, or the next bridge with its id at once)."""
     from confluent_kafka import KafkaException
 
-    with contextlib.suppress(KafkaException):
+    try:
         producer.abort_transaction(TRANSACTION_TIMEOUT)
+    except KafkaException as exception:
+        return exception.args[0]
+    return None
+
+
+def _said(error: Any) -> str:
+    """A Kafka error's text, with its code where the text is only that librdkafka does not know it."""
+    text = str(error.str())
+    return f"{text} (error code {error.code()})" if "Unknown broker error" in text else text
 
 
 def _fenced(error: Any) -> bool:
@@ -357,9 +379,9 @@ def _fenced(error: Any) -> bool:
 def _fenced_or_fatal(transactional_id: str | None, error: Any) -> str:
     if _fenced(error):
         return (f"another producer with the transactional id {transactional_id!r} started (another bridge of the "
-                f"same group and source topic?), and fenced this one: {error.str()}; this bridge's open transaction "
+                f"same group and source topic?), and fenced this one: {_said(error)}; this bridge's open transaction "
                 "is aborted, and the other goes on from the last committed batch")
-    return f"the transactional producer {transactional_id!r} cannot go on: {error.str()}; {NOTHING_VISIBLE}"
+    return f"the transactional producer {transactional_id!r} cannot go on: {_said(error)}; {NOTHING_VISIBLE}"
 
 
 def _last_per_partition(messages: list[Any]) -> list[Any]:

@@ -354,9 +354,13 @@ def test_a_second_exactly_once_bridge_of_the_same_group_and_topic_fences_the_fir
     _, second_errors = second.communicate(timeout=120)
     assert first.returncode == 1, first_errors
     [error] = [line for line in first_errors.splitlines() if line.startswith("Error: ")]
-    assert error.startswith(f"Error: another producer with the transactional id '{topics['group']}/"
-                            f"{topics['source']}' started (another bridge of the same group and source topic?), and "
-                            "fenced this one"), error
+    fenced = (f"Error: another producer with the transactional id '{topics['group']}/{topics['source']}' started "
+              "(another bridge of the same group and source topic?), and fenced this one: ")
+    # When the second's start aborts the first's transaction while the first is committing it, Kafka 4.4 can answer
+    # the commit with an unexpected server error rather than PRODUCER_FENCED (1 run in 10 or so; librdkafka calls it
+    # "Unknown broker error"), and the first's abort then succeeds: it stops all the same, and says what it was told.
+    raced = "Error: a transaction of the exactly-once bridge failed and was aborted: EndTxn commit failed: "
+    assert error.startswith((fenced, raced)), error
     assert "Traceback" not in first_errors
     assert second.returncode == 0, second_errors
 
