@@ -44,8 +44,8 @@ LINDORM_LAYOUT = ("op string, table string, ts string, keyOnly string, "
 
 
 def produce(bootstrap: str, topic: str, messages: list[bytes]) -> None:
-    AdminClient({"bootstrap.servers": bootstrap}).create_topics(
-        [NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(timeout=30)
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept until the topic is made: its handle does the work
+    admin.create_topics([NewTopic(topic, num_partitions=2, replication_factor=1)])[topic].result(timeout=30)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.size": 1_000_000})
     for index, message in enumerate(messages):
         # Keyed by order, as a producer keys its topic: each order's changes stay in one partition, in order.

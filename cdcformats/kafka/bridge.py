@@ -98,6 +98,9 @@ class Bridge:
     # module's docstring); transactional_id defaults to "<group_id>/<source_topic>".
     exactly_once: bool = False
     transactional_id: str | None = None
+    # Static group membership (group.instance.id): a bridge restarted with the same one takes its partitions back at
+    # once, where a new member waits out the session of the one that died; each bridge of a group needs its own.
+    instance_id: str | None = None
     counts: ConversionStats = field(default_factory=ConversionStats)
 
     def __post_init__(self) -> None:
@@ -131,19 +134,23 @@ class Bridge:
         self._stopping = True
 
     def run(self) -> ConversionStats:
-        from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+        from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
         fatal: list[Any] = []
+        brokers_down: list[Any] = []
 
         def client_error(error: Any) -> None:  # librdkafka retries the others (a broker down) on its own
             if error.fatal():
                 fatal.append(error)
+            elif error.code() == KafkaError._ALL_BROKERS_DOWN:
+                brokers_down.append(error)
 
         # A short session lets a restarted bridge take over quickly from one that was killed.
         consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": self.group_id,
                              "enable.auto.commit": False, "auto.offset.reset": "earliest",
                              "isolation.level": "read_committed", "session.timeout.ms": 10000,
-                             "error_cb": client_error, "logger": CLIENT_LOG})
+                             "error_cb": client_error, "logger": CLIENT_LOG,
+                             **({"group.instance.id": self.instance_id} if self.instance_id else {})})
         # Without an answer from the brokers the consumer would wait to join its group for ever, never idle.
         timeout = self.idle_timeout if self.idle_timeout is not None else CONNECT_TIMEOUT
         try:
@@ -175,12 +182,14 @@ class Bridge:
         last_input = time.monotonic()
         last_report = 0.0
         last_line = ""
+        outage = False
         try:
             while not self._stopping:
                 batch = consumer.consume(num_messages=self.batch_size, timeout=0.5)
                 if fatal:
                     raise BridgeError(f"Kafka client: {fatal[0].str()}")
                 messages = [message for message in batch if message.error() is None]
+                outage = self._say_whether_the_brokers_answer(outage, brokers_down, bool(messages))
                 if messages and self.exactly_once:
                     last_input = time.monotonic()
                     self._transact(messages, consumer, producer, delivered, failures)
@@ -202,12 +211,34 @@ class Bridge:
                     last_line = progress_line(self.counts)
                     print(last_line, file=self.progress, flush=True)
                     last_report = time.monotonic()
-        finally:
-            producer.flush()
+        except BaseException:
+            # The error that stops the bridge says what happened: a producer that was fenced, or hit another fatal
+            # error, raises it again from flush, which would hide it (and leave the consumer open).
+            with contextlib.suppress(KafkaException):
+                producer.flush()
             consumer.close()
+            raise
+        producer.flush()
+        consumer.close()
         if self.progress is not None:
             print(progress_line(self.counts), file=self.progress, flush=True)
         return self.counts
+
+    def _say_whether_the_brokers_answer(self, outage: bool, brokers_down: list[Any], consumed: bool) -> bool:
+        """Say on the progress stream when no broker answers any more, once, and when input comes again after that:
+        librdkafka waits for the brokers on its own, and a bridge waiting in silence looks like one with no input.
+        Whether an outage is going on, now."""
+        if brokers_down and not outage:
+            if self.progress is not None:
+                print(f"no Kafka broker at {self.bootstrap_servers} answers ({brokers_down[-1].str()}): waiting for "
+                      "one, as long as it takes (Ctrl-C stops)", file=self.progress, flush=True)
+            outage = True
+        elif consumed and outage:
+            if self.progress is not None:
+                print(f"the Kafka brokers at {self.bootstrap_servers} answer again", file=self.progress, flush=True)
+            outage = False
+        brokers_down.clear()
+        return outage
 
     def _transact(self, messages: list[Any], consumer: Any, producer: Any, delivered: Callable[[Any, Any], None],
                   failures: list[Any]) -> None:
@@ -227,13 +258,20 @@ class Bridge:
             _commit(producer)
         except KafkaException as exception:
             error = exception.args[0]
-            if error.fatal() or _fenced(error):
-                raise BridgeError(_fenced_or_fatal(self.transactional_id, error)) from None
-            _abort(producer)
-            raise BridgeError(f"a transaction of the exactly-once bridge failed and was aborted: {error.str()}; "
-                              f"{NOTHING_VISIBLE}") from None
+            if not (error.fatal() or _fenced(error)):
+                # A producer fenced while it commits may first hear an error that says less (Kafka 4.4 answered one
+                # EndTxn with a code librdkafka does not know); the abort then names the fencing.
+                refused = _abort(producer)
+                if refused is None or not (refused.fatal() or _fenced(refused)):
+                    aborted = "was aborted" if refused is None else f"could not be aborted ({_said(refused)})"
+                    raise BridgeError(f"a transaction of the exactly-once bridge failed and {aborted}: "
+                                      f"{_said(error)}; {NOTHING_VISIBLE}") from None
+                error = refused
+            raise BridgeError(_fenced_or_fatal(self.transactional_id, error)) from None
         except BridgeError as error:
-            _abort(producer)
+            refused = _abort(producer)
+            if refused is not None and (refused.fatal() or _fenced(refused)):  # the cause of the refusal
+                raise BridgeError(_fenced_or_fatal(self.transactional_id, refused)) from None
             raise BridgeError(f"{error}; the transaction was aborted: {NOTHING_VISIBLE}") from None
         except BaseException:  # a conversion error under errors="fail": it stops the bridge, as it says
             _abort(producer)
@@ -313,13 +351,22 @@ def _commit(producer: Any) -> None:
                 raise
 
 
-def _abort(producer: Any) -> None:
-    """Abort the open transaction, if the producer can still do so: a fatal error has left it unable to, and then the
-    broker aborts it after its timeout, or the next bridge with its id at once."""
+def _abort(producer: Any) -> Any:
+    """Abort the open transaction; None, or the error that kept the producer from it (a fatal one, or fencing: the
+    broker then aborts the transaction after its timeout, or the next bridge with its id at once)."""
     from confluent_kafka import KafkaException
 
-    with contextlib.suppress(KafkaException):
+    try:
         producer.abort_transaction(TRANSACTION_TIMEOUT)
+    except KafkaException as exception:
+        return exception.args[0]
+    return None
+
+
+def _said(error: Any) -> str:
+    """A Kafka error's text, with its code where the text is only that librdkafka does not know it."""
+    text = str(error.str())
+    return f"{text} (error code {error.code()})" if "Unknown broker error" in text else text
 
 
 def _fenced(error: Any) -> bool:
@@ -332,9 +379,9 @@ def _fenced(error: Any) -> bool:
 def _fenced_or_fatal(transactional_id: str | None, error: Any) -> str:
     if _fenced(error):
         return (f"another producer with the transactional id {transactional_id!r} started (another bridge of the "
-                f"same group and source topic?), and fenced this one: {error.str()}; this bridge's open transaction "
+                f"same group and source topic?), and fenced this one: {_said(error)}; this bridge's open transaction "
                 "is aborted, and the other goes on from the last committed batch")
-    return f"the transactional producer {transactional_id!r} cannot go on: {error.str()}; {NOTHING_VISIBLE}"
+    return f"the transactional producer {transactional_id!r} cannot go on: {_said(error)}; {NOTHING_VISIBLE}"
 
 
 def _last_per_partition(messages: list[Any]) -> list[Any]:

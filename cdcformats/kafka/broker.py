@@ -118,7 +118,7 @@ def fetch_jars(home: Path | None = None) -> Path:
         if done.returncode != 0 or not any((fetching / "lib").glob(f"kafka_2.13-{KAFKA_VERSION}.jar")):
             raise BrokerError(f"fetching Apache Kafka {KAFKA_VERSION}'s jars with Maven failed: "
                               f"{_maven_error(done.stdout + done.stderr)}")
-        with contextlib.suppress(FileExistsError, OSError):
+        with contextlib.suppress(OSError):
             # another process that fetched at the same time renamed its copy first: that one is as good as ours
             (fetching / "lib").rename(lib)
         if not lib.is_dir():
@@ -167,6 +167,7 @@ class LocalBroker:
     started_seconds: float  # from launching Java (formatting included) until the broker answered
     removes_directory: bool = False
     _log: IO[bytes] | None = field(default=None, repr=False)
+    log_start: int = 0  # where in its log file this start's lines begin
 
     @property
     def bootstrap_servers(self) -> str:
@@ -186,13 +187,16 @@ class LocalBroker:
         return self.process.poll() is None
 
     def log_tail(self, lines: int = 20) -> str:
-        with contextlib.suppress(OSError):
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        """The last ``lines`` lines this start of the broker logged (a kept directory's log holds earlier starts'
+        too)."""
+        with contextlib.suppress(OSError), self.log_path.open("rb") as log:
+            log.seek(self.log_start)
+            return "\n".join(log.read().decode(errors="replace").splitlines()[-lines:])
         return ""
 
     def why_it_stopped(self) -> str:
         """What the broker's log says about why it stopped (or failed to start): one line."""
-        return _fatal_line(self.log_tail(200))
+        return _fatal_line(self.log_tail(1000))  # a shutdown logs some 250 lines after its cause
 
     def stop(self, timeout: float = STOP_TIMEOUT, keep_directory: bool = False) -> int:
         """Stop the broker: SIGTERM (a controlled shutdown), SIGKILL if it is still running after ``timeout``
@@ -223,6 +227,11 @@ def start_broker(directory: str | Path | None = None, *, port: int = 0, controll
     home = Path(tempfile.mkdtemp(prefix="cdcformats-kafka-")) if directory is None else Path(directory).resolve()
     try:
         home.mkdir(parents=True, exist_ok=True)
+        for given in (port, controller_port):
+            if given and not _bindable(given):
+                # Else the readiness check could take another broker on that port for this one.
+                raise BrokerError(f"{HOST}:{given} is in use (another broker?): stop what listens there, or give "
+                                  "another port (0: any free one)")
         port = port or free_port()
         controller_port = controller_port or free_port()
         while controller_port == port:
@@ -235,17 +244,24 @@ def start_broker(directory: str | Path | None = None, *, port: int = 0, controll
         started = time.monotonic()
         if not (home / "data" / "meta.properties").exists():
             _format_storage(jvm, properties)
+        cluster_id = _cluster_id(home / "data")
         log = (home / LOG_FILE).open("ab")
-        process = subprocess.Popen([*jvm, "kafka.Kafka", str(properties)], stdin=subprocess.DEVNULL, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
+        log_start = log.tell()
+        try:
+            # Its own session: a Ctrl-C in the terminal reaches only the process that started it, which stops the
+            # broker in order.
+            process = subprocess.Popen([*jvm, "kafka.Kafka", str(properties)], stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
+        except BaseException:
+            log.close()
+            raise
     except BaseException:
         if removes_directory:
             shutil.rmtree(home, ignore_errors=True)
         raise
-    # its own session: a Ctrl-C in the terminal reaches only the process that started it, which stops it in order
-    broker = LocalBroker(home, port, controller_port, process, 0.0, removes_directory, log)
+    broker = LocalBroker(home, port, controller_port, process, 0.0, removes_directory, log, log_start)
     try:
-        _wait_until_ready(broker, timeout)
+        _wait_until_ready(broker, cluster_id, timeout)
     except BrokerError:
         broker.stop(timeout=5, keep_directory=True)  # the log the error names
         raise
@@ -300,9 +316,40 @@ def _server_properties(data: Path, port: int, controller_port: int) -> str:
     return "".join(f"{name}={value}\n" for name, value in settings.items())
 
 
+def new_cluster_id() -> str:
+    """A random cluster id in Kafka's form (a UUID's bytes in URL-safe base64, unpadded). Never one that starts with
+    "-", as Kafka's own Uuid.randomUuid avoids too: the storage tool's parser takes such an id for an option, and
+    refuses the command (1 start in 64 failed so)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
+def _bindable(port: int) -> bool:
+    """Whether a server could listen on the loopback ``port`` now (as Kafka binds: a port some connection has just
+    left, in TIME_WAIT, counts as free)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((HOST, port))
+        except OSError:
+            return False
+    return True
+
+
+def _cluster_id(data: Path) -> str:
+    """The cluster id a formatted storage directory belongs to (its meta.properties)."""
+    for line in (data / "meta.properties").read_text().splitlines():
+        name, _, value = line.partition("=")
+        if name.strip() == "cluster.id":
+            return value.strip()
+    raise BrokerError(f"{data / 'meta.properties'} names no cluster.id: not a Kafka storage directory")
+
+
 def _format_storage(jvm: list[str], properties: Path) -> None:
     """Format the storage directory under a new cluster id, as ``kafka-storage.sh format`` does."""
-    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")  # Kafka's Uuid form
+    cluster_id = new_cluster_id()
     done = subprocess.run([*jvm, "kafka.tools.StorageTool", "format", "--cluster-id", cluster_id, "--config",
                            str(properties)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
@@ -319,9 +366,10 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
-def _wait_until_ready(broker: LocalBroker, timeout: float) -> None:
+def _wait_until_ready(broker: LocalBroker, cluster_id: str, timeout: float) -> None:
     """Until the broker lists itself in the metadata it gives a client (it is unfenced and serving), or it dies, or
-    ``timeout`` passes."""
+    ``timeout`` passes. The metadata must name the cluster of its own storage: another broker that listens on the
+    port (taken after the check above) is not this one."""
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
 
@@ -334,7 +382,8 @@ def _wait_until_ready(broker: LocalBroker, timeout: float) -> None:
             raise BrokerError(f"the Kafka broker exited with code {broker.process.returncode} while starting: "
                               f"{broker.why_it_stopped()} (its log: {broker.log_path})")
         with contextlib.suppress(KafkaException):
-            if admin.list_topics(timeout=0.5).brokers:
+            metadata = admin.list_topics(timeout=0.5)
+            if metadata.brokers and metadata.cluster_id == cluster_id:
                 return
         if time.monotonic() > deadline:
             raise BrokerError(f"the Kafka broker did not answer within {timeout:g} s: {broker.why_it_stopped()} "
@@ -343,13 +392,14 @@ def _wait_until_ready(broker: LocalBroker, timeout: float) -> None:
 
 
 def _fatal_line(log: str) -> str:
-    """What a broker's log says about why it stopped: the exception after its last ERROR line, or that line, or the
-    log's last line."""
+    """What a broker's log says about why it stopped: the exception after its first ERROR line (the cause: the
+    errors after it are the shutdown it led to), or its last ERROR line, or the log's last line."""
     lines = log.splitlines()
-    for index in range(len(lines) - 1, -1, -1):
-        if re.match(r"\[[^]]*\] (ERROR|FATAL) ", lines[index]):
-            following = lines[index + 1] if index + 1 < len(lines) else ""
-            if re.match(r"[\w.$]+(Exception|Error)\b", following):
-                return following.strip()
-            return re.sub(r"^\[[^]]*\] ", "", lines[index]).strip()
+    errors = [index for index, line in enumerate(lines) if re.match(r"\[[^]]*\] (ERROR|FATAL) ", line)]
+    for index in errors:
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if re.match(r"[\w.$]+(Exception|Error)\b", following):
+            return following.strip()
+    if errors:
+        return re.sub(r"^\[[^]]*\] ", "", lines[errors[-1]]).strip()
     return lines[-1].strip() if lines else "its log is empty"

@@ -130,3 +130,8 @@ def test_the_bridge_stops_within_the_idle_timeout_when_no_broker_answers(tmp_pat
     assert one_line_error(result, 1).startswith("Error: no answer from the Kafka brokers at 127.0.0.1:1 within 3 s")
 
 
+def test_a_transactional_id_without_exactly_once_is_refused_before_anything_connects(tmp_path: Path) -> None:
+    result = run("bridge", "-b", "127.0.0.1:1", "--source-topic", "orders", "-f", "lindorm", "--target-topic",
+                 "orders.json", "-t", "debezium-json", "--transactional-id", "orders-bridge", cwd=tmp_path)
+    assert one_line_error(result, 2) == ("Error: a transactional id is for the exactly-once bridge: add exactly_once "
+                                         "(--exactly-once)")

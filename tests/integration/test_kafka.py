@@ -1,21 +1,18 @@
-"""Kafka serializers and the bridge, over a real Kafka protocol broker: librdkafka's mock cluster on loopback."""
+"""Kafka serializers and the bridge, over a Kafka protocol broker of librdkafka's own (its mock cluster, on loopback),
+which starts in milliseconds. The bridge, whose consumer groups form seconds sooner on Apache Kafka's own broker, and
+what needs that broker (transactions, a group that outlives a killed bridge) are in test_kafka_broker.py."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, DeserializingConsumer, Producer, SerializingProducer, TopicPartition
+from confluent_kafka import Producer, SerializingProducer
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -27,6 +24,7 @@ from cdcformats.kafka import ChangeEventDeserializer, ChangeEventKeySerializer, 
 from cdcformats.losses import without
 from cdcformats.schema_registry import connect
 from cdcformats.schemas import avro_schema_text, change_event_pb2
+from tests.integration.kafka_topics import consume_all, lindorm_message
 
 
 @pytest.fixture(scope="module")
@@ -35,41 +33,6 @@ def bootstrap() -> Iterator[str]:
     brokers = cluster.list_topics(timeout=10).brokers.values()
     yield ",".join(f"{broker.host}:{broker.port}" for broker in brokers)
     cluster.flush()
-
-
-def consume_all(bootstrap: str, topic: str, value_deserializer=None) -> list:
-    """Every message of ``topic`` as it stands: each partition read from its start to its high watermark. Assigned,
-    not subscribed, so the read neither waits for a group to form nor for a quiet spell to guess the topic's end."""
-    config = {"bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4()}", "enable.auto.commit": False,
-              "log_level": 0}
-    if value_deserializer is not None:
-        consumer = DeserializingConsumer({**config, "value.deserializer": value_deserializer})
-    else:
-        consumer = Consumer(config)
-    partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-    ends = {partition: consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)[1]
-            for partition in partitions}
-    unread = {partition: end for partition, end in ends.items() if end > 0}
-    consumer.assign([TopicPartition(topic, partition, 0) for partition in unread])
-    messages = []
-    deadline = time.monotonic() + 60
-    while unread:
-        assert time.monotonic() < deadline, f"{topic}: partitions {sorted(unread)} not read to their end in 60 s"
-        message = consumer.poll(0.5)
-        if message is None:
-            continue
-        assert message.error() is None, message.error()
-        messages.append(message)
-        if message.offset() + 1 >= unread.get(message.partition(), 0):
-            unread.pop(message.partition(), None)
-    consumer.close()
-    return messages
-
-
-def lindorm_message(n: int) -> bytes:
-    return json.dumps({"op": "Put" if n % 7 else "DeleteFamily", "table": "orders", "ts": str(1700000000000 + n),
-                       "keyOnly": "false", "data": [{"type": "VARCHAR", "name": "id", "value": f"o-{n % 50}"},
-                                                    {"type": "BIGINT", "name": "n", "value": str(n)}]}).encode()
 
 
 SOURCE_MESSAGES = {
@@ -180,130 +143,3 @@ def test_bad_frames_are_decode_errors(tmp_path: Path) -> None:
     for data in (b"", b"\x01\x00\x00\x00\x01", b"\x00\x00\x00\x00\x01\x02\x0e"):
         with pytest.raises(cf.DecodeError):
             reader(data)
-
-
-# -- the bridge -------------------------------------------------------------------------------------------------------
-
-INPUTS = 10_000
-
-
-def _bridge(bootstrap: str, registry: Path, topics: dict[str, str], *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "cdcformats.cli", "bridge", "--source-topic", topics["source"], "--source-format",
-         "lindorm", "--target-topic", topics["target"], "--target-format", "avro", "--bootstrap-servers", bootstrap,
-         "--group-id", topics["group"], "--dead-letter-topic", topics["dead"], "--schema-registry", str(registry),
-         "--source-option", 'key_columns=["id"]', "--progress-interval", "0", *extra],
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
-def test_the_bridge_killed_mid_run_and_restarted_loses_nothing(bootstrap: str, tmp_path: Path) -> None:
-    run = uuid.uuid4().hex[:8]
-    topics = {"source": f"in-{run}", "target": f"out-{run}", "dead": f"dead-{run}", "group": f"bridge-{run}"}
-    registry = tmp_path / "registry.sqlite"
-    malformed = {n for n in range(INPUTS) if n % 100 == 37}  # 1%
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    inputs = {}
-    for n in range(INPUTS):
-        value = b'{"op": "Put", "data": [' if n in malformed else lindorm_message(n)
-        inputs[n] = value
-        producer.produce(topics["source"], key=f"o-{n % 50}".encode(), value=value)
-    producer.flush()
-
-    first = _bridge(bootstrap, registry, topics)
-    for line in first.stderr:
-        consumed = re.match(r"consumed (\d+)", line)
-        if consumed and int(consumed.group(1)) >= 2000:
-            break
-    assert int(consumed.group(1)) < INPUTS  # killed mid-run
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    second = _bridge(bootstrap, registry, topics, "--idle-timeout", "6")
-    _, errors = second.communicate(timeout=300)
-    assert second.returncode == 0, errors
-
-    lindorm = cf.codec("lindorm", key_columns=["id"])
-    expected_ids = {lindorm.decode_message(value).event_id for n, value in inputs.items() if n not in malformed}
-    reader = ChangeEventDeserializer("avro", registry)
-    delivered = consume_all(bootstrap, topics["target"])
-    bytes_by_id: dict[str, set[bytes]] = {}
-    for message in delivered:
-        bytes_by_id.setdefault(reader(message.value()).event_id, set()).add(message.value())
-    assert set(bytes_by_id) == expected_ids, "an input message is missing from the target topic"
-    assert all(len(variants) == 1 for variants in bytes_by_id.values()), "a replayed message converted differently"
-    dead = consume_all(bootstrap, topics["dead"])
-    assert {message.value() for message in dead} == {inputs[n] for n in malformed}
-    headers = dict(dead[0].headers())
-    assert headers["cdcformats.error"].startswith(b"lindorm: message 1: not valid JSON")
-    assert re.fullmatch(rb"in-\w+/\d+/\d+", headers["cdcformats.origin"])
-    assert len(delivered) + len(dead) >= INPUTS  # replays may add duplicates, never gaps
-
-
-def test_the_bridge_stops_cleanly_on_sigterm_with_its_offsets_committed(bootstrap: str, tmp_path: Path) -> None:
-    run = uuid.uuid4().hex[:8]
-    topics = {"source": f"in-{run}", "target": f"out-{run}", "dead": f"dead-{run}", "group": f"bridge-{run}"}
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    for n in range(300):
-        producer.produce(topics["source"], key=b"k", value=lindorm_message(n))
-    producer.flush()
-    bridge = _bridge(bootstrap, tmp_path / "registry.sqlite", topics)
-    for line in bridge.stderr:
-        if line.startswith("consumed 300 "):
-            break
-    bridge.send_signal(signal.SIGTERM)
-    _, rest = bridge.communicate(timeout=60)
-    assert bridge.returncode == 0, rest
-    again = _bridge(bootstrap, tmp_path / "registry.sqlite", topics, "--idle-timeout", "3")
-    _, lines = again.communicate(timeout=120)
-    assert again.returncode == 0
-    assert set(re.findall(r"consumed (\d+)", lines)) == {"0"}  # nothing left to replay: all was committed
-    assert len(consume_all(bootstrap, topics["target"])) == 300
-
-
-def test_the_bridge_writes_and_reads_formats_whose_key_is_part_of_the_message(bootstrap: str) -> None:
-    """lindorm -> paimon-log (upsert: deletes become tombstones with the key) -> lindorm again."""
-    from cdcformats.contract import KafkaRecord
-    from cdcformats.kafka.bridge import Bridge
-
-    run = uuid.uuid4().hex[:8]
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    inputs = [lindorm_message(n) for n in range(30)]
-    for value in inputs:
-        producer.produce(f"lindorm-{run}", value=value)
-    producer.produce(f"lindorm-{run}", key=b"o-1", value=None)  # a tombstone in Lindorm's key form
-    producer.flush()
-    lindorm = cf.codec("lindorm", key_columns=["id"])
-    to_log = Bridge(f"lindorm-{run}", "lindorm", f"log-{run}", "paimon-log", bootstrap, group_id=f"a-{run}",
-                    source_options={"key_columns": ["id"]}, target_options={"changelog_mode": "upsert"},
-                    idle_timeout=3)
-    counts = to_log.run()
-    # Deletes are the log's tombstones; the source's own tombstone has no key in the log's form, so it is skipped.
-    assert (counts.messages_read, counts.messages_written, counts.tombstones, counts.messages_skipped) == (31, 30, 0, 1)
-
-    log = [KafkaRecord(message.key(), message.value()) for message in consume_all(bootstrap, f"log-{run}")]
-    events = list(cf.codec("paimon-log", changelog_mode="upsert").decode(log))
-    expected = [lindorm.decode_message(value) for value in inputs]
-    def key(event: cf.ChangeEvent) -> tuple:  # the log's JSON key has the values, not Lindorm's type names
-        return tuple((cell.name, cell.value) for cell in event.key)
-
-    assert Counter((event.op, key(event)) for event in events) == Counter(
-        (cf.Op.DELETE if event.op is cf.Op.DELETE else cf.Op.UPSERT, key(event)) for event in expected)
-
-    back = Bridge(f"log-{run}", "paimon-log", f"back-{run}", "lindorm", bootstrap, group_id=f"b-{run}",
-                  source_options={"changelog_mode": "upsert"}, idle_timeout=3).run()
-    assert (back.messages_read, back.messages_written, back.tombstones) == (30, 30, 0)  # each tombstone: a delete
-
-
-def test_the_bridge_converts_every_row_of_a_canal_message(bootstrap: str, tmp_path: Path) -> None:
-    from cdcformats.kafka.bridge import Bridge
-
-    run = uuid.uuid4().hex[:8]
-    lines = (Path(__file__).parent.parent / "fixtures" / "canal" / "flink-canal-data.txt").read_bytes().splitlines()
-    producer = Producer({"bootstrap.servers": bootstrap, "log_level": 0})
-    for line in lines:
-        producer.produce(f"canal-{run}", value=line)
-    producer.flush()
-    counts = Bridge(f"canal-{run}", "canal-json", f"avro-{run}", "avro", bootstrap, group_id=f"c-{run}",
-                    schema_registry=tmp_path / "registry.sqlite", source_options={"skip_ddl": True},
-                    idle_timeout=3).run()
-    rows = list(cf.codec("canal-json", skip_ddl=True).decode(lines))
-    assert counts.messages_read == len(lines) and counts.messages_written == len(rows) > len(lines)
