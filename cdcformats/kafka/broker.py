@@ -8,8 +8,8 @@ tests' ``kafka_broker`` fixture).
 
 It is the real broker, Apache Kafka's own ``kafka.Kafka`` in KRaft mode (one process that is broker and controller),
 so transactions, consumer groups and ``read_committed`` behave as in production, which librdkafka's mock cluster
-only imitates. Its jars are fetched once with Maven (``mvn dependency:copy-dependencies`` on the pom shipped beside
-this module) into ``$XDG_CACHE_HOME/cdcformats/kafka-<version>/lib`` (``~/.cache`` without XDG_CACHE_HOME; the
+only imitates. Its jars are fetched once with Maven (``cdcformats.core.maven``) into
+``$XDG_CACHE_HOME/cdcformats/kafka-<version>/lib`` (``~/.cache`` without XDG_CACHE_HOME; the
 environment variable ``CDCFORMATS_KAFKA_HOME`` names another directory to hold ``lib``); ``make kafka`` does it ahead
 of time. It needs Java 17 or newer.
 
@@ -40,13 +40,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..core import maven
 from ..errors import CdcFormatsError
 
 # The one place the broker's version is pinned: the newest 4.x whose jars and dependencies resolve from Maven Central
-# (4.4.0 on 2026-11-27). The pom takes it as -Dkafka.version.
+# (4.4.0 on 2026-11-27).
 KAFKA_VERSION = "4.4.0"
+# Kafka's broker logs through SLF4J and declares no binding, so without Log4j's it would log nothing at all, its
+# errors included.
+BROKER_ARTIFACTS = (f"org.apache.kafka:kafka_2.13:{KAFKA_VERSION}", "org.slf4j:slf4j-api:2.0.17",
+                    "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5")
 HOME_VARIABLE = "CDCFORMATS_KAFKA_HOME"
-POM = Path(__file__).with_name("kafka-broker-pom.xml")
 # The heap's ceiling. Measured with benchmarks/local_broker.py (README, "A local Kafka broker"): the broker's resident
 # memory is the same under 128 and 256 MiB, since the heap grows only as far as it needs to (-Xms32m below), and
 # 256 leaves room for bigger loads than the tests'.
@@ -95,46 +99,15 @@ def kafka_home() -> Path:
 
 
 def fetch_jars(home: Path | None = None) -> Path:
-    """The directory of the broker's jars, fetched with Maven first when they are not there yet. They are copied
-    into a temporary directory beside it and renamed into place, so a fetch that was killed leaves no half ``lib``
-    behind for the next start to trust."""
+    """The directory of the broker's jars (``BROKER_ARTIFACTS`` and their dependencies), fetched with Maven first
+    when they are not there yet (``core.maven``: a killed fetch leaves no half ``lib`` behind)."""
     lib = (home or kafka_home()) / "lib"
-    if lib.is_dir():
-        return lib
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise BrokerError(f"the local Kafka broker's jars (Apache Kafka {KAFKA_VERSION}) are fetched with Maven, and "
-                          f"mvn is not on PATH: install Maven (apt-get install maven), or set {HOME_VARIABLE} to a "
-                          "directory whose lib/ holds the jars")
-    lib.parent.mkdir(parents=True, exist_ok=True)
-    fetching = Path(tempfile.mkdtemp(prefix=".lib-fetching-", dir=lib.parent))
     try:
-        # The pom is copied next to the download, so that Maven writes nothing beside the installed package.
-        shutil.copy(POM, fetching / "pom.xml")
-        done = subprocess.run([mvn, "-B", "-q", "-f", str(fetching / "pom.xml"), "dependency:copy-dependencies",
-                               f"-Dkafka.version={KAFKA_VERSION}", "-DincludeScope=runtime",
-                               f"-DoutputDirectory={fetching / 'lib'}"], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
-        if done.returncode != 0 or not any((fetching / "lib").glob(f"kafka_2.13-{KAFKA_VERSION}.jar")):
-            raise BrokerError(f"fetching Apache Kafka {KAFKA_VERSION}'s jars with Maven failed: "
-                              f"{_maven_error(done.stdout + done.stderr)}")
-        with contextlib.suppress(OSError):
-            # another process that fetched at the same time renamed its copy first: that one is as good as ours
-            (fetching / "lib").rename(lib)
-        if not lib.is_dir():
-            raise BrokerError(f"the broker's jars could not be put in place at {lib}")
-        return lib
-    finally:
-        shutil.rmtree(fetching, ignore_errors=True)
-
-
-def _maven_error(output: str) -> str:
-    """The first error Maven reported, without its colour codes and advice lines, or its last line."""
-    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in output.splitlines()]
-    errors = [line.removeprefix("[ERROR]").strip() for line in lines if line.startswith("[ERROR]")]
-    errors = [line for line in errors if line and not line.startswith(("->", "To see", "Re-run", "For more"))]
-    found = errors[0] if errors else next((line for line in reversed(lines) if line), "no output")
-    return found if len(found) <= 400 else found[:397] + "..."
+        maven.jars(lib, BROKER_ARTIFACTS)
+    except maven.FetchError as error:
+        raise BrokerError(f"the local Kafka broker's jars (Apache Kafka {KAFKA_VERSION}): {error}; or set "
+                          f"{HOME_VARIABLE} to a directory whose lib/ holds them") from None
+    return lib
 
 
 def java_executable() -> str:
