@@ -72,7 +72,7 @@ def latest_state(frame: DataFrame, column: str = "event", key_columns: list[str]
         raise ConfigurationError("latest_state: typed=True takes a table (and a schema, or derives it), and only "
                                  "typed=True does")
     merged = _merged(frame, column, key_columns)
-    untyped = _left_join(merged.last, merged.rows, ["table", "key"]).select(
+    untyped = merged.last.join(merged.rows, "_row", "left").select(
         "table", "key", F.coalesce(F.col("cells"), _no_cells()).alias("cells"),
         (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"), "commit_time_us")
     if not typed:
@@ -113,7 +113,10 @@ def _merged(frame: DataFrame, column: str, key_columns: list[str] | None) -> _Me
     changes = changes.withColumn("key", F.when(F.size(key) > 0, key).otherwise(F.raise_error(F.concat(
         F.lit("latest_state: a change of table "), F.coalesce(F.col("table.name"), F.lit("(none)")),
         F.lit(" has no key; give key_columns")))))
-    row = ["table", "key"]
+    # A row's identity as one text: grouping and joining on it is one hash of a string, not of a struct and an array
+    # of structs, compared null-safely.
+    changes = changes.withColumn("_row", F.to_json(F.struct("table", "key")))
+    row = ["_row"]
     row_deletes = changes.where(F.col("e.op") == "DELETE").groupBy(*row).agg(F.max("_order").alias("_row_deleted"))
     cells = changes.select(*row, "_order", F.col("e.source.commit_time_us").alias("_commit_us"),
                            F.explode(F.col("e.after")).alias("cell"))
@@ -133,7 +136,8 @@ def _merged(frame: DataFrame, column: str, key_columns: list[str] | None) -> _Me
         F.coalesce(F.col("_version") * 1000, F.col("_commit_us")), F.col("_order"))).alias("cell"))
     rows = current.groupBy(*row).agg(F.array_sort(F.collect_list("cell"), lambda left, right: F.when(
         left["name"] < right["name"], -1).when(left["name"] > right["name"], 1).otherwise(0)).alias("cells"))
-    last = changes.groupBy(*row).agg(F.max_by(F.col("e.op"), F.col("_order")).alias("_last_op"),
+    last = changes.groupBy(*row).agg(F.first("table").alias("table"), F.first("key").alias("key"),
+                                     F.max_by(F.col("e.op"), F.col("_order")).alias("_last_op"),
                                      F.max(F.col("e.source.commit_time_us")).alias("commit_time_us"))
     return _Merged(last, rows, current.select(*row, "_name"), row_deletes, whole_column, truncates)
 
@@ -144,15 +148,15 @@ def changed_rows(frame: DataFrame, column: str = "event", key_columns: list[str]
     change wrote is null) and ``written`` (the names of the columns the changes set: a put that stands, or a column
     delete that came after the row's last reset and that no put undid)."""
     merged = _merged(frame, column, key_columns)
-    row = ["table", "key"]
     standing = merged.standing.withColumn("_put", F.lit(True))
-    cleared = _left_join(_left_join(merged.column_deletes, standing, [*row, "_name"]), merged.row_deletes, row).where(
-        F.col("_put").isNull() & (F.col("_row_deleted").isNull() | (F.col("_column_deleted") > F.col("_row_deleted"))))
-    cleared = cleared.groupBy(*row).agg(F.collect_list("_name").alias("_cleared"))
-    state = _left_join(_left_join(_left_join(_left_join(merged.last, merged.rows, row), cleared, row),
-                                  merged.row_deletes, row), merged.truncates, ["table"])
+    cleared = merged.column_deletes.join(standing, ["_row", "_name"], "left").join(
+        merged.row_deletes, "_row", "left").where(F.col("_put").isNull() & (
+            F.col("_row_deleted").isNull() | (F.col("_column_deleted") > F.col("_row_deleted"))))
+    cleared = cleared.groupBy("_row").agg(F.collect_list("_name").alias("_cleared"))
+    state = _left_join(merged.last.join(merged.rows, "_row", "left").join(cleared, "_row", "left").join(
+        merged.row_deletes, "_row", "left"), merged.truncates, ["table"])
     cells = F.coalesce(F.col("cells"), _no_cells())
-    return state.select(*row, cells.alias("cells"),
+    return state.select("table", "key", cells.alias("cells"),
                         (F.col("cells").isNull() & (F.col("_last_op") == "DELETE")).alias("deleted"),
                         "commit_time_us",
                         (F.col("_row_deleted").isNotNull() | F.col("_truncated").isNotNull()).alias("reset"),
