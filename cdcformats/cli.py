@@ -501,9 +501,6 @@ def _counted(number: int, noun: str) -> str:
               "once, however often the bridge is killed and restarted.")
 @click.option("--transactional-id", default=None, help="The transactional id of --exactly-once's producer (default: "
               "GROUP_ID/SOURCE_TOPIC); a bridge started with the same one takes over and fences this one.")
-@click.option("--instance-id", default=None, help="A static member id in the consumer group (group.instance.id): "
-              "a bridge restarted with the same one resumes at once instead of waiting out the session of the one "
-              "that stopped; give each bridge of a group its own.")
 @click.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without input.")
 @click.option("--progress-interval", type=float, default=1.0, show_default=True,
               help="Seconds between progress lines on stderr.")
@@ -511,7 +508,7 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
                    bootstrap_servers: str, group_id: str, dead_letter_topic: str | None, schema_registry: str | None,
                    options: tuple[str, ...], source_option: tuple[str, ...], target_option: tuple[str, ...],
                    tombstones: bool, strict: bool, errors: str | None, exactly_once: bool,
-                   transactional_id: str | None, instance_id: str | None, idle_timeout: float | None,
+                   transactional_id: str | None, idle_timeout: float | None,
                    progress_interval: float) -> None:
     """Convert a topic into another format, at least once (or exactly once, --exactly-once), until SIGINT/SIGTERM
     (or --idle-timeout).
@@ -528,8 +525,7 @@ def bridge_command(source_topic: str, source_format: str, target_topic: str, tar
     bridge = Bridge(source_topic, source_format, target_topic, target_format, bootstrap_servers, group_id,
                     dead_letter_topic, schema_registry, source_options, target_options, tombstones,
                     idle_timeout=idle_timeout, progress=sys.stderr, progress_interval=progress_interval, strict=strict,
-                    errors=errors, exactly_once=exactly_once, transactional_id=transactional_id,
-                    instance_id=instance_id)
+                    errors=errors, exactly_once=exactly_once, transactional_id=transactional_id)
     run_until_signalled(bridge)
 
 

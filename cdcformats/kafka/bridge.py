@@ -98,9 +98,6 @@ class Bridge:
     # module's docstring); transactional_id defaults to "<group_id>/<source_topic>".
     exactly_once: bool = False
     transactional_id: str | None = None
-    # Static group membership (group.instance.id): a bridge restarted with the same one takes its partitions back at
-    # once, where a new member waits out the session of the one that died; each bridge of a group needs its own.
-    instance_id: str | None = None
     counts: ConversionStats = field(default_factory=ConversionStats)
 
     def __post_init__(self) -> None:
@@ -149,8 +146,7 @@ class Bridge:
         consumer = Consumer({"bootstrap.servers": self.bootstrap_servers, "group.id": self.group_id,
                              "enable.auto.commit": False, "auto.offset.reset": "earliest",
                              "isolation.level": "read_committed", "session.timeout.ms": 10000,
-                             "error_cb": client_error, "logger": CLIENT_LOG,
-                             **({"group.instance.id": self.instance_id} if self.instance_id else {})})
+                             "error_cb": client_error, "logger": CLIENT_LOG})
         # Without an answer from the brokers the consumer would wait to join its group for ever, never idle.
         timeout = self.idle_timeout if self.idle_timeout is not None else CONNECT_TIMEOUT
         try:
