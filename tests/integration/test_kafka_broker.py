@@ -243,9 +243,13 @@ def _records_of_the_next_transaction(bootstrap: str, topic: str) -> Callable[[],
         partition = TopicPartition(topic, 0)
         # The commit's marker may land after the progress line, one offset: records are two or more.
         committed_end = watcher.get_watermark_offsets(partition, timeout=10, cached=False)[1] + 1
-        deadline = time.monotonic() + 30
-        while watcher.get_watermark_offsets(partition, timeout=10, cached=False)[1] <= committed_end:
-            assert time.monotonic() < deadline, "the bridge wrote nothing in 30 s"
+        # A bridge that joined its group beside the one killed before it waits for that member's session to end
+        # and for the rebalance, which a loaded machine makes long: past the deadline, the kill lands where it does
+        # (the test still needs one kill inside a transaction, which it checks at the end).
+        deadline = time.monotonic() + 60
+        while (watcher.get_watermark_offsets(partition, timeout=10, cached=False)[1] <= committed_end
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
         watcher.close()
     return wait
 
