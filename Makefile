@@ -84,6 +84,7 @@ benchmark: $(INSTALLED) $(JAR) kafka connectors
 	$(BIN)/python benchmarks/local_broker.py
 	$(BIN)/python benchmarks/convert_memory.py
 	$(BIN)/python benchmarks/spark_decode.py
+	$(BIN)/python benchmarks/streaming.py
 
 # Regenerate cdcformats/schemas/change_event_pb2.py after changing the .proto.
 protobuf: $(INSTALLED)
