@@ -67,7 +67,7 @@ from ..registry import codec_class
 from ..tables import table_name
 from .frames import changed_rows
 from .functions import decode, register
-from .tables import GivenSchema, _given_schema, _is_table, as_table, table_schema, typed_state
+from .tables import GivenSchema, _given_schema, _is_table, _sql_text, as_table, table_schema, typed_state
 
 ERROR_MODES = ("fail", "skip", "dead-letter")
 # How long a new query waits for the brokers to answer before it fails.
@@ -142,10 +142,6 @@ def _table_reference(path: str) -> str:
 
 def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
-
-
-def _sql_text(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _widens(source: DataType, target: DataType) -> bool:
