@@ -656,7 +656,7 @@ def spark_convert_command(input_argument: str | None, output_argument: str | Non
               help="The query's checkpoint directory: a restart with the same one goes on where it stopped.")
 @click.option("--source-table", default=None, metavar="NAME",
               help="Whose changes apply (name, schema.name or catalog.schema.name), where the topic holds several "
-              "tables'; default: the only one it holds.")
+              "tables'; default: the table of the first micro-batch's changes.")
 @click.option("--key", "key_columns", multiple=True, metavar="COLUMN",
               help="A key column (repeat for a compound key); default: the key the changes carry.")
 @click.option("--schema", "schema_json", default=None, metavar="JSON",
@@ -704,8 +704,7 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
             spark, source_format, bootstrap_servers=bootstrap_servers, topic=topic, table=os.path.abspath(table),
             checkpoint=checkpoint, source_table=source_table, key_columns=list(key_columns) or None, schema=schema,
             options=_format_options(options), dead_letters=dead_letters and os.path.abspath(dead_letters),
-            errors=errors,
-            starting_offsets=starting_offsets, max_records_per_batch=max_records_per_batch,
+            errors=errors, starting_offsets=starting_offsets, max_records_per_batch=max_records_per_batch,
             available_now=available_now, progress=lambda counts: click.echo(counts.line(), err=True))
         try:
             stream.query.awaitTermination()
