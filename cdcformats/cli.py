@@ -706,14 +706,25 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
             options=_format_options(options), dead_letters=dead_letters and os.path.abspath(dead_letters),
             errors=errors, starting_offsets=starting_offsets, max_records_per_batch=max_records_per_batch,
             available_now=available_now, progress=lambda counts: click.echo(counts.line(), err=True))
+        stopping: list[int] = []
+
+        def stop(signal_number: int, frame: Any) -> None:
+            stopping.append(signal_number)
+
+        # A signal is the way to end a query that runs until stopped: it stops the query once the batch in flight is
+        # applied, rather than interrupting Py4J's call into the JVM, which leaves Spark unreachable.
+        for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signal_number, stop)
         try:
-            stream.query.awaitTermination()
+            while not stopping and not stream.query.awaitTermination(1):
+                pass
         except StreamingQueryException as error:
             raise StreamError(query_failure(error)) from None
         finally:
-            stream.query.stop()
+            stream.stop()
         totals = stream.totals()
-        click.echo(f"applied {_counted(totals.changes, 'change')} to {_counted(totals.rows, 'row')} in "
+        stopped = f"stopped by {signal.Signals(stopping[0]).name}: " if stopping else ""
+        click.echo(f"{stopped}applied {_counted(totals.changes, 'change')} to {_counted(totals.rows, 'row')} in "
                    f"{len(stream.batches):,} micro-batch{'' if len(stream.batches) == 1 else 'es'}; "
                    f"{totals.dead_lettered:,} dead-lettered, {totals.other_tables:,} of other tables, "
                    f"{totals.empty:,} empty", err=True)

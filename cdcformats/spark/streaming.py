@@ -37,6 +37,7 @@ column as it is, since the table keeps one value per column, not its versions.
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
@@ -116,6 +117,14 @@ class TableStream:
 
     query: StreamingQuery
     batches: list[BatchCounts]
+    between_batches: threading.Event  # set while no batch is being applied
+
+    def stop(self, timeout: float = 300.0) -> None:
+        """Stop the query between two micro-batches: once the batch being applied, if any, is done (for at most
+        ``timeout`` seconds). ``query.stop()`` interrupts a batch where it is, which a restart applies again (once),
+        but an interrupted Delta MERGE or Python call fills the log with the JVM's errors."""
+        self.between_batches.wait(timeout)
+        self.query.stop()
 
     def totals(self) -> BatchCounts:
         total = BatchCounts(batch_id=-1)
@@ -164,13 +173,19 @@ class _Applier:
         self.key_columns, self.errors, self.dead_letters, self.app_id = key_columns, errors, dead_letters, app_id
         self.progress = progress
         self.batches: list[BatchCounts] = []
+        self.between_batches = threading.Event()
+        self.between_batches.set()
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
         # Read once and kept for the several jobs below, as a plan of its own: Spark plans a DataFrame that derives
         # from a streaming one without adaptive execution, and the merge's joins then shuffle what they could
         # broadcast (a batch took half again as long).
         # Its blocks go when the JVM's cleaner finds the checkpoint unreferenced, as a batch's cache would.
-        counts = self.apply(batch.localCheckpoint(eager=True), batch_id)
+        self.between_batches.clear()
+        try:
+            counts = self.apply(batch.localCheckpoint(eager=True), batch_id)
+        finally:
+            self.between_batches.set()
         self.batches.append(counts)
         if self.progress is not None:
             self.progress(counts)
@@ -371,7 +386,7 @@ def stream_to_table(spark: SparkSession, format: str, *, bootstrap_servers: str,
         f"cdcformats {format} {topic} -> {table}")
     if available_now:
         writer = writer.trigger(availableNow=True)
-    return TableStream(writer.start(), applier.batches)
+    return TableStream(writer.start(), applier.batches, applier.between_batches)
 
 
 def quiet_query_failures(spark: SparkSession) -> None:

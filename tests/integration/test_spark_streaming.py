@@ -186,3 +186,29 @@ def test_a_query_killed_over_and_over_applies_each_change_once(kafka_broker, tmp
     assert len(merged) == len(set(merged)), f"a batch was merged twice: {merged}"
     offsets = [offset for offset, _ in checked["dead_letters"]]
     assert sorted(offsets) == sorted(bad_at), "each bad record is dead-lettered once"
+
+
+def test_sigterm_stops_the_query_once_the_batch_in_flight_is_applied(kafka_broker, tmp_path: Path) -> None:
+    """A query that runs until stopped ends on SIGTERM between two micro-batches, with its summary and exit code 0:
+    not with Py4J's call into the JVM interrupted (Spark unreachable, a traceback, exit 1) nor with a batch cut short
+    (the JVM's errors of an interrupted MERGE)."""
+    topic = f"orders-{uuid.uuid4().hex[:8]}"
+    produce(kafka_broker.bootstrap_servers, topic, LINDORM)
+    command = [part for part in stream_command(kafka_broker.bootstrap_servers, topic, tmp_path,
+                                               "--max-records-per-batch", "2") if part != "--available-now"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=ENVIRONMENT)
+    assert process.stderr is not None
+    lines = []
+    for line in process.stderr:
+        lines.append(line)
+        if line.startswith("batch 0:"):
+            process.send_signal(signal.SIGTERM)  # batch 1 is on its way
+            break
+    rest = process.stderr.read()
+    assert process.wait(timeout=300) == 0, rest[-3000:]
+    summary = rest.strip().splitlines()[-1]
+    assert summary.startswith("stopped by SIGTERM: applied "), rest[-3000:]
+    assert "Traceback" not in rest and "Exception in thread" not in rest and " ERROR " not in rest, rest[-3000:]
+    applied = batch_lines("".join(lines) + rest)
+    assert [batch["batch"] for batch in applied] == list(range(len(applied)))
+    assert sum(batch["records"] for batch in applied) == 2 * len(applied)  # every batch it began, it finished
