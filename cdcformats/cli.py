@@ -690,6 +690,10 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
         raise click.UsageError("--errors dead-letter needs --dead-letters PATH")
     codec_class(source_format)  # an unknown format fails here, naming the known ones
     schema = _schema_option(schema_json)
+    for option, path in (("--table", table), ("--checkpoint", checkpoint), ("--dead-letters", dead_letters)):
+        if path is not None and os.path.exists(path) and not os.path.isdir(path):
+            raise click.BadParameter(f"{path} is not a directory (a Delta table and a checkpoint are directories)",
+                                     param_hint=option)
     from pyspark.errors import StreamingQueryException
 
     from .spark.connectors import streaming_session

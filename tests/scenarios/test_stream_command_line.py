@@ -52,3 +52,17 @@ def test_a_schema_with_a_type_that_does_not_exist_names_the_column_and_the_types
     ran, _ = stream(tmp_path, "-f", "lindorm", "-b", "127.0.0.1:9092", "--schema", '{"id": "strin"}')
     assert ran.returncode == 2, ran.stderr
     assert "Invalid value for --schema: column id: unknown column type 'strin'; expected one of" in ran.stderr
+
+
+@pytest.mark.parametrize("option", ["--table", "--checkpoint", "--dead-letters"])
+def test_a_device_or_a_file_is_no_table_and_is_left_as_it_is(tmp_path: Path, option: str) -> None:
+    file = tmp_path / "orders.jsonl"
+    file.write_text("kept\n")
+    for path in ("/dev/null", str(file)):
+        ran = subprocess.run([sys.executable, "-m", "cdcformats.cli", "stream", "-f", "lindorm", "-b",
+                              "127.0.0.1:9092", "--topic", "orders", "--table", str(tmp_path / "table"),
+                              "--checkpoint", str(tmp_path / "checkpoint"), option, path],
+                             capture_output=True, text=True, timeout=60)
+        assert ran.returncode == 2, ran.stderr
+        assert f"Invalid value for {option}: {path} is not a directory" in ran.stderr
+    assert file.read_text() == "kept\n" and Path("/dev/null").is_char_device()
