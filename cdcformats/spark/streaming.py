@@ -5,7 +5,7 @@
     stream = stream_to_table(spark, "lindorm", bootstrap_servers="127.0.0.1:9092", topic="orders",
                              table="/data/orders", checkpoint="/data/orders.checkpoint",
                              options={"key_columns": ["id"]}, dead_letters="/data/orders.dead-letters")
-    stream.query.awaitTermination()
+    stream.query.awaitTermination()      # or stream.stop(), which stops it between two micro-batches
 
 Each micro-batch of Kafka records is decoded by ``cdc_decode`` in the streaming plan (inside the JVM where the format
 has a JVM decoder), then ``foreachBatch`` applies it:
