@@ -68,6 +68,19 @@ def _raise_signalled(signal_number: int, frame: Any) -> None:
     raise _Signalled(signal_number)
 
 
+def _signals_recorded() -> list[int]:
+    """From now on SIGINT, SIGTERM and SIGHUP are recorded, in the list returned, instead of interrupting: for a
+    command that ends its own run when asked."""
+    received: list[int] = []
+
+    def record(signal_number: int, frame: Any) -> None:
+        received.append(signal_number)
+
+    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signal_number, record)
+    return received
+
+
 def _one_line(error: Exception) -> click.ClickException:
     text = " ".join(str(error).split())
     if isinstance(error, ConfigurationError):
@@ -559,14 +572,8 @@ def broker_command(port: int, controller_port: int, directory: str | None, heap:
         raise click.UsageError(f"--port and --controller-port are both {port}: give two ports")
     started = local.start_broker(directory, port=port, controller_port=controller_port,
                                  heap=heap or local.DEFAULT_HEAP)
-    stopping: list[int] = []
-
-    def stop(signal_number: int, frame: Any) -> None:
-        stopping.append(signal_number)
-
     # From here a signal is the way to stop a broker, not an interruption: it ends the run as a success.
-    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signal_number, stop)
+    stopping = _signals_recorded()
     try:
         # Two short lines rather than one long one, which a narrow terminal breaks in the middle of the path.
         click.echo(f"Apache Kafka {local.KAFKA_VERSION} broker at {started.bootstrap_servers}, started in "
@@ -710,15 +717,9 @@ def stream_command(source_format: str, bootstrap_servers: str, topic: str, table
             options=_format_options(options), dead_letters=dead_letters and os.path.abspath(dead_letters),
             errors=errors, starting_offsets=starting_offsets, max_records_per_batch=max_records_per_batch,
             available_now=available_now, progress=lambda counts: click.echo(counts.line(), err=True))
-        stopping: list[int] = []
-
-        def stop(signal_number: int, frame: Any) -> None:
-            stopping.append(signal_number)
-
         # A signal is the way to end a query that runs until stopped: it stops the query once the batch in flight is
         # applied, rather than interrupting Py4J's call into the JVM, which leaves Spark unreachable.
-        for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signal_number, stop)
+        stopping = _signals_recorded()
         try:
             while not stopping and not stream.query.awaitTermination(1):
                 pass
